@@ -1,0 +1,21 @@
+"""Errors irbgen raises on purpose; the CLI maps them to exit codes (2 bad input, 1 runtime)."""
+
+
+class IrbgenError(Exception):
+    """A failure irbgen reports in one line; exit code 1."""
+
+    exit_code = 1
+
+
+class BadInputError(IrbgenError):
+    """Bad usage, settings or input data; exit code 2. The message names the file, line or flag."""
+
+    exit_code = 2
+
+
+class OutputExistsError(BadInputError):
+    """The output directory exists and overwriting was not asked for."""
+
+
+class MissingExtraError(IrbgenError, ImportError):
+    """An optional dependency is not installed; the message names the extra to install."""

@@ -1,0 +1,144 @@
+"""Export a benchmark directory to Parquet files or a Hugging Face `datasets.DatasetDict`.
+
+Both exports are built from the same rows: corpus, queries, qrels and samples. Nested objects
+(a sample's chain, attributes and provenance, and every metadata dict) become JSON strings so the
+tables have flat, stable types. pyarrow and datasets are optional: `pip install 'irbgen[export]'`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from irbgen.benchmark import iter_qrels, read_documents, read_queries, read_samples
+from irbgen.errors import MissingExtraError
+from irbgen.schema import Sample
+
+if TYPE_CHECKING:
+    import datasets
+    import pyarrow
+
+__all__ = ["export_hf", "export_parquet", "to_hf_datasets"]
+
+TABLES = ("corpus", "queries", "qrels", "samples")
+BATCH_ROWS = 10_000
+BATCH_CHARS = 64 << 20  # also cut a batch at 64 Mi characters of text, so long documents stay bounded
+
+_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def export_parquet(path: Path, out: Path) -> list[Path]:
+    """Write corpus, queries, qrels and samples .parquet files into OUT; return their paths."""
+    pa, pq = _pyarrow()
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, (schema, rows) in _tables(pa, Path(path)).items():
+        target = out / f"{name}.parquet"
+        tmp = out / f".{name}.parquet.tmp-{os.getpid()}"
+        try:
+            with pq.ParquetWriter(tmp, schema) as writer:
+                for batch in _batches(rows, schema.names):
+                    writer.write_table(pa.Table.from_pydict(batch, schema=schema))
+            os.replace(tmp, target)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        written.append(target)
+    return written
+
+
+def to_hf_datasets(path: Path) -> datasets.DatasetDict:
+    """Load a benchmark directory as a DatasetDict with splits corpus, queries, qrels and samples."""
+    hf = _datasets()
+    pa, _ = _pyarrow()
+    splits = {}
+    for name, (schema, rows) in _tables(pa, Path(path)).items():
+        batches = [pa.RecordBatch.from_pydict(batch, schema=schema) for batch in _batches(rows, schema.names)]
+        splits[name] = hf.Dataset(pa.Table.from_batches(batches, schema=schema))
+    return hf.DatasetDict(splits)
+
+
+def export_hf(path: Path, out: Path) -> Path:
+    """Save a benchmark directory as a Hugging Face DatasetDict at OUT (datasets.save_to_disk)."""
+    out = Path(out)
+    to_hf_datasets(path).save_to_disk(str(out))
+    return out
+
+
+def _tables(pa: Any, path: Path) -> dict[str, tuple[pyarrow.Schema, Iterator[tuple[Any, ...]]]]:
+    """Schema and (lazy) rows of each table, in TABLES order."""
+    string = pa.string()
+    strings = pa.list_(pa.string())
+    plain = {  # Sample fields kept as they are; every other field is stored as a JSON string
+        "id": string,
+        "question": string,
+        "answers": strings,
+        "false_premise": pa.bool_(),
+        "hops": pa.int64(),
+        "difficulty": pa.float64(),
+        "source": string,
+        "evidence": strings,
+    }
+    sample_fields = list(Sample.model_fields)
+    return {
+        "corpus": (
+            pa.schema([("_id", string), ("title", string), ("text", string), ("metadata", string)]),
+            ((d.id, d.title, d.text, _json(d.metadata)) for d in read_documents(path)),
+        ),
+        "queries": (
+            pa.schema([("_id", string), ("text", string), ("metadata", string)]),
+            ((q["_id"], q["text"], _json(q["metadata"])) for q in read_queries(path)),
+        ),
+        "qrels": (
+            pa.schema([("query_id", string), ("corpus_id", string), ("score", pa.int64())]),
+            iter_qrels(path),
+        ),
+        "samples": (
+            pa.schema([(name, plain.get(name, string)) for name in sample_fields]),
+            (_sample_row(s, sample_fields, plain) for s in read_samples(path)),
+        ),
+    }
+
+
+def _sample_row(sample: Sample, fields: list[str], plain: dict[str, Any]) -> tuple[Any, ...]:
+    record = sample.model_dump(mode="json")
+    return tuple(record[name] if name in plain else _json(record[name]) for name in fields)
+
+
+def _batches(rows: Iterator[tuple[Any, ...]], names: list[str]) -> Iterator[dict[str, list[Any]]]:
+    """Column-wise batches of at most BATCH_ROWS rows or about BATCH_CHARS characters of strings."""
+    chunk: list[tuple[Any, ...]] = []
+    chars = 0
+    for row in rows:
+        chunk.append(row)
+        chars += sum(len(value) for value in row if isinstance(value, str))
+        if len(chunk) >= BATCH_ROWS or chars >= BATCH_CHARS:
+            yield dict(zip(names, map(list, zip(*chunk, strict=True)), strict=True))
+            chunk, chars = [], 0
+    if chunk:
+        yield dict(zip(names, map(list, zip(*chunk, strict=True)), strict=True))
+
+
+def _pyarrow() -> tuple[Any, Any]:
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError as e:
+        raise MissingExtraError(
+            "pyarrow is not installed; install it with: pip install 'irbgen[export]'"
+        ) from e
+    return pa, pq
+
+
+def _datasets() -> Any:
+    try:
+        import datasets as hf
+    except ImportError as e:
+        raise MissingExtraError(
+            "datasets is not installed; install it with: pip install 'irbgen[export]'"
+        ) from e
+    return hf

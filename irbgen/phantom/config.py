@@ -1,0 +1,54 @@
+"""Settings of a synthetic world and its questions, with defaults from PhantomWiki's benchmark runs."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from irbgen.errors import BadInputError
+
+
+class PhantomConfig(BaseModel):
+    """Everything that decides a phantom benchmark; together with the vocabulary it fixes the output."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    n: int = Field(500, ge=1, description="number of people in the world")
+    seed: int = Field(0, ge=0, description="drives every random choice")
+    depth: int = Field(20, ge=1, description="recursion depth of the question grammar")
+    questions_per_template: int = Field(10, ge=1)
+    tree_size: int = Field(50, ge=1, description="maximum people per family tree")
+    tree_depth: int = Field(20, ge=0, description="maximum generations in a family tree, minus one")
+    max_children: int = Field(5, ge=0, description="maximum children per couple")
+    friendship_k: float = Field(3.0, ge=0, description="mean friends per person (Erdos-Renyi p = k / n)")
+    duplicate_names: bool = False
+    easy_mode: bool = Field(False, description="sample only relations of difficulty 1 (and friend)")
+    sampling_attempts: int = Field(200, ge=1, description="random-walk attempts per wanted question")
+
+
+def _describe(error: ValidationError) -> str:
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "config"
+    return f"{where}: {first['msg']}"
+
+
+def load_config(path: Path | None, overrides: dict[str, Any]) -> PhantomConfig:
+    """Defaults, then the [phantom] table of a TOML file, then `overrides` (flags given on the command line)."""
+    values: dict[str, Any] = {}
+    if path is not None:
+        try:
+            document = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        except OSError as error:
+            raise BadInputError(f"{path}: cannot read config ({error.strerror})") from error
+        except tomllib.TOMLDecodeError as error:
+            raise BadInputError(f"{path}: not valid TOML ({error})") from error
+        values.update(document.get("phantom", {}))
+    values.update({key: value for key, value in overrides.items() if value is not None})
+    try:
+        return PhantomConfig(**values)
+    except ValidationError as error:
+        source = f"{path}: " if path is not None else ""
+        raise BadInputError(f"{source}{_describe(error)}") from error

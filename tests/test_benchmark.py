@@ -1,0 +1,418 @@
+"""Tests for writing, reading, validating and exporting a benchmark directory."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from irbgen.benchmark import (
+    BenchmarkStats,
+    Spread,
+    check_output,
+    read_documents,
+    read_manifest,
+    read_qrels,
+    read_samples,
+    render_card,
+    validate_benchmark,
+    write_benchmark,
+)
+from irbgen.errors import BadInputError, MissingExtraError, OutputExistsError
+from irbgen.export import export_parquet, to_hf_datasets
+from irbgen.schema import Attributes, Document, Hop, Manifest, Provenance, Sample
+
+FILES = ["README.md", "corpus.jsonl", "manifest.json", "qrels/test.tsv", "queries.jsonl", "samples.jsonl"]
+
+
+def make_documents() -> list[Document]:
+    return [
+        Document(
+            _id="d1", title="Ada Lovelace", text="Ada Lovelace wrote the first program.", metadata={"n": 1}
+        ),
+        Document(_id="d2", title="Charles Babbage", text="Babbage designed the Analytical Engine."),
+        Document(
+            _id="d3", title="Zoë", text="Zoë is Ada's   friend.\nShe lives in Zürich.", metadata={"k": "v"}
+        ),
+    ]
+
+
+def make_samples() -> list[Sample]:
+    return [
+        Sample(
+            id="s1",
+            question="Who wrote the first program?",
+            answers=["Ada Lovelace"],
+            hops=1,
+            difficulty=1.0,
+            source="phantom",
+            evidence=["d1"],
+            attributes=Attributes(template="Who wrote <x>?", template_id=3, question_type="who"),
+            provenance=Provenance(generator="test"),
+        ),
+        Sample(
+            id="s2",
+            question="Who is the friend of the person who wrote the first program?",
+            answers=["Zoë", "Zoe"],
+            hops=2,
+            difficulty=2.5,
+            source="phantom",
+            evidence=["d3", "d1"],
+            chain=[
+                Hop(
+                    index=0,
+                    operation="relation",
+                    predicate="wrote",
+                    answers=["Ada Lovelace"],
+                    evidence=["d1"],
+                ),
+                Hop(
+                    index=1, operation="relation", predicate="friend", answers=["Zoë", "Zoe"], evidence=["d3"]
+                ),
+            ],
+            attributes=Attributes(template="Who is the friend of <x>?", template_id=7, question_type="who"),
+            provenance=Provenance(generator="test", seed=1),
+        ),
+    ]
+
+
+def make_manifest() -> Manifest:
+    return Manifest(
+        tool_version="0.1.0",
+        source="phantom",
+        name="tiny",
+        command="irbgen phantom --n 2 --seed 1",
+        config={"n": 2, "universe": {"people": 3}},
+        seed=1,
+        rejects={"grammar/no_answer": 4},
+    )
+
+
+def write(out: Path, **kwargs: object) -> BenchmarkStats:
+    return write_benchmark(out, make_documents(), make_samples(), make_manifest(), **kwargs)  # type: ignore[arg-type]
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_round_trip(tmp_path: Path) -> None:
+    out = tmp_path / "bench"
+    stats = write(out, description="A tiny test benchmark.", licence="CC0-1.0")
+
+    assert sorted(snapshot(out)) == FILES
+    assert list(read_documents(out)) == make_documents()
+    assert list(read_samples(out)) == make_samples()
+    assert read_qrels(out) == {"s1": {"d1": 1}, "s2": {"d3": 1, "d1": 1}}
+    assert (
+        out / "qrels/test.tsv"
+    ).read_text() == "query-id\tcorpus-id\tscore\ns1\td1\t1\ns2\td3\t1\ns2\td1\t1\n"
+    queries = [json.loads(line) for line in (out / "queries.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert queries == [
+        {
+            "_id": "s1",
+            "text": "Who wrote the first program?",
+            "metadata": {
+                "source": "phantom",
+                "hops": 1,
+                "difficulty": 1.0,
+                "question_type": "who",
+                "template_id": 3,
+                "aggregation": False,
+                "false_premise": False,
+                "answers": ["Ada Lovelace"],
+            },
+        },
+        {
+            "_id": "s2",
+            "text": "Who is the friend of the person who wrote the first program?",
+            "metadata": {
+                "source": "phantom",
+                "hops": 2,
+                "difficulty": 2.5,
+                "question_type": "who",
+                "template_id": 7,
+                "aggregation": False,
+                "false_premise": False,
+                "answers": ["Zoë", "Zoe"],
+            },
+        },
+    ]
+    corpus_line = (out / "corpus.jsonl").read_bytes().split(b"\n")[0]
+    assert corpus_line == (
+        b'{"_id":"d1","title":"Ada Lovelace","text":"Ada Lovelace wrote the first program.",'
+        b'"metadata":{"n":1}}'
+    )
+    assert "Zoë" in (out / "corpus.jsonl").read_text(encoding="utf-8")  # UTF-8, not \\u escapes
+
+    manifest = read_manifest(out)
+    assert manifest.counts == {"documents": 3, "samples": 2, "qrels": 3, "rejects": 4}
+    assert sorted(manifest.files) == [name for name in FILES if name != "manifest.json"]
+    assert list(json.loads((out / "manifest.json").read_text()))[:3] == [
+        "format_version",
+        "tool",
+        "tool_version",
+    ]
+    assert (out / "manifest.json").read_text().endswith("}\n")
+
+    report = validate_benchmark(out)
+    assert report.ok, report.problems
+    assert report.total_problems == 0
+    assert report.counts == {"documents": 3, "samples": 2, "queries": 2, "qrels": 3}
+
+    assert stats.documents == 3 and stats.samples == 2 and stats.qrels == 3
+    assert stats.mean_document_tokens == pytest.approx((6 + 5 + 8) / 3)
+    assert stats.by_hops == {1: 1, 2: 1}
+    assert stats.templates == {3: "Who wrote <x>?", 7: "Who is the friend of <x>?"}
+    assert stats.answers_per_sample == Spread(1.5, 1.5, 2)
+    assert stats.evidence_per_sample == Spread(1.5, 1.5, 2)
+
+
+def test_card(tmp_path: Path) -> None:
+    out = tmp_path / "bench"
+    write(out, description="A tiny test benchmark.", licence="CC0-1.0")
+    card = (out / "README.md").read_text(encoding="utf-8")
+    assert card.startswith("# tiny\n\nA tiny test benchmark.\n")
+    assert "```\nirbgen phantom --n 2 --seed 1\n```" in card
+    assert '| `universe` | {"people": 3} |' in card
+    assert "| 7 | `Who is the friend of <x>?` | 1 |" in card
+    assert "irbgen validate tiny" in card
+    assert "CC0-1.0" in card
+    stats = BenchmarkStats()
+    assert render_card(make_manifest(), stats, "", "") == render_card(make_manifest(), stats, "", "")
+
+
+def test_spread_median() -> None:
+    assert Spread.of({}) == Spread(0.0, 0.0, 0)
+    assert Spread.of({1: 2, 5: 1}) == Spread(7 / 3, 1.0, 5)
+    assert Spread.of({0: 1, 2: 1, 9: 2}) == Spread(5.0, 5.5, 9)
+
+
+def test_byte_identical(tmp_path: Path) -> None:
+    write(tmp_path / "a")
+    write(tmp_path / "b")
+    assert snapshot(tmp_path / "a") == snapshot(tmp_path / "b")
+
+
+def test_existing_output_without_force(tmp_path: Path) -> None:
+    out = tmp_path / "bench"
+    out.mkdir()
+    (out / "keep.txt").write_text("precious")
+    with pytest.raises(OutputExistsError, match="already exists; pass --force to replace it"):
+        write(out)
+    with pytest.raises(OutputExistsError):
+        check_output(out, force=False)
+    assert snapshot(out) == {"keep.txt": b"precious"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bench"]
+
+
+def test_existing_output_with_force(tmp_path: Path) -> None:
+    out = tmp_path / "bench"
+    out.mkdir()
+    (out / "keep.txt").write_text("old")
+    check_output(out, force=True)
+    write(out, force=True)
+    assert sorted(snapshot(out)) == FILES
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bench"]  # no .old-* or .tmp-* left
+
+
+def test_check_output_refuses_a_file(tmp_path: Path) -> None:
+    target = tmp_path / "file.txt"
+    target.write_text("x")
+    with pytest.raises(BadInputError, match="not a directory"):
+        check_output(target, force=True)
+    check_output(tmp_path / "new" / "deeper" / "bench", force=False)  # nearest existing parent is tmp_path
+
+
+def test_failure_mid_way_leaves_nothing(tmp_path: Path) -> None:
+    def documents() -> Iterator[Document]:
+        yield from make_documents()[:2]
+        raise RuntimeError("boom")
+
+    out = tmp_path / "bench"
+    with pytest.raises(RuntimeError, match="boom"):
+        write_benchmark(out, documents(), make_samples(), make_manifest())
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_failure_with_force_keeps_old_output(tmp_path: Path) -> None:
+    out = tmp_path / "bench"
+    out.mkdir()
+    (out / "keep.txt").write_text("old")
+
+    def samples() -> Iterator[Sample]:
+        yield make_samples()[0]
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        write_benchmark(out, make_documents(), samples(), make_manifest(), force=True)
+    assert snapshot(out) == {"keep.txt": b"old"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bench"]
+
+
+def test_unknown_evidence(tmp_path: Path) -> None:
+    samples = make_samples()
+    samples[1] = samples[1].model_copy(update={"evidence": ["d3", "nope"]})
+    with pytest.raises(BadInputError, match="sample 's2': evidence 'nope' is not a document id"):
+        write_benchmark(tmp_path / "bench", make_documents(), samples, make_manifest())
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unknown_hop_evidence(tmp_path: Path) -> None:
+    samples = make_samples()
+    chain = [samples[1].chain[0], samples[1].chain[1].model_copy(update={"evidence": ["ghost"]})]
+    samples[1] = samples[1].model_copy(update={"chain": chain})
+    with pytest.raises(BadInputError, match="sample 's2': hop 1 evidence 'ghost'"):
+        write_benchmark(tmp_path / "bench", make_documents(), samples, make_manifest())
+
+
+def test_duplicate_ids(tmp_path: Path) -> None:
+    documents = make_documents() + [Document(_id="d2", text="again")]
+    with pytest.raises(BadInputError, match="document 'd2': duplicate id"):
+        write_benchmark(tmp_path / "a", documents, make_samples(), make_manifest())
+    samples = make_samples() + [make_samples()[0]]
+    with pytest.raises(BadInputError, match="sample 's1': duplicate id"):
+        write_benchmark(tmp_path / "b", make_documents(), samples, make_manifest())
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unwritable_metadata(tmp_path: Path) -> None:
+    documents = make_documents() + [Document(_id="d4", text="x", metadata={"bad": float("nan")})]
+    with pytest.raises(BadInputError, match="document 'd4': cannot be written as JSON"):
+        write_benchmark(tmp_path / "bench", documents, make_samples(), make_manifest())
+
+
+def test_empty_evidence_gives_no_qrels(tmp_path: Path) -> None:
+    samples = [make_samples()[0].model_copy(update={"evidence": []}), make_samples()[1]]
+    stats = write_benchmark(tmp_path / "bench", make_documents(), samples, make_manifest())
+    assert stats.qrels == 2
+    assert read_qrels(tmp_path / "bench") == {"s2": {"d3": 1, "d1": 1}}
+    assert validate_benchmark(tmp_path / "bench").ok
+
+
+def test_reader_reports_file_and_line(tmp_path: Path) -> None:
+    out = tmp_path / "bench"
+    write(out)
+    lines = (out / "samples.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    (out / "samples.jsonl").write_text(lines[0] + '{"id": "s9"}\n', encoding="utf-8")
+    with pytest.raises(BadInputError, match=r"^samples\.jsonl:2: "):
+        list(read_samples(out))
+    with pytest.raises(BadInputError, match="no such file"):
+        list(read_documents(tmp_path / "missing"))
+
+
+def test_validate_corrupted_corpus_line(tmp_path: Path) -> None:
+    out = tmp_path / "bench"
+    write(out)
+    lines = (out / "corpus.jsonl").read_bytes().split(b"\n")
+    lines[1] = b'{"_id": "d2", "text": '
+    (out / "corpus.jsonl").write_bytes(b"\n".join(lines))
+    report = validate_benchmark(out)
+    assert not report.ok
+    assert report.problems[0].startswith("corpus.jsonl:2: ")
+    assert any(
+        p.startswith("corpus.jsonl: sha256 ") and "does not match manifest.json" in p for p in report.problems
+    )
+    with pytest.raises(BadInputError, match=r"^corpus\.jsonl:2: "):
+        list(read_documents(out))
+
+
+def test_validate_tampered_file(tmp_path: Path) -> None:
+    out = tmp_path / "bench"
+    write(out)
+    (out / "README.md").write_text("# edited\n")
+    report = validate_benchmark(out)
+    assert report.problems == [report.problems[0]]
+    assert report.problems[0].startswith("README.md: sha256 ")
+    assert report.total_problems == 1
+
+
+def test_validate_qrels_unknown_corpus_id(tmp_path: Path) -> None:
+    out = tmp_path / "bench"
+    write(out)
+    with (out / "qrels/test.tsv").open("a") as f:
+        f.write("s1\tnope\t1\ns1\td2\tone\n")
+    report = validate_benchmark(out)
+    assert "qrels/test.tsv:5: unknown corpus id 'nope'" in report.problems
+    assert "qrels/test.tsv:6: score 'one' is not an integer" in report.problems
+    assert "manifest.json: counts.qrels is 3 but qrels/test.tsv has 5" in report.problems
+
+
+def test_validate_queries_and_missing_files(tmp_path: Path) -> None:
+    out = tmp_path / "bench"
+    write(out)
+    lines = (out / "queries.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    (out / "queries.jsonl").write_text("".join(reversed(lines)), encoding="utf-8")
+    (out / "README.md").unlink()
+    problems = validate_benchmark(out).problems
+    assert "README.md: missing" in problems
+    assert "queries.jsonl:1: _id 's2' but samples.jsonl:1 has id 's1'" in problems
+
+
+def test_validate_caps_listed_problems(tmp_path: Path) -> None:
+    out = tmp_path / "bench"
+    write(out)
+    with (out / "corpus.jsonl").open("a") as f:
+        f.write("not json\n" * 60)
+    report = validate_benchmark(out)
+    assert len(report.problems) == 50
+    assert report.total_problems > 60
+    assert report.counts["documents"] == 63
+
+
+def test_validate_not_a_directory(tmp_path: Path) -> None:
+    report = validate_benchmark(tmp_path / "nothing")
+    assert not report.ok and report.problems == [f"{tmp_path / 'nothing'}: not a directory"]
+
+
+def test_export_parquet(tmp_path: Path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    write(tmp_path / "bench")
+    paths = export_parquet(tmp_path / "bench", tmp_path / "parquet")
+    assert [p.name for p in paths] == [
+        "corpus.parquet",
+        "queries.parquet",
+        "qrels.parquet",
+        "samples.parquet",
+    ]
+    tables = {p.stem: pq.read_table(p) for p in paths}
+    assert {name: t.num_rows for name, t in tables.items()} == {
+        "corpus": 3,
+        "queries": 2,
+        "qrels": 3,
+        "samples": 2,
+    }
+    assert tables["qrels"].column_names == ["query_id", "corpus_id", "score"]
+    assert tables["qrels"].to_pylist()[1] == {"query_id": "s2", "corpus_id": "d3", "score": 1}
+    samples = tables["samples"].to_pylist()
+    assert samples[1]["answers"] == ["Zoë", "Zoe"]
+    assert samples[1]["difficulty"] == 2.5
+    assert [hop["predicate"] for hop in json.loads(samples[1]["chain"])] == ["wrote", "friend"]
+    assert json.loads(tables["corpus"].to_pylist()[0]["metadata"]) == {"n": 1}
+    assert sorted(p.name for p in (tmp_path / "parquet").iterdir()) == sorted(p.name for p in paths)
+
+
+def test_export_without_pyarrow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path / "bench")
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    with pytest.raises(MissingExtraError, match=r"pip install 'irbgen\[export\]'"):
+        export_parquet(tmp_path / "bench", tmp_path / "parquet")
+
+
+def test_hf_export(tmp_path: Path) -> None:
+    pytest.importorskip("datasets")
+    write(tmp_path / "bench")
+    dataset = to_hf_datasets(tmp_path / "bench")
+    assert sorted(dataset) == ["corpus", "qrels", "queries", "samples"]
+    assert dataset["corpus"].num_rows == 3
+    assert dataset["samples"][1]["answers"] == ["Zoë", "Zoe"]
+
+
+def test_hf_export_without_datasets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path / "bench")
+    monkeypatch.setitem(sys.modules, "datasets", None)
+    with pytest.raises(MissingExtraError, match="datasets is not installed"):
+        to_hf_datasets(tmp_path / "bench")
