@@ -74,7 +74,9 @@ def _counting(items, stage: str, total: int, progress: Callable[[str, int, int],
 @click.option("--verbose", "-v", is_flag=True, help="Log what each stage does.")
 def main(verbose: bool) -> None:
     """Generate fresh QA and retrieval benchmarks, and check or export them."""
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(message)s")
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(message)s"
+    )
 
 
 @main.command()
@@ -88,14 +90,21 @@ def main(verbose: bool) -> None:
 @click.option("--friendship-k", type=float, help="Mean number of friends per person.  [default: 3]")
 @click.option("--duplicate-names/--unique-names", default=None, help="Allow two people to share a name.")
 @click.option("--easy-mode/--hard-mode", default=None, help="Only relations of difficulty 1.")
-@click.option("--config", "config_path", type=click.Path(path_type=Path),
-              help="TOML file whose [phantom] table sets defaults (see pipelines/phantom.toml).")
-@click.option("--vocab-dir", type=click.Path(path_type=Path), help="Folder of word lists (default data/phantom).")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path),
+    help="TOML file whose [phantom] table sets defaults (see pipelines/phantom.toml).",
+)
+@click.option(
+    "--vocab-dir", type=click.Path(path_type=Path), help="Folder of word lists (default data/phantom)."
+)
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Benchmark directory to write.")
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display and no summary.")
-def phantom(config_path: Path | None, vocab_dir: Path | None, out: Path, force: bool, quiet: bool,
-            **flags) -> None:
+def phantom(
+    config_path: Path | None, vocab_dir: Path | None, out: Path, force: bool, quiet: bool, **flags
+) -> None:
     """Generate a PhantomWiki-style synthetic benchmark with exact answers."""
     from irbgen.benchmark import check_output, write_benchmark
     from irbgen.phantom.build import DESCRIPTION, LICENCE, build_phantom
@@ -110,8 +119,15 @@ def phantom(config_path: Path | None, vocab_dir: Path | None, out: Path, force: 
         build = build_phantom(config, vocabulary, progress)
         writing = time.perf_counter()
         documents = _counting(build.documents, "articles", build.universe.size, progress)
-        stats = write_benchmark(out, documents, build.samples, build.manifest, force=force,
-                                description=DESCRIPTION, licence=LICENCE)
+        stats = write_benchmark(
+            out,
+            documents,
+            build.samples,
+            build.manifest,
+            force=force,
+            description=DESCRIPTION,
+            licence=LICENCE,
+        )
         finished = time.perf_counter()
     if not quiet:
         timings = ", ".join(f"{stage} {seconds:.2f}s" for stage, seconds in build.timings.items())
@@ -143,8 +159,13 @@ def validate(directory: Path) -> None:
 
 @main.command()
 @click.argument("directory", type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["parquet", "hf"]), required=True,
-              help="parquet files, or a Hugging Face DatasetDict saved to disk.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["parquet", "hf"]),
+    required=True,
+    help="parquet files, or a Hugging Face DatasetDict saved to disk.",
+)
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Folder to write.")
 def export(directory: Path, fmt: str, out: Path) -> None:
     """Export a benchmark directory to parquet or to a Hugging Face DatasetDict."""
@@ -153,7 +174,9 @@ def export(directory: Path, fmt: str, out: Path) -> None:
     with _reporting_errors():
         report = validate_benchmark(directory)
         if not report.ok:
-            raise IrbgenError(f"{directory}: not a valid benchmark ({report.problems[0]}); run irbgen validate")
+            raise IrbgenError(
+                f"{directory}: not a valid benchmark ({report.problems[0]}); run irbgen validate"
+            )
         if fmt == "parquet":
             written = export_parquet(directory, out)
             click.echo(f"wrote {', '.join(path.name for path in written)} to {out}")

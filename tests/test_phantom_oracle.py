@@ -66,11 +66,19 @@ def _load(tmp_path: Path, universe):
 
 @pytest.mark.parametrize(
     ("n", "seed", "tree_size", "friendship_k"),
-    [(24, 1, 24, 2.0), (30, 4, 30, 2.0), (50, 5, 25, 2.0), (60, 3, 30, 1.5), (80, 9, 40, 1.0), (100, 11, 50, 3.0)],
+    [
+        (24, 1, 24, 2.0),
+        (30, 4, 30, 2.0),
+        (50, 5, 25, 2.0),
+        (60, 3, 30, 1.5),
+        (80, 9, 40, 1.0),
+        (100, 11, 50, 3.0),
+    ],
 )
 def test_answers_and_hops_match_prolog(tmp_path, n, seed, tree_size, friendship_k):
-    config = PhantomConfig(n=n, seed=seed, tree_size=tree_size, friendship_k=friendship_k, depth=20,
-                           questions_per_template=3)
+    config = PhantomConfig(
+        n=n, seed=seed, tree_size=tree_size, friendship_k=friendship_k, depth=20, questions_per_template=3
+    )
     build = build_phantom(config, load_vocabulary())
     prolog = _load(tmp_path, build.universe)
     checked = 0

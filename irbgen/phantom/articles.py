@@ -52,13 +52,16 @@ def articles(index: RelationIndex, dob_text: list[str]) -> Iterator[Document]:
         family = []
         for _label, shape, want_female, singular, plural in FAMILY_LINES:
             pointer, indices = rows[shape]
-            related = [names[other] for other in indices[pointer[person]:pointer[person + 1]]
-                       if female[other] == want_female]
+            related = [
+                names[other]
+                for other in indices[pointer[person] : pointer[person + 1]]
+                if female[other] == want_female
+            ]
             if len(related) == 1:
                 family.append(f"{name}'s {singular} is {related[0]}.")
             elif related:
                 family.append(f"{name}'s {plural} are {join_names(related)}.")
-        friends = [names[other] for other in friend_idx[friend_ptr[person]:friend_ptr[person + 1]]]
+        friends = [names[other] for other in friend_idx[friend_ptr[person] : friend_ptr[person + 1]]]
         friend_line = f"{name} is friends with {join_names(friends)}.\n" if friends else ""
         text = (
             f"# {name}\n\n## Family\n"

@@ -39,8 +39,11 @@ class PhantomBuild:
 
 def command_line(config: PhantomConfig) -> str:
     """The command that reproduces `config` (output path left out so the manifest does not depend on it)."""
-    flags = [f"--{name.replace('_', '-')} {value}" for name, value in config.model_dump().items()
-             if not isinstance(value, bool)]
+    flags = [
+        f"--{name.replace('_', '-')} {value}"
+        for name, value in config.model_dump().items()
+        if not isinstance(value, bool)
+    ]
     flags += [f"--{name.replace('_', '-')}" for name, value in config.model_dump().items() if value is True]
     return "irbgen phantom " + " ".join(flags)
 
@@ -58,7 +61,9 @@ def _template_rng(seed: int, template_id: int) -> random.Random:
     return random.Random(int(state[0]) << 32 | int(state[1]))
 
 
-def build_phantom(config: PhantomConfig, vocabulary: Vocabulary, progress: Progress = _no_progress) -> PhantomBuild:
+def build_phantom(
+    config: PhantomConfig, vocabulary: Vocabulary, progress: Progress = _no_progress
+) -> PhantomBuild:
     """Generate the world and its questions; articles are rendered lazily as the writer consumes them."""
     timings: dict[str, float] = {}
     started = time.perf_counter()
@@ -77,12 +82,23 @@ def build_phantom(config: PhantomConfig, vocabulary: Vocabulary, progress: Progr
     for done, template in enumerate(chosen):
         progress("questions", done, len(chosen))
         rng = _template_rng(config.seed, template.id)
-        walks = sampler.sample(template, config.questions_per_template, rng, config.sampling_attempts,
-                               universe, attributes)
+        walks = sampler.sample(
+            template, config.questions_per_template, rng, config.sampling_attempts, universe, attributes
+        )
         for number, (walk, question) in enumerate(walks):
             solution = solve(walk, index, attributes, people_named)
-            samples.append(to_sample(f"pw{template.id:02d}-{number:04d}", walk, question, solution,
-                                     universe, attributes, doc_ids, config.seed))
+            samples.append(
+                to_sample(
+                    f"pw{template.id:02d}-{number:04d}",
+                    walk,
+                    question,
+                    solution,
+                    universe,
+                    attributes,
+                    doc_ids,
+                    config.seed,
+                )
+            )
     progress("questions", len(chosen), len(chosen))
     timings["questions"] = time.perf_counter() - started
 

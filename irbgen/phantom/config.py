@@ -36,7 +36,7 @@ def _describe(error: ValidationError) -> str:
 
 
 def load_config(path: Path | None, overrides: dict[str, Any]) -> PhantomConfig:
-    """Defaults, then the [phantom] table of a TOML file, then `overrides` (flags given on the command line)."""
+    """Defaults, then the [phantom] table of a TOML file, then `overrides` (the flags given)."""
     values: dict[str, Any] = {}
     if path is not None:
         try:

@@ -102,8 +102,13 @@ class Sampler:
             relation, person = pairs[rng.randrange(len(pairs))]
             relations.append(relation)
         if template.form == "what":
-            return Walk(template, start_person, start_attribute, tuple(relations),
-                        final_attribute=rng.choice(tuple(ATTRIBUTES)))
+            return Walk(
+                template,
+                start_person,
+                start_attribute,
+                tuple(relations),
+                final_attribute=rng.choice(tuple(ATTRIBUTES)),
+            )
         if template.form == "how_many":
             pairs = self.pairs(person)
             if not pairs:
@@ -112,8 +117,15 @@ class Sampler:
             return Walk(template, start_person, start_attribute, tuple(relations), counted=counted)
         return Walk(template, start_person, start_attribute, tuple(relations))
 
-    def sample(self, template: Template, count: int, rng: random.Random, attempts_per_question: int,
-               universe: Universe, attributes: AttributeTable) -> list[tuple[Walk, str]]:
+    def sample(
+        self,
+        template: Template,
+        count: int,
+        rng: random.Random,
+        attempts_per_question: int,
+        universe: Universe,
+        attributes: AttributeTable,
+    ) -> list[tuple[Walk, str]]:
         """`count` walks with distinct question texts, or BadInputError if the world cannot give them."""
         found: list[tuple[Walk, str]] = []
         seen: set[str] = set()
@@ -149,9 +161,13 @@ def _names(universe: Universe, people: np.ndarray) -> list[str]:
     return sorted({names[person] for person in people.tolist()})
 
 
-def solve(walk: Walk, index: RelationIndex, attributes: AttributeTable,
-          people_named: dict[str, np.ndarray] | None = None) -> Solution:
-    """Answer a walk exactly over the whole world; `people_named` maps names used twice to everyone so named."""
+def solve(
+    walk: Walk,
+    index: RelationIndex,
+    attributes: AttributeTable,
+    people_named: dict[str, np.ndarray] | None = None,
+) -> Solution:
+    """Answer a walk exactly over the whole world; `people_named` maps shared names to their people."""
     universe = index.universe
     if walk.start_attribute is not None:
         start = attributes.holders(walk.start_attribute, walk.start_person)
@@ -191,7 +207,9 @@ def solve(walk: Walk, index: RelationIndex, attributes: AttributeTable,
     for position, relation in enumerate(walk.relations):
         sources, targets = useful[position], useful[position + 1]
         hop_people.append(targets)
-        hop_evidence.append(np.unique(np.concatenate([sources, index.via(relation, sources, targets), targets])))
+        hop_evidence.append(
+            np.unique(np.concatenate([sources, index.via(relation, sources, targets), targets]))
+        )
     return Solution(answers, hop_people + final_people, hop_evidence + final_evidence)
 
 
@@ -251,8 +269,16 @@ def _hop_predicates(walk: Walk) -> list[tuple[str, str]]:
     return hops
 
 
-def to_sample(sample_id: str, walk: Walk, question: str, solution: Solution, universe: Universe,
-              attributes: AttributeTable, doc_ids: list[str], seed: int) -> Sample:
+def to_sample(
+    sample_id: str,
+    walk: Walk,
+    question: str,
+    solution: Solution,
+    universe: Universe,
+    attributes: AttributeTable,
+    doc_ids: list[str],
+    seed: int,
+) -> Sample:
     """The shared Sample record of one answered question."""
     chain = []
     predicates = _hop_predicates(walk)
@@ -261,8 +287,15 @@ def to_sample(sample_id: str, walk: Walk, question: str, solution: Solution, uni
     ):
         is_last = position == len(predicates) - 1
         answers = solution.answers if is_last else _names(universe, people)
-        chain.append(Hop(index=position, operation=operation, predicate=predicate, answers=answers,
-                         evidence=[doc_ids[person] for person in evidence.tolist()]))
+        chain.append(
+            Hop(
+                index=position,
+                operation=operation,
+                predicate=predicate,
+                answers=answers,
+                evidence=[doc_ids[person] for person in evidence.tolist()],
+            )
+        )
     all_evidence = np.unique(np.concatenate(solution.hop_evidence))
     goals, answer_variable = logical_form(walk, universe, attributes)
     template = walk.template

@@ -230,7 +230,7 @@ class RelationIndex:
         """Sorted people who are the `relation` of `person`."""
         rel = RELATIONS[relation]
         matrix = self.shape(rel.shape)
-        row = matrix.indices[matrix.indptr[person]:matrix.indptr[person + 1]]
+        row = matrix.indices[matrix.indptr[person] : matrix.indptr[person + 1]]
         return self.keep_gender(row, rel.gender)
 
     def image(self, relation: str, people: np.ndarray) -> np.ndarray:

@@ -128,8 +128,9 @@ class _TreeBuilder:
 
     def _add_spouse(self, person: int) -> int:
         year = self._year(person) + self._gap(0, 2, -MAX_SPOUSE_GAP_YEARS, MAX_SPOUSE_GAP_YEARS)
-        spouse = self._add(not self.female[person], None, self.level[person], self._day_in_year(year),
-                           self.tree[person])
+        spouse = self._add(
+            not self.female[person], None, self.level[person], self._day_in_year(year), self.tree[person]
+        )
         self.spouse[person], self.spouse[spouse] = spouse, person
         return spouse
 
@@ -170,8 +171,13 @@ class _TreeBuilder:
     def _add_child(self, person: int) -> None:
         spouse = self.spouse[person] if self.spouse[person] >= 0 else self._add_spouse(person)
         father, mother = (spouse, person) if self.female[person] else (person, spouse)
-        child = self._add(self.rng.random() < 0.5, self.surname[father], self.level[person] + 1,
-                          self._child_dob(father, mother), self.tree[person])
+        child = self._add(
+            self.rng.random() < 0.5,
+            self.surname[father],
+            self.level[person] + 1,
+            self._child_dob(father, mother),
+            self.tree[person],
+        )
         self.father[child], self.mother[child] = father, mother
         self.children[father].append(child)
         self.children[mother].append(child)
@@ -190,11 +196,14 @@ class _TreeBuilder:
             room = target - len(members)
             span = highest - lowest
             level = self.level[person]
-            can_parents = (self.father[person] < 0 and room >= 2
-                           and (level > lowest or span < config.tree_depth))
-            can_child = (len(self.children[person]) < config.max_children
-                         and room >= (1 if self.spouse[person] >= 0 else 2)
-                         and (level < highest or span < config.tree_depth))
+            can_parents = (
+                self.father[person] < 0 and room >= 2 and (level > lowest or span < config.tree_depth)
+            )
+            can_child = (
+                len(self.children[person]) < config.max_children
+                and room >= (1 if self.spouse[person] >= 0 else 2)
+                and (level < highest or span < config.tree_depth)
+            )
             if can_parents and can_child:
                 can_parents = rng.random() < 0.5
                 can_child = not can_parents
