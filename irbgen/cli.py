@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from irbgen import __version__
-from irbgen.errors import IrbgenError
+from irbgen.errors import BadInputError, IrbgenError
 
 log = logging.getLogger("irbgen")
 
@@ -169,12 +169,13 @@ def validate(directory: Path) -> None:
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Folder to write.")
 def export(directory: Path, fmt: str, out: Path) -> None:
     """Export a benchmark directory to parquet or to a Hugging Face DatasetDict."""
-    from irbgen.benchmark import export_hf, export_parquet, validate_benchmark
+    from irbgen.benchmark import validate_benchmark
+    from irbgen.export import export_hf, export_parquet
 
     with _reporting_errors():
         report = validate_benchmark(directory)
         if not report.ok:
-            raise IrbgenError(
+            raise BadInputError(
                 f"{directory}: not a valid benchmark ({report.problems[0]}); run irbgen validate"
             )
         if fmt == "parquet":
