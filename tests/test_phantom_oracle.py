@@ -1,9 +1,9 @@
 """Every answer, and every hop's people, checked against SWI-Prolog running tests/oracle/family.pl.
 
-The oracle runs each question's logical form (its Prolog goals) as one conjunction and collects the
-distinct values of every variable over all solutions: the final variable must equal the answers, and
-each intermediate variable must equal the people irbgen lists for that hop (those on some path to an
-answer). Universes are small because Prolog enumerates every path.
+The oracle runs each question's logical form (its Prolog goals) as one conjunction: the distinct values
+of the answer variable must equal the answers, and every person on some solution path must be in the
+evidence of the hop that passes through them. Each hop's sub-question is a prefix of the goals, and
+its answers must equal the prefix's. Universes are small because Prolog enumerates every path.
 """
 
 from __future__ import annotations
@@ -19,8 +19,10 @@ if os.environ.get("IRBGEN_REQUIRE_ORACLE"):
 else:
     pyswip = pytest.importorskip("pyswip", reason="the oracle needs pyswip and SWI-Prolog (swi-prolog-nox)")
 
+from irbgen.phantom.articles import document_ids  # noqa: E402
 from irbgen.phantom.build import build_phantom  # noqa: E402
 from irbgen.phantom.config import PhantomConfig  # noqa: E402
+from irbgen.phantom.relations import ATTRIBUTES, RELATIONS  # noqa: E402
 from irbgen.phantom.vocabulary import load_vocabulary  # noqa: E402
 
 RULES = Path(__file__).parent / "oracle" / "family.pl"
@@ -47,13 +49,24 @@ def _text(value) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-def _oracle(prolog, goals: list[str], variables: list[str]) -> dict[str, list[str]]:
-    body = ", ".join(goals)
-    result = {}
-    for variable in variables:
-        rows = list(prolog.query(f"findall(V, ({body}, V = {variable}), L0), sort(L0, L)", maxresult=1))
-        result[variable] = sorted(_text(value) for value in rows[0]["L"])
-    return result
+def _distinct(prolog, goals: list[str], variables: list[str]) -> list[list[str]]:
+    """Distinct values of each variable over all solutions of the conjunction of `goals`."""
+    rows = list(prolog.query(f"findall([{', '.join(variables)}], ({', '.join(goals)}), L)", maxresult=1))
+    solutions = rows[0]["L"]
+    return [sorted({_text(solution[i]) for solution in solutions}) for i in range(len(variables))]
+
+
+def _sorted(values: list[str], numeric: bool) -> list[str]:
+    return sorted(values, key=int) if numeric else sorted(values)
+
+
+def _start_name(goal: str) -> str:
+    return re.search(r'"([^"]+)"', goal).group(1)
+
+
+def _output(goal: str) -> str:
+    """The variable a goal binds: its last variable (a Y, Answer or Count)."""
+    return re.findall(r"\b(Y\d+|Answer|Count)\b", goal)[-1]
 
 
 def _load(tmp_path: Path, universe):
@@ -85,20 +98,31 @@ def test_answers_and_hops_match_prolog(tmp_path, n, seed, tree_size, friendship_
     )
     build = build_phantom(config, load_vocabulary())
     prolog = _load(tmp_path, build.universe)
+    doc_of = dict(zip(build.universe.names, document_ids(build.universe.size), strict=True))
     checked = 0
     for sample in build.samples:
         goals = sample.provenance.logical_form
-        answer = sample.provenance.query_plan[-1]["variable"]
-        hop_variables = sorted(set(re.findall(r"\bY\d+\b", " ".join(goals))), key=lambda v: int(v[1:]))
-        found = _oracle(prolog, goals, hop_variables + ([answer] if answer not in hop_variables else []))
-        expected_answers = sorted(sample.answers)
-        if answer == "Count":
-            assert sorted(found[answer], key=int) == sorted(expected_answers, key=int), sample.question
-        else:
-            assert found[answer] == expected_answers, sample.question
-        people_hops = [hop for hop in sample.chain if hop.operation in ("lookup", "relation")]
-        assert len(people_hops) == len(hop_variables), sample.question
-        for hop, variable in zip(people_hops, hop_variables, strict=True):
-            assert found[variable] == hop.answers, f"{sample.question} ({variable})"
+        assert len(goals) == len(sample.chain) == sample.hops
+        outputs = [_output(goal) for goal in goals]
+        numeric = outputs[-1] == "Count"
+        # The whole question: final answers, and who lies on some path to them.
+        on_path = _distinct(prolog, goals, outputs)
+        assert _sorted(on_path[-1], numeric) == _sorted(sample.answers, numeric), sample.question
+        # Each hop's sub-question is a prefix of the goals; its answers are the prefix's answers.
+        for position, hop in enumerate(sample.chain):
+            prefix_numeric = numeric and position == len(goals) - 1
+            expected = _distinct(prolog, goals[: position + 1], [outputs[position]])[0]
+            assert _sorted(hop.answers, prefix_numeric) == _sorted(expected, prefix_numeric), hop.question
+        # A hop's evidence holds the articles of everyone on a path through it; a one-article relation
+        # needs exactly the people on both of its ends.
+        start = [] if goals[0].startswith(tuple(ATTRIBUTES)) else [_start_name(goals[0])]
+        people = [start] + on_path
+        for position, hop in enumerate(sample.chain):
+            if hop.operation not in ("lookup", "relation"):
+                continue
+            ends = {doc_of[name] for name in people[position] + people[position + 1]}
+            assert ends <= set(hop.evidence), hop.question
+            if hop.operation == "relation" and RELATIONS[hop.predicate].weight == 1:
+                assert set(hop.evidence) == ends, hop.question
         checked += 1
     assert checked == 50 * 3  # depth 20 gives 50 templates

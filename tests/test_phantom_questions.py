@@ -115,8 +115,9 @@ def test_rendering_answers_hops_and_difficulty(family):
     )
     solution = solve(walk, family, attributes)
     assert solution.answers == ["Xan"]
+    assert solution.hop_answers == [["Dee", "Eve"], ["Cal"], ["Xan"]]
     # Eve shares the occupation but has no brother, so she is on no path to an answer.
-    assert [[PEOPLE[i] for i in hop] for hop in solution.hop_people] == [["Dee"], ["Cal"], ["Xan"]]
+    assert [[PEOPLE[i] for i in hop] for hop in solution.on_path] == [["Dee"], ["Cal"], ["Xan"]]
     assert sorted(PEOPLE[i] for i in np.unique(np.concatenate(solution.hop_evidence))) == [
         "Cal",
         "Dee",

@@ -60,20 +60,39 @@ class AttributeTable:
         return np.flatnonzero(codes == codes[person]).astype(np.int32)
 
 
-def render(walk: Walk, universe: Universe, attributes: AttributeTable) -> str:
-    """The question text of a walk."""
+def _subjects(walk: Walk, universe: Universe, attributes: AttributeTable) -> list[str]:
+    """The noun phrase after each step, a name or "the person whose ...", then "the R of ..."."""
     if walk.start_attribute is None:
-        subject = universe.names[walk.start_person]
+        subjects = [universe.names[walk.start_person]]
     else:
         value = attributes.text(walk.start_attribute, walk.start_person)
-        subject = f"the person whose {ATTRIBUTES[walk.start_attribute]} is {value}"
+        subjects = [f"the person whose {ATTRIBUTES[walk.start_attribute]} is {value}"]
     for relation in walk.relations:
-        subject = f"the {RELATIONS[relation].text} of {subject}"
+        subjects.append(f"the {RELATIONS[relation].text} of {subjects[-1]}")
+    return subjects
+
+
+def _ask(walk: Walk, subject: str) -> str:
     if walk.template.form == "who":
         return f"Who is {subject}?"
     if walk.template.form == "what":
         return f"What is the {ATTRIBUTES[walk.final_attribute]} of {subject}?"
     return f"How many {RELATIONS[walk.counted].plural} does {subject} have?"
+
+
+def render(walk: Walk, universe: Universe, attributes: AttributeTable) -> str:
+    """The question text of a walk."""
+    return _ask(walk, _subjects(walk, universe, attributes)[-1])
+
+
+def sub_questions(walk: Walk, universe: Universe, attributes: AttributeTable) -> list[str]:
+    """One question per hop, innermost first; the last is the question itself."""
+    subjects = _subjects(walk, universe, attributes)
+    people = subjects if walk.start_attribute is not None else subjects[1:]
+    asked = [f"Who is {subject}?" for subject in people]
+    if walk.template.form != "who":
+        asked.append(_ask(walk, subjects[-1]))
+    return asked
 
 
 class Sampler:
@@ -149,10 +168,15 @@ class Sampler:
 
 @dataclass
 class Solution:
-    """Answers of one question, and per hop the people on some path to an answer."""
+    """Answers of one question and of each hop's sub-question, and the evidence of each hop.
+
+    Lists run innermost first, one entry per predicate. `on_path` has one entry per person-valued hop
+    (the lookup, then each relation): those of the sub-question's answers that lead to a final answer.
+    """
 
     answers: list[str]
-    hop_people: list[np.ndarray]  # one array per predicate, innermost first
+    hop_answers: list[list[str]]
+    on_path: list[np.ndarray]
     hop_evidence: list[np.ndarray]
 
 
@@ -179,18 +203,16 @@ def solve(
         levels.append(index.image(relation, levels[-1]))
 
     last = levels[-1]
-    final_people: list[np.ndarray] = []
     final_evidence: list[np.ndarray] = []
     if walk.template.form == "who":
         answers = _names(universe, last)
     elif walk.template.form == "what":
         answers = sorted({attributes.text(walk.final_attribute, person) for person in last.tolist()})
-        final_people, final_evidence = [last], [last]
+        final_evidence = [last]
     else:
         counts = index.counts(walk.counted, last)
         answers = [str(value) for value in sorted(set(counts.tolist()))]
         counted = index.image(walk.counted, last)
-        final_people = [last]
         final_evidence = [np.unique(np.concatenate([last, index.via(walk.counted, last, counted), counted]))]
 
     # Backward: keep at each level only those who lead to the last level.
@@ -199,18 +221,19 @@ def solve(
         useful.append(index.sources(relation, level, useful[-1]))
     useful.reverse()
 
-    hop_people: list[np.ndarray] = []
-    hop_evidence: list[np.ndarray] = []
-    if walk.start_attribute is not None:
-        hop_people.append(useful[0])
-        hop_evidence.append(useful[0])
+    first = 0 if walk.start_attribute is not None else 1
+    hop_evidence: list[np.ndarray] = [useful[0]] if first == 0 else []
     for position, relation in enumerate(walk.relations):
         sources, targets = useful[position], useful[position + 1]
-        hop_people.append(targets)
         hop_evidence.append(
             np.unique(np.concatenate([sources, index.via(relation, sources, targets), targets]))
         )
-    return Solution(answers, hop_people + final_people, hop_evidence + final_evidence)
+    hop_answers = [_names(universe, level) for level in levels[first:]]
+    if walk.template.form == "who":
+        hop_answers[-1] = answers
+    else:
+        hop_answers.append(answers)
+    return Solution(answers, hop_answers, useful[first:], hop_evidence + final_evidence)
 
 
 def difficulty(walk: Walk) -> int:
@@ -282,16 +305,16 @@ def to_sample(
     """The shared Sample record of one answered question."""
     chain = []
     predicates = _hop_predicates(walk)
-    for position, ((operation, predicate), people, evidence) in enumerate(
-        zip(predicates, solution.hop_people, solution.hop_evidence, strict=True)
+    asked = sub_questions(walk, universe, attributes)
+    for position, ((operation, predicate), answers, evidence, sub_question) in enumerate(
+        zip(predicates, solution.hop_answers, solution.hop_evidence, asked, strict=True)
     ):
-        is_last = position == len(predicates) - 1
-        answers = solution.answers if is_last else _names(universe, people)
         chain.append(
             Hop(
                 index=position,
                 operation=operation,
                 predicate=predicate,
+                question=sub_question,
                 answers=answers,
                 evidence=[doc_ids[person] for person in evidence.tolist()],
             )
