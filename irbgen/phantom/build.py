@@ -67,7 +67,7 @@ def build_phantom(
     """Generate the world and its questions; articles are rendered lazily as the writer consumes them."""
     timings: dict[str, float] = {}
     started = time.perf_counter()
-    universe = generate_universe(config, vocabulary)
+    universe = generate_universe(config, vocabulary, progress)
     timings["world"] = time.perf_counter() - started
 
     started = time.perf_counter()

@@ -7,6 +7,7 @@ every other relation is derived from them in `irbgen.phantom.relations`.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
@@ -240,8 +241,12 @@ def _friendships(size: int, k: float, rng: np.random.Generator) -> np.ndarray:
     return edges[order].astype(np.int32)
 
 
-def generate_universe(config: PhantomConfig, vocabulary: Vocabulary) -> Universe:
-    """Build a world of exactly `config.n` people from `config.seed`."""
+def generate_universe(
+    config: PhantomConfig,
+    vocabulary: Vocabulary,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> Universe:
+    """Build a world of exactly `config.n` people from `config.seed`; `progress(stage, done, total)`."""
     streams = np.random.SeedSequence(config.seed).spawn(3)
     tree_rng = random.Random(int(streams[0].generate_state(1)[0]))
     builder = _TreeBuilder(config, vocabulary, tree_rng)
@@ -249,6 +254,10 @@ def generate_universe(config: PhantomConfig, vocabulary: Vocabulary) -> Universe
     while remaining > 0:
         remaining -= builder.grow(min(config.tree_size, remaining), tree)
         tree += 1
+        if progress is not None and tree % 1000 == 0:
+            progress("world", config.n - remaining, config.n)
+    if progress is not None:
+        progress("world", config.n, config.n)
     size = len(builder.names)
     attribute_rng = np.random.default_rng(streams[1])
     return Universe(
