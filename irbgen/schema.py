@@ -14,6 +14,15 @@ FORMAT_VERSION = "1"
 
 Source = Literal["phantom", "wikipedia", "wikidata"]
 
+# Ids go into qrels/test.tsv, which cannot hold a tab or a line break.
+ID_PATTERN = r"^[^\t\r\n]+$"
+
+
+def _unique(values: list[str]) -> list[str]:
+    if len(set(values)) != len(values):
+        raise ValueError("must not repeat a value")
+    return values
+
 
 class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
@@ -22,7 +31,7 @@ class _Record(BaseModel):
 class Document(_Record):
     """One retrievable document: a wiki article, a cited web page, or an entity's linearised facts."""
 
-    id: str = Field(alias="_id", min_length=1)
+    id: str = Field(alias="_id", pattern=ID_PATTERN)
     title: str = ""
     text: str
     metadata: dict[str, Any] = Field(default_factory=dict)
@@ -41,6 +50,11 @@ class Hop(_Record):
     answers: list[str] = Field(default_factory=list)
     evidence: list[str] = Field(default_factory=list)
 
+    @field_validator("answers", "evidence")
+    @classmethod
+    def _no_duplicates(cls, values: list[str]) -> list[str]:
+        return _unique(values)
+
 
 class Attributes(_Record):
     """Descriptive labels used to slice results; every field optional, `extra` for source-specific ones."""
@@ -52,7 +66,7 @@ class Attributes(_Record):
     aggregation: bool = False
     freshness: str | None = None
     topic: str | None = None
-    popularity: float | None = None
+    popularity: float | None = Field(None, allow_inf_nan=False)
     newness: str | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
 
@@ -81,12 +95,12 @@ class Provenance(_Record):
 class Sample(_Record):
     """One benchmark question with every correct answer, its reasoning chain and its evidence."""
 
-    id: str = Field(min_length=1)
+    id: str = Field(pattern=ID_PATTERN)
     question: str = Field(min_length=1)
     answers: list[str]
     false_premise: bool = False
     hops: int = Field(ge=0)
-    difficulty: int | float | None = None
+    difficulty: int | float | None = Field(None, allow_inf_nan=False)
     source: Source
     evidence: list[str] = Field(default_factory=list)
     chain: list[Hop] = Field(default_factory=list)
@@ -96,9 +110,7 @@ class Sample(_Record):
     @field_validator("answers", "evidence")
     @classmethod
     def _no_duplicates(cls, values: list[str]) -> list[str]:
-        if len(set(values)) != len(values):
-            raise ValueError("must not repeat a value")
-        return values
+        return _unique(values)
 
     @model_validator(mode="after")
     def _answers_match_premise(self) -> Sample:
@@ -112,7 +124,8 @@ class Sample(_Record):
 class Manifest(_Record):
     """What made a benchmark directory: tool, command, configuration, seed and counts.
 
-    Kept free of wall-clock values so the same seed and inputs give a byte-identical directory.
+    Kept free of wall-clock values so the same seed and inputs give a byte-identical directory; the
+    writer fills `counts` with documents, samples, qrels and rejects (beside any the generator adds).
     """
 
     format_version: str = FORMAT_VERSION
