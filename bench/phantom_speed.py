@@ -441,6 +441,8 @@ def main(argv: list[str] | None = None) -> int:
         report["irbgen"] = keep
         report["notes"] = old.get("notes", []) + [x for x in args.note if x not in old.get("notes", [])]
         report["started_utc"] = old.get("started_utc", report["started_utc"])
+        for k, v in old.items():  # keep keys added by hand (e.g. superseded runs)
+            report.setdefault(k, v)
         for k, v in old.get("reference", {}).items():
             report["reference"].setdefault(k, v)
             refs.setdefault(int(k), v)
