@@ -1,0 +1,1 @@
+"""Evaluation of retrievers and LLMs on any irbgen benchmark directory."""

@@ -1,0 +1,90 @@
+"""Per-query values grouped by sample attributes, the way every irbgen evaluation reports them.
+
+An evaluation writes one row per query: its id, the attribute values it is sliced by, and a value per
+measure. `aggregate` turns rows into the overall mean and the mean per attribute value.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+from irbgen.schema import Sample
+
+# Attribute name -> how to read it from a Sample. Values are strings so they group and sort alike.
+BREAKDOWN_KEYS = (
+    "hops",
+    "difficulty",
+    "question_type",
+    "language",
+    "freshness",
+    "topic",
+    "false_premise",
+    "source",
+    "aggregation",
+)
+
+
+def sample_attributes(sample: Sample) -> dict[str, str]:
+    """The attribute values a sample is sliced by; missing values are left out."""
+    attributes = sample.attributes
+    values: dict[str, Any] = {
+        "hops": sample.hops,
+        "difficulty": sample.difficulty,
+        "question_type": attributes.question_type,
+        "language": attributes.language,
+        "freshness": attributes.freshness,
+        "topic": attributes.topic,
+        "false_premise": sample.false_premise,
+        "source": sample.source,
+        "aggregation": attributes.aggregation,
+    }
+    return {key: _text(value) for key, value in values.items() if value is not None}
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _sort_key(value: str) -> tuple[int, float, str]:
+    try:
+        return (0, float(value), value)
+    except ValueError:
+        return (1, 0.0, value)
+
+
+def aggregate(rows: Iterable[dict[str, Any]], measures: list[str]) -> dict[str, Any]:
+    """Mean of each measure overall and per attribute value.
+
+    Each row is {"query_id", "attributes": {name: value}, "metrics": {measure: float}}; a measure missing
+    from a row counts as 0, so every query in the benchmark weighs the same.
+    """
+    totals = dict.fromkeys(measures, 0.0)
+    count = 0
+    groups: dict[str, dict[str, dict[str, float]]] = defaultdict(
+        lambda: defaultdict(lambda: defaultdict(float))
+    )
+    for row in rows:
+        count += 1
+        metrics = row.get("metrics", {})
+        for measure in measures:
+            value = float(metrics.get(measure, 0.0))
+            totals[measure] += value
+            for name, attribute in row.get("attributes", {}).items():
+                groups[name][attribute][measure] += value
+        for name, attribute in row.get("attributes", {}).items():
+            groups[name][attribute]["count"] += 1
+    overall = {measure: (totals[measure] / count if count else 0.0) for measure in measures}
+    by: dict[str, dict[str, dict[str, float]]] = {}
+    for name in sorted(groups):
+        by[name] = {}
+        for attribute in sorted(groups[name], key=_sort_key):
+            sums = groups[name][attribute]
+            n = int(sums["count"])
+            by[name][attribute] = {measure: sums[measure] / n for measure in measures} | {"count": n}
+    return {"queries": count, "overall": overall, "by": by}
