@@ -3,70 +3,16 @@
 from __future__ import annotations
 
 import logging
-import signal
 import sys
 import time
-from collections.abc import Callable
-from contextlib import contextmanager
 from pathlib import Path
 
 import click
 
 from irbgen import __version__
-from irbgen.errors import BadInputError, IrbgenError
-
-log = logging.getLogger("irbgen")
-
-
-def _fail(error: IrbgenError) -> None:
-    click.echo(f"irbgen: error: {error}", err=True)
-    sys.exit(error.exit_code)
-
-
-def _terminate(signum, frame) -> None:  # noqa: ARG001 - signal handler signature
-    raise SystemExit(128 + signum)
-
-
-@contextmanager
-def _reporting_errors():
-    """Turn irbgen's own errors into one line and an exit code; SIGTERM unwinds like Ctrl-C."""
-    previous = signal.signal(signal.SIGTERM, _terminate)
-    try:
-        yield
-    except IrbgenError as error:
-        _fail(error)
-    except KeyboardInterrupt:
-        click.echo("irbgen: interrupted; nothing was written", err=True)
-        sys.exit(130)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-@contextmanager
-def _progress(enabled: bool):
-    """A progress callback drawn with rich on a terminal, silent elsewhere."""
-    if not enabled or not sys.stderr.isatty():
-        yield lambda stage, done, total: None
-        return
-    from rich.progress import Progress
-
-    with Progress(transient=True) as bar:
-        tasks: dict[str, int] = {}
-
-        def update(stage: str, done: int, total: int) -> None:
-            if stage not in tasks:
-                tasks[stage] = bar.add_task(stage, total=total)
-            bar.update(tasks[stage], completed=done, total=total)
-
-        yield update
-
-
-def _counting(items, stage: str, total: int, progress: Callable[[str, int, int], None], every: int = 10_000):
-    for number, item in enumerate(items, start=1):
-        if number % every == 0:
-            progress(stage, number, total)
-        yield item
-    progress(stage, total, total)
+from irbgen.cli_support import counting, progress_display, reporting_errors
+from irbgen.errors import BadInputError
+from irbgen.eval.commands import compare, eval_group, report
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -111,14 +57,14 @@ def phantom(
     from irbgen.phantom.config import load_config
     from irbgen.phantom.vocabulary import load_vocabulary
 
-    with _reporting_errors(), _progress(not quiet) as progress:
+    with reporting_errors(), progress_display(not quiet) as progress:
         started = time.perf_counter()
         config = load_config(config_path, flags)
         check_output(out, force)
         vocabulary = load_vocabulary(vocab_dir)
         build = build_phantom(config, vocabulary, progress)
         writing = time.perf_counter()
-        documents = _counting(build.documents, "articles", build.universe.size, progress)
+        documents = counting(build.documents, "articles", build.universe.size, progress)
         stats = write_benchmark(
             out,
             documents,
@@ -143,7 +89,7 @@ def validate(directory: Path) -> None:
     """Check a benchmark directory: files, records, ids, qrels, manifest counts and checksums."""
     from irbgen.benchmark import validate_benchmark
 
-    with _reporting_errors():
+    with reporting_errors():
         report = validate_benchmark(directory)
     counts = ", ".join(f"{value:,} {name}" for name, value in report.counts.items())
     if report.ok:
@@ -172,7 +118,7 @@ def export(directory: Path, fmt: str, out: Path) -> None:
     from irbgen.benchmark import validate_benchmark
     from irbgen.export import export_hf, export_parquet
 
-    with _reporting_errors():
+    with reporting_errors():
         report = validate_benchmark(directory)
         if not report.ok:
             raise BadInputError(
@@ -185,6 +131,10 @@ def export(directory: Path, fmt: str, out: Path) -> None:
             export_hf(directory, out)
             click.echo(f"wrote a DatasetDict (corpus, queries, qrels, samples) to {out}")
 
+
+main.add_command(eval_group)
+main.add_command(report)
+main.add_command(compare)
 
 if __name__ == "__main__":
     main()

@@ -1,0 +1,62 @@
+"""What every irbgen command shares: one-line errors with exit codes, and a progress display."""
+
+from __future__ import annotations
+
+import signal
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+
+import click
+
+from irbgen.errors import IrbgenError
+
+Progress = Callable[[str, int, int], None]
+
+
+def _terminate(signum, frame) -> None:  # noqa: ARG001 - signal handler signature
+    raise SystemExit(128 + signum)
+
+
+@contextmanager
+def reporting_errors() -> Iterator[None]:
+    """Turn irbgen's own errors into one line and an exit code; SIGTERM unwinds like Ctrl-C."""
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        yield
+    except IrbgenError as error:
+        click.echo(f"irbgen: error: {error}", err=True)
+        sys.exit(error.exit_code)
+    except KeyboardInterrupt:
+        click.echo("irbgen: interrupted; nothing half-written was kept", err=True)
+        sys.exit(130)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextmanager
+def progress_display(enabled: bool) -> Iterator[Progress]:
+    """A progress callback drawn with rich on a terminal, silent elsewhere."""
+    if not enabled or not sys.stderr.isatty():
+        yield lambda stage, done, total: None
+        return
+    from rich.progress import Progress as Bars
+
+    with Bars(transient=True) as bars:
+        tasks: dict[str, int] = {}
+
+        def update(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bars.add_task(stage, total=total)
+            bars.update(tasks[stage], completed=done, total=total)
+
+        yield update
+
+
+def counting(items: Iterable, stage: str, total: int, progress: Progress, every: int = 10_000) -> Iterator:
+    """Pass items through, reporting progress every `every` items."""
+    for number, item in enumerate(items, start=1):
+        if number % every == 0:
+            progress(stage, number, total)
+        yield item
+    progress(stage, total, total)

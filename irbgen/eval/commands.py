@@ -1,0 +1,183 @@
+"""`irbgen eval retrieval|qa`, `irbgen report` and `irbgen compare`: flags in, library calls out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from irbgen.cli_support import reporting_errors
+
+
+@click.group(name="eval")
+def eval_group() -> None:
+    """Evaluate retrievers or LLMs on a benchmark directory."""
+
+
+@eval_group.command()
+@click.option("--benchmark", required=True, type=click.Path(path_type=Path), help="Benchmark directory.")
+@click.option("--retriever", default="bm25", show_default=True, help="bm25, dense or hybrid.")
+@click.option("--k", default=10, show_default=True, type=int, help="Cut-off for the measures and the run.")
+@click.option("--chunk-tokens", default=512, show_default=True, type=int, help="Tokens per chunk.")
+@click.option("--chunk-overlap", default=32, show_default=True, type=int, help="Tokens shared by chunks.")
+@click.option(
+    "--model-path", type=click.Path(path_type=Path), help="Local sentence-transformers model (dense)."
+)
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Evaluation directory to write.")
+@click.option("--force", is_flag=True, help="Replace --out if it exists.")
+def retrieval(
+    benchmark: Path,
+    retriever: str,
+    k: int,
+    chunk_tokens: int,
+    chunk_overlap: int,
+    model_path: Path | None,
+    out: Path,
+    force: bool,
+) -> None:
+    """Rank the corpus for every question; report nDCG, recall, MRR and MAP (trec_eval semantics)."""
+    from irbgen.eval.retrieval import evaluate_retrieval
+
+    options = {"model_path": model_path} if model_path is not None else {}
+    with reporting_errors():
+        metrics = evaluate_retrieval(
+            benchmark,
+            out,
+            retriever=retriever,
+            k=k,
+            chunk_tokens=chunk_tokens,
+            chunk_overlap=chunk_overlap,
+            force=force,
+            **options,
+        )
+    overall = ", ".join(f"{name} {value:.4f}" for name, value in metrics["overall"].items())
+    click.echo(f"{retriever} on {metrics['queries']:,} queries: {overall} (written to {out})")
+    click.echo("trec_eval semantics: linear gain, ideal DCG from all judged documents, no hits count 0")
+
+
+def _settings(
+    model: str,
+    base_url: str | None,
+    api_key_env: str,
+    concurrency: int,
+    max_cost: float | None,
+    cache_dir: Path | None,
+    timeout: float,
+):
+    from irbgen.llm.settings import LLMSettings
+
+    return LLMSettings(
+        model=model,
+        base_url=base_url,
+        api_key_env=api_key_env,
+        concurrency=concurrency,
+        max_cost=max_cost,
+        cache_dir=cache_dir,
+        timeout=timeout,
+    )
+
+
+@eval_group.command()
+@click.option("--benchmark", required=True, type=click.Path(path_type=Path), help="Benchmark directory.")
+@click.option(
+    "--method",
+    required=True,
+    help="closed-book, in-context, rag, cot, cot-rag or react.",
+)
+@click.option("--model", required=True, help="Model name the endpoint serves.")
+@click.option("--base-url", help="OpenAI-compatible endpoint (default: OpenAI's).")
+@click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True, help="Variable holding the key.")
+@click.option("--k", default=4, show_default=True, type=int, help="Documents retrieved for rag and cot-rag.")
+@click.option("--limit", type=int, help="Evaluate only the first N samples.")
+@click.option("--retriever", default="bm25", show_default=True, help="Retriever for rag, cot-rag and react.")
+@click.option("--max-steps", default=20, show_default=True, type=int, help="ReAct step limit.")
+@click.option("--concurrency", default=8, show_default=True, type=int, help="Requests in flight at once.")
+@click.option("--timeout", default=60.0, show_default=True, type=float, help="Seconds per request.")
+@click.option("--max-cost", type=float, help="Stop cleanly once this many USD are spent.")
+@click.option("--judge-model", help="Model that labels answers correct / incorrect / not attempted.")
+@click.option("--judge-base-url", help="Endpoint of the judge (default: --base-url).")
+@click.option("--second-judge-model", help="A second judge whose verdicts are averaged with the first.")
+@click.option("--cache-dir", type=click.Path(path_type=Path), help="Response cache folder (default: --out).")
+@click.option(
+    "--out", required=True, type=click.Path(path_type=Path), help="Evaluation directory (resumable)."
+)
+def qa(
+    benchmark: Path,
+    method: str,
+    model: str,
+    base_url: str | None,
+    api_key_env: str,
+    k: int,
+    limit: int | None,
+    retriever: str,
+    max_steps: int,
+    concurrency: int,
+    timeout: float,
+    max_cost: float | None,
+    judge_model: str | None,
+    judge_base_url: str | None,
+    second_judge_model: str | None,
+    cache_dir: Path | None,
+    out: Path,
+) -> None:
+    """Ask an LLM every question; score answer sets (F1, EM), containment and a judge. Resumable."""
+    from irbgen.eval.qa.run import run_qa
+
+    cache = cache_dir if cache_dir is not None else out
+
+    def settings(name: str | None, url: str | None):
+        if name is None:
+            return None
+        return _settings(name, url, api_key_env, concurrency, max_cost, cache, timeout)
+
+    with reporting_errors():
+        summary = run_qa(
+            benchmark,
+            out,
+            method,
+            settings(model, base_url),
+            k=k,
+            limit=limit,
+            judge_settings=settings(judge_model, judge_base_url or base_url),
+            second_judge=settings(second_judge_model, judge_base_url or base_url),
+            retriever=retriever,
+            max_steps=max_steps,
+        )
+    click.echo(_qa_summary(method, model, out, summary))
+
+
+def _qa_summary(method: str, model: str, out: Path, summary: dict) -> str:
+    overall = summary.get("overall", {})
+    scores = ", ".join(f"{name} {value:.3f}" for name, value in overall.items() if isinstance(value, float))
+    usage = summary.get("usage", {})
+    spent = ", ".join(f"{name} {value}" for name, value in usage.items())
+    return f"{method} with {model} on {summary.get('queries', 0):,} questions: {scores} [{spent}] -> {out}"
+
+
+@click.command()
+@click.argument("eval_dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Report directory to write.")
+@click.option("--force", is_flag=True, help="Replace --out if it exists.")
+def report(eval_dirs: tuple[Path, ...], out: Path, force: bool) -> None:
+    """Markdown and HTML report with plots from one or more evaluation directories."""
+    from irbgen.eval.report import write_report
+
+    with reporting_errors():
+        path = write_report(list(eval_dirs), out, force=force)
+    click.echo(f"wrote a report of {len(eval_dirs)} evaluation(s) to {path}")
+
+
+@click.command()
+@click.argument("bench_dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--out", type=click.Path(path_type=Path), help="Write compare.md, compare.json and a plot here."
+)
+@click.option("--force", is_flag=True, help="Replace --out if it exists.")
+@click.option("--no-bm25", is_flag=True, help="Skip the BM25 nDCG@10 column.")
+def compare(bench_dirs: tuple[Path, ...], out: Path | None, force: bool, no_bm25: bool) -> None:
+    """Benchmarks side by side: sizes, hops, difficulty, answers, overlap with evidence, BM25 nDCG@10."""
+    from irbgen.eval.compare import compare_benchmarks, render_table
+
+    with reporting_errors():
+        result = compare_benchmarks(list(bench_dirs), out, force=force, bm25=not no_bm25)
+    click.echo(render_table(result))
