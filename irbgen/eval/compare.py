@@ -1,0 +1,274 @@
+"""Benchmarks side by side: sizes, hop and difficulty mix, answers, question length, overlap, BM25.
+
+Each benchmark is read in three streams (samples, qrels, corpus), each once. Memory holds one entry per
+sample and, per evidence document, only the words that occur in some question: a corpus of a million
+documents is never loaded.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from irbgen.benchmark import iter_qrels, read_documents, read_manifest, read_samples
+from irbgen.card import Spread
+from irbgen.errors import BadInputError
+from irbgen.eval.plots import Panel, Series, line_chart, ordered, value_order
+from irbgen.eval.report import Bullets, Heading, Image, Table, render_markdown, staged_directory
+
+# Function words left out of the lexical overlap: they say nothing about whether evidence was found.
+STOPWORDS = frozenset(
+    """a an the of in on at to for from by with about into as and or but not no nor
+    is are was were be been being am do does did has have had having will would can could should may might
+    who whom whose what which when where why how many much that this these those there here
+    it its he him his she her hers they them their theirs we us our you your i me my mine
+    s than then so if any all some each every other such same own also very just only more most""".split()
+)
+ANSWER_TYPES = ("numeric", "date", "name_or_text")
+BM25_MEASURE = "nDCG@10"
+_TOKEN = re.compile(r"[^\W_]+")  # runs of letters and digits, any script
+_NUMERIC = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
+_DATE = re.compile(r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])")
+
+
+def content_tokens(text: str) -> set[str]:
+    """Distinct lowercase alphanumeric tokens of a text, stopwords left out."""
+    return {token for token in _TOKEN.findall(text.lower()) if token not in STOPWORDS}
+
+
+def answer_type(answer: str) -> str:
+    """'numeric' (e.g. 3, -1.5, 1,024), 'date' (YYYY-MM-DD) or 'name_or_text'."""
+    answer = answer.strip()
+    if _DATE.fullmatch(answer):
+        return "date"
+    if _NUMERIC.fullmatch(answer):
+        return "numeric"
+    return "name_or_text"
+
+
+def compare_benchmarks(
+    bench_dirs: list[Path], out: Path | None, force: bool = False, bm25: bool = True
+) -> dict[str, Any]:
+    """Profile each benchmark; with `out`, write compare.md, compare.json and distributions.png there."""
+    if not bench_dirs:
+        raise BadInputError("no benchmark directories given")
+    if out is not None:
+        with staged_directory(Path(out), force) as tmp:  # fails early if OUT exists
+            result = _compare(bench_dirs, bm25)
+            _write(result, tmp)
+    else:
+        result = _compare(bench_dirs, bm25)
+    return result
+
+
+def _compare(bench_dirs: list[Path], bm25: bool) -> dict[str, Any]:
+    profiles = [profile_benchmark(Path(path), bm25=bm25) for path in bench_dirs]
+    names = Counter(profile["name"] for profile in profiles)
+    for profile in profiles:
+        if names[profile["name"]] > 1:
+            profile["name"] = f"{profile['name']} ({profile['path']})"
+    notes = [
+        "Answers per question count every sample, false-premise ones (no answers) included.",
+        "Answer types count every answer: numeric (3, -1.5, 1,024), date (YYYY-MM-DD), else name or text.",
+        "Lexical overlap: the share of a question's distinct content words (lowercase, alphanumeric, "
+        "stopwords left out) found in the text of its evidence documents, averaged over the samples that "
+        "have evidence and content words.",
+    ]
+    if bm25:
+        notes.append(f"BM25 {BM25_MEASURE}: irbgen.eval.retrieval with retriever bm25 and k 10.")
+    else:
+        notes.append("BM25 was not run (bm25=False).")
+    return {"benchmarks": profiles, "notes": notes}
+
+
+def profile_benchmark(path: Path, bm25: bool = True) -> dict[str, Any]:
+    """The statistics compare_benchmarks shows for one benchmark directory."""
+    path = Path(path)
+    manifest = read_manifest(path)
+    hops: Counter[str] = Counter()
+    difficulty: Counter[str] = Counter()
+    question_types: Counter[str] = Counter()
+    answers: Counter[int] = Counter()
+    types = dict.fromkeys(ANSWER_TYPES, 0)
+    lengths: list[int] = []
+    false_premise = 0
+    wanted: list[tuple[set[str], list[str]]] = []  # (content words, evidence ids) per sample with both
+    for sample in read_samples(path):
+        hops[str(sample.hops)] += 1
+        difficulty[_key(sample.difficulty)] += 1
+        question_types[_key(sample.attributes.question_type)] += 1
+        answers[len(sample.answers)] += 1
+        for answer in sample.answers:
+            types[answer_type(answer)] += 1
+        lengths.append(len(sample.question.split()))
+        false_premise += sample.false_premise
+        words = content_tokens(sample.question)
+        if words and sample.evidence:
+            wanted.append((words, sample.evidence))
+    samples = len(lengths)
+    qrels = sum(1 for _ in iter_qrels(path))
+    documents, evidence_words = _scan_corpus(path, wanted)
+    overlaps = [
+        len(words & set().union(*(evidence_words.get(doc_id, ()) for doc_id in evidence))) / len(words)
+        for words, evidence in wanted
+    ]
+    spread = Spread.of(answers)
+    return {
+        "name": manifest.name or path.name,
+        "path": str(path),
+        "source": manifest.source,
+        "documents": documents,
+        "samples": samples,
+        "qrels": qrels,
+        "hops": _distribution(hops),
+        "difficulty": _distribution(difficulty),
+        "question_types": _distribution(question_types),
+        "answers_per_question": {"mean": spread.mean, "median": spread.median, "max": spread.max},
+        "answer_types": types,
+        "false_premise": false_premise,
+        "false_premise_share": false_premise / samples if samples else 0.0,
+        "question_tokens": {
+            "mean": statistics.fmean(lengths) if lengths else 0.0,
+            "median": float(statistics.median(lengths)) if lengths else 0.0,
+        },
+        "lexical_overlap": {
+            "mean": statistics.fmean(overlaps) if overlaps else None,
+            "samples": len(overlaps),
+        },
+        "bm25_ndcg@10": _bm25(path) if bm25 else None,
+    }
+
+
+def _scan_corpus(path: Path, wanted: list[tuple[set[str], list[str]]]) -> tuple[int, dict[str, set[str]]]:
+    """Count the documents and keep, per evidence document, the question words its text contains."""
+    needed = {doc_id for _, evidence in wanted for doc_id in evidence}
+    vocabulary = set().union(*(words for words, _ in wanted))
+    found: dict[str, set[str]] = {}
+    documents = 0
+    for document in read_documents(path):
+        documents += 1
+        if document.id in needed:
+            found[document.id] = content_tokens(document.text) & vocabulary
+    return documents, found
+
+
+def _bm25(path: Path) -> float:
+    # Imported here: the retrieval evaluation pulls in its own optional dependencies.
+    from irbgen.eval.retrieval import evaluate_retrieval
+
+    with tempfile.TemporaryDirectory(prefix="irbgen-compare-") as tmp:
+        metrics = evaluate_retrieval(path, Path(tmp) / "bm25", retriever="bm25", k=10)
+    return float(metrics["overall"][BM25_MEASURE])
+
+
+def _key(value: Any) -> str:
+    if value is None:
+        return "(none)"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _distribution(counts: Counter[str]) -> dict[str, int]:
+    return {value: counts[value] for value in ordered(counts)}
+
+
+# ------------------------------------------------------------------------------------------- output
+
+
+def _rows(result: dict[str, Any]) -> list[tuple[str, ...]]:
+    """The side-by-side table: one row per measure, one column per benchmark."""
+
+    def row(label: str, get: Any) -> tuple[str, ...]:
+        return (label, *(get(profile) for profile in result["benchmarks"]))
+
+    def mean_median(key: str) -> Any:
+        return lambda p: f"{p[key]['mean']:.2f} / {p[key]['median']:g}"
+
+    return [
+        row("source", lambda p: p["source"]),
+        row("documents", lambda p: str(p["documents"])),
+        row("samples", lambda p: str(p["samples"])),
+        row("qrels", lambda p: str(p["qrels"])),
+        row("hops (mean)", lambda p: f"{_mean(p['hops']):.2f}"),
+        row("difficulty (mean)", lambda p: _fmt(_mean(p["difficulty"]), 2)),
+        row("question types", lambda p: str(len(p["question_types"]))),
+        row(
+            "answers per question (mean / median / max)",
+            lambda p: f"{mean_median('answers_per_question')(p)} / {p['answers_per_question']['max']}",
+        ),
+        *(
+            row(f"answers: {kind.replace('_', ' ')}", lambda p, kind=kind: str(p["answer_types"][kind]))
+            for kind in ANSWER_TYPES
+        ),
+        row("false-premise share", lambda p: f"{p['false_premise_share']:.3f}"),
+        row("question tokens (mean / median)", mean_median("question_tokens")),
+        row("lexical overlap with evidence (mean)", lambda p: _fmt(p["lexical_overlap"]["mean"], 3)),
+        row(f"BM25 {BM25_MEASURE}", lambda p: _fmt(p["bm25_ndcg@10"], 4)),
+    ]
+
+
+def render_table(result: dict[str, Any]) -> str:
+    """The side-by-side table as aligned plain text, for a terminal."""
+    rows = [("", *(profile["name"] for profile in result["benchmarks"])), *_rows(result)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)) for row in rows]
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _write(result: dict[str, Any], tmp: Path) -> None:
+    profiles = result["benchmarks"]
+    names = tuple(profile["name"] for profile in profiles)
+    panels = [
+        Panel(
+            f"{title} distribution",
+            title,
+            "share of samples",
+            tuple(Series(profile["name"], _shares(profile[key])) for profile in profiles),
+        )
+        for key, title in (("hops", "hops"), ("difficulty", "difficulty"))
+    ]
+    top = max((y for panel in panels for series in panel.series for _, y in series.points), default=1.0)
+    line_chart(tmp / "distributions.png", panels, ylim=(0.0, top * 1.1))
+    blocks = [
+        Heading(1, "irbgen benchmark comparison"),
+        Table(("measure", *names), tuple(_rows(result))),
+        Image("distributions.png", "hops and difficulty distributions"),
+    ]
+    for key, title in (("hops", "Hops"), ("difficulty", "Difficulty"), ("question_types", "Question types")):
+        values = ordered(value for profile in profiles for value in profile[key])
+        rows = tuple(
+            (value, *(_count_share(profile, key, value) for profile in profiles)) for value in values
+        )
+        blocks += [Heading(2, title), Table((title.lower(), *names), rows)]
+    blocks += [Heading(2, "Notes"), Bullets(tuple(result["notes"]))]
+    (tmp / "compare.md").write_bytes(render_markdown(blocks).encode())
+    text = json.dumps(result, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+    (tmp / "compare.json").write_bytes(text.encode())
+
+
+def _shares(counts: dict[str, int]) -> tuple[tuple[str, float], ...]:
+    total = sum(counts.values())
+    return tuple((value, count / total) for value, count in counts.items()) if total else ()
+
+
+def _count_share(profile: dict[str, Any], key: str, value: str) -> str:
+    count = profile[key].get(value, 0)
+    samples = profile["samples"]
+    return f"{count} ({100 * count / samples:.1f}%)" if samples else str(count)
+
+
+def _mean(counts: dict[str, int]) -> float | None:
+    """Mean of the numeric values of a distribution; None when it has none."""
+    pairs = [(float(value), count) for value, count in counts.items() if value_order(value)[0] == 0]
+    total = sum(count for _, count in pairs)
+    return sum(value * count for value, count in pairs) / total if total else None
+
+
+def _fmt(value: float | None, digits: int) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
