@@ -1,0 +1,106 @@
+"""How to reach a model: endpoint, model name, limits, budget, cache folder and prices.
+
+The API key is not a setting. Only the *name* of the environment variable that holds it is; the key is
+read when a client starts and handed straight to the HTTP client, so it cannot end up in a config
+dump, a manifest, a cache or a log.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from irbgen.errors import BadInputError
+from irbgen.llm.types import Usage
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+
+# The key sent to a local server (vLLM, llama.cpp, Ollama) when the key variable is unset; such
+# servers ignore it, but the openai package refuses to run without one.
+LOCAL_PLACEHOLDER_KEY = "unused"
+
+
+class ModelPrice(BaseModel):
+    """USD per one million tokens."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    prompt: float = Field(ge=0)
+    completion: float = Field(ge=0)
+
+
+# Standard (non-batch, uncached-input) list prices from openai.com/api/pricing, USD per 1M tokens,
+# as published in 2025. Override with `prices` when they change; a model not listed costs 0 and is
+# reported as "unpriced" in the ledger.
+DEFAULT_PRICES: dict[str, ModelPrice] = {
+    "gpt-4o": ModelPrice(prompt=2.50, completion=10.00),
+    "gpt-4o-mini": ModelPrice(prompt=0.15, completion=0.60),
+    "gpt-4.1": ModelPrice(prompt=2.00, completion=8.00),
+    "gpt-4.1-mini": ModelPrice(prompt=0.40, completion=1.60),
+    "gpt-4.1-nano": ModelPrice(prompt=0.10, completion=0.40),
+    "gpt-3.5-turbo": ModelPrice(prompt=0.50, completion=1.50),
+    "o3-mini": ModelPrice(prompt=1.10, completion=4.40),
+}
+
+
+class LLMSettings(BaseModel):
+    """Endpoint, model, limits and prices for one LLM client (no secrets: the key stays in the env)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    base_url: str | None = None  # None: the OpenAI API
+    model: str = Field(min_length=1)
+    api_key_env: str = Field(default="OPENAI_API_KEY", min_length=1)
+    concurrency: int = Field(default=8, ge=1)
+    max_retries: int = Field(default=6, ge=0)  # retries after the first attempt
+    timeout: float = Field(default=60.0, gt=0)  # seconds, per HTTP request
+    backoff_base: float = Field(default=0.5, ge=0)  # seconds; the n-th retry waits U(0, base * 2**n)
+    backoff_max: float = Field(default=30.0, ge=0)  # cap on one backoff wait
+    max_retry_after: float = Field(default=300.0, ge=0)  # a longer Retry-After is cut to this
+    max_cost: float | None = Field(default=None, ge=0)  # USD; None: no cap
+    cache_dir: Path | None = None
+    prices: dict[str, ModelPrice] = Field(default_factory=lambda: dict(DEFAULT_PRICES))
+
+    @property
+    def endpoint(self) -> str:
+        """The base URL requests go to."""
+        return self.base_url or OPENAI_BASE_URL
+
+    @property
+    def is_local(self) -> bool:
+        """True when the endpoint is on this machine (localhost or a loopback address)."""
+        host = (urlsplit(self.endpoint).hostname or "").lower()
+        if host == "localhost" or host.endswith(".localhost"):
+            return True
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            return False
+        return address.is_loopback or address.is_unspecified
+
+    def api_key(self) -> str:
+        """Read the API key from the environment now; a local endpoint without one gets a placeholder."""
+        key = os.environ.get(self.api_key_env, "").strip()
+        if key:
+            return key
+        if self.is_local:
+            return LOCAL_PLACEHOLDER_KEY
+        raise BadInputError(
+            f"environment variable {self.api_key_env} is not set; it must hold the API key for "
+            f"{self.endpoint} (choose another variable with api_key_env)"
+        )
+
+    def price(self, model: str | None = None) -> ModelPrice | None:
+        """The price of `model` (default: this model), or None if unpriced."""
+        return self.prices.get(model or self.model)
+
+    def cost(self, usage: Usage, model: str | None = None) -> float | None:
+        """USD for these tokens, or None when the model has no price."""
+        price = self.price(model)
+        if price is None:
+            return None
+        return (usage.prompt_tokens * price.prompt + usage.completion_tokens * price.completion) / 1_000_000
