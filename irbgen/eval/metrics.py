@@ -1,0 +1,235 @@
+"""Retrieval measures by their community names, computed by trec_eval (pytrec_eval via ir_measures).
+
+Names are parsed by ir_measures: `nDCG@10`, `R@100`, `RR@10`, `AP`, `P@5`, and trec_eval's own names
+(`ndcg_cut.10`, `recall_100`, `recip_rank`, `map`). Values follow trec_eval exactly:
+
+- nDCG uses the relevance grade as a linear gain and the ideal DCG of every judged-relevant document;
+- a run is ordered by score descending, and trec_eval breaks a tie by document id DESCENDING, whatever
+  rank the run file gives (so a tie can rank differently here than in the run's rank column);
+- a judged query missing from the run scores 0 (`per_query` fills it in, in `_fill_missing` only);
+- queries without judgements are not evaluated.
+
+trec_eval has no cutoff for recip_rank, so `RR@k` is recip_rank over each query's first k documents in
+trec_eval's own order. (ir_measures would hand `RR@k` to its msmarco backend, which orders ties
+differently.)
+
+Run files are TREC's six columns, `qid Q0 docid rank score tag`, scores with six decimals; the run that is
+evaluated is the run as written, so trec_eval on the file reproduces every value.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from irbgen.errors import BadInputError, MissingExtraError
+
+Qrels = Mapping[str, Mapping[str, int]]
+Run = Mapping[str, Mapping[str, float]]
+Rankings = Mapping[str, list[tuple[str, float]]]
+
+EVAL_EXTRA = "pip install ir-measures pytrec-eval-terrier (dependencies of irbgen)"
+DEFAULT_MEASURES = ("nDCG@{k}", "R@{k}", "RR@{k}", "AP")
+SCORE_FORMAT = "{:.6f}"
+# Measures trec_eval computes only over the whole run; with a cutoff we evaluate them on a cut run.
+_CUT_BY_TRUNCATION = ("RR",)
+_WHITESPACE = re.compile(r"\s")
+
+
+def default_measures(k: int) -> list[str]:
+    """The measures an evaluation reports unless told otherwise: nDCG@k, R@k, RR@k and AP."""
+    return [name.format(k=k) for name in DEFAULT_MEASURES]
+
+
+def _ir_measures() -> Any:
+    try:
+        import ir_measures
+    except ImportError:
+        raise MissingExtraError(
+            f"retrieval measures need ir-measures and pytrec-eval: {EVAL_EXTRA}"
+        ) from None
+    if not ir_measures.pytrec_eval.is_available():
+        raise MissingExtraError(f"retrieval measures need pytrec-eval-terrier: {EVAL_EXTRA}")
+    return ir_measures
+
+
+def parse_measures(names: Iterable[Any]) -> list[Any]:
+    """Parse measure names (or ir_measures Measure objects) into Measures, in order, without repeats.
+
+    Every name is checked before any error is raised, and the error lists all the bad ones.
+    """
+    if isinstance(names, str):
+        names = [names]
+    ir_measures = _ir_measures()
+    parsed: list[Any] = []
+    bad: list[str] = []
+    for name in names:
+        found = _parse_one(ir_measures, name)
+        if not found:
+            bad.append(repr(name))
+        for measure in found:
+            if not _supported(ir_measures, measure):
+                bad.append(f"{name!r} ({measure} is not computed by trec_eval)")
+            elif measure not in parsed:
+                parsed.append(measure)
+    if bad:
+        raise BadInputError(
+            f"unknown measure(s) {', '.join(bad)}; use names like nDCG@10, R@100, RR@10, AP, P@5 "
+            "or trec_eval names like ndcg_cut.10, recall.100, recip_rank, map"
+        )
+    if not parsed:
+        raise BadInputError("no measures given")
+    return parsed
+
+
+def _parse_one(ir_measures: Any, name: Any) -> list[Any]:
+    if isinstance(name, ir_measures.Measure):
+        return [name]
+    if not isinstance(name, str) or not name.strip():
+        return []
+    text = name.strip()
+    try:
+        return [ir_measures.parse_measure(text)]
+    except (ValueError, NameError, SyntaxError, TypeError, AssertionError):
+        pass
+    try:
+        return list(ir_measures.parse_trec_measure(text))
+    except (ValueError, NameError, KeyError, IndexError, TypeError, AssertionError):
+        return []
+
+
+def _supported(ir_measures: Any, measure: Any) -> bool:
+    try:
+        return bool(ir_measures.pytrec_eval.supports(measure) or _by_truncation(measure) is not None)
+    except AssertionError:  # ir_measures validates parameters with assert
+        return False
+
+
+def _by_truncation(measure: Any) -> tuple[Any, int] | None:
+    """(measure without cutoff, cutoff) when the measure is evaluated on a run cut at its cutoff."""
+    cutoff = measure.params.get("cutoff")
+    if measure.NAME not in _CUT_BY_TRUNCATION or cutoff is None or measure["judged_only"]:
+        return None
+    if not isinstance(cutoff, int) or cutoff < 1:
+        return None
+    whole = type(measure)(**{key: value for key, value in measure.params.items() if key != "cutoff"})
+    return whole, cutoff
+
+
+# ---------------------------------------------------------------------------------------------- values
+
+
+def per_query(qrels: Qrels, run: Run, measures: Iterable[Any]) -> dict[str, dict[str, float]]:
+    """{query id: {measure: value}} for every judged query, in qrels order; measures keyed by name."""
+    ir_measures = _ir_measures()
+    parsed = parse_measures(measures)
+    qrels_dict = {qid: {doc: int(rel) for doc, rel in docs.items()} for qid, docs in qrels.items()}
+    run_dict = {qid: {doc: float(score) for doc, score in docs.items()} for qid, docs in run.items()}
+    deepest = max((len(docs) for docs in run_dict.values()), default=0)
+    # Group the measures by the depth their run is cut to; None is the whole run.
+    groups: dict[int | None, dict[Any, list[str]]] = {}
+    for measure in parsed:
+        cut = _by_truncation(measure)
+        depth = None if cut is None or cut[1] >= deepest else cut[1]  # a cut below the run changes nothing
+        computed = measure if cut is None else cut[0]
+        groups.setdefault(depth, {}).setdefault(computed, []).append(str(measure))
+    values: dict[str, dict[str, float]] = {qid: {} for qid in qrels_dict}
+    for depth, names in groups.items():
+        group_run = run_dict if depth is None else _cut(run_dict, depth)
+        # Queries in the run but not in the qrels would be ignored by trec_eval; leave them out early.
+        group_run = {qid: docs for qid, docs in group_run.items() if qid in qrels_dict}
+        for metric in ir_measures.pytrec_eval.iter_calc(list(names), qrels_dict, group_run):
+            if metric.query_id in values:
+                for name in names[metric.measure]:
+                    values[metric.query_id][name] = float(metric.value)
+    return _fill_missing(values, parsed)
+
+
+def _fill_missing(values: dict[str, dict[str, float]], measures: list[Any]) -> dict[str, dict[str, float]]:
+    """The one place where a judged query the backend did not score gets each measure's default (0)."""
+    for qid, row in values.items():
+        values[qid] = {str(m): row.get(str(m), float(m.DEFAULT)) for m in measures}
+    return values
+
+
+def _cut(run: dict[str, dict[str, float]], depth: int) -> dict[str, dict[str, float]]:
+    """Each query's first `depth` documents in trec_eval's order: score descending, then id descending."""
+    cut = {}
+    for qid, docs in run.items():
+        if len(docs) <= depth:
+            cut[qid] = docs
+        else:
+            cut[qid] = dict(sorted(docs.items(), key=lambda item: (item[1], item[0]), reverse=True)[:depth])
+    return cut
+
+
+def mean(qrels: Qrels, run: Run, measures: Iterable[Any]) -> dict[str, float]:
+    """The mean of each measure over every judged query (a judged query missing from the run counts 0)."""
+    parsed = parse_measures(measures)
+    rows = per_query(qrels, run, parsed)
+    names = [str(m) for m in parsed]
+    if not rows:
+        return dict.fromkeys(names, 0.0)
+    return {name: math.fsum(row[name] for row in rows.values()) / len(rows) for name in names}
+
+
+# -------------------------------------------------------------------------------------------- run files
+
+
+def format_score(score: float) -> str:
+    """A score as a run file writes it."""
+    if not math.isfinite(score):
+        raise BadInputError(f"score {score!r} is not a finite number")
+    text = SCORE_FORMAT.format(score)
+    return "0.000000" if text == "-0.000000" else text
+
+
+def run_from_rankings(rankings: Rankings) -> dict[str, dict[str, float]]:
+    """The run trec_eval would read from the run file of these rankings (scores rounded as written)."""
+    return {
+        qid: {doc: float(format_score(score)) for doc, score in ranking} for qid, ranking in rankings.items()
+    }
+
+
+def format_run(rankings: Rankings, tag: str = "irbgen") -> str:
+    """TREC run text, `qid Q0 docid rank score tag` per line, queries in the given order."""
+    _check_field(tag, "run tag")
+    lines = []
+    for qid, ranking in rankings.items():
+        _check_field(qid, "query id")
+        for rank, (doc_id, score) in enumerate(ranking, 1):
+            _check_field(doc_id, "document id")
+            lines.append(f"{qid} Q0 {doc_id} {rank} {format_score(score)} {tag}\n")
+    return "".join(lines)
+
+
+def write_run(path: Path, rankings: Rankings, tag: str = "irbgen") -> None:
+    """Write rankings as a TREC run file."""
+    Path(path).write_text(format_run(rankings, tag), encoding="utf-8")
+
+
+def read_run(path: Path) -> dict[str, list[tuple[str, float]]]:
+    """Read a TREC run file as {query id: [(document id, score), ...]} in file order."""
+    rankings: dict[str, list[tuple[str, float]]] = {}
+    with Path(path).open(encoding="utf-8") as file:
+        for lineno, line in enumerate(file, 1):
+            fields = line.split()
+            if not fields:
+                continue
+            if len(fields) != 6:
+                raise BadInputError(f"{path}:{lineno}: expected 6 fields (qid Q0 docid rank score tag)")
+            qid, _, doc_id, _, score, _ = fields
+            try:
+                value = float(score)
+            except ValueError:
+                raise BadInputError(f"{path}:{lineno}: score {score!r} is not a number") from None
+            rankings.setdefault(qid, []).append((doc_id, value))
+    return rankings
+
+
+def _check_field(value: str, what: str) -> None:
+    if not value or _WHITESPACE.search(value):
+        raise BadInputError(f"{what} {value!r} cannot be written to a run file (empty or has whitespace)")

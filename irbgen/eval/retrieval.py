@@ -1,0 +1,163 @@
+"""`irbgen eval retrieval`: rank a benchmark's corpus for every question and score it with trec_eval.
+
+The evaluation directory holds config.json (what was run), run.trec (the ranking, TREC format),
+per_query.jsonl (one row per sample, in samples order: its attributes and its value per measure) and
+metrics.json (means overall and per attribute value). It is written to a temporary sibling and renamed
+into place, and the same inputs give byte-identical files; stage timings go to the log only.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from irbgen import __version__
+
+# The benchmark writer's own replace-in-place helpers, so every irbgen output directory is swapped alike.
+from irbgen.benchmark import (
+    _move_into_place,
+    _remove,
+    check_output,
+    read_documents,
+    read_manifest,
+    read_qrels,
+    read_queries,
+    read_samples,
+    validate_benchmark,
+)
+from irbgen.errors import BadInputError
+from irbgen.eval.breakdown import aggregate, sample_attributes
+from irbgen.eval.chunking import check_chunking, chunk_documents
+from irbgen.eval.metrics import default_measures, parse_measures, per_query, run_from_rankings, write_run
+from irbgen.eval.retrievers import build_retriever, check_k
+
+log = logging.getLogger(__name__)
+
+CONFIG = "config.json"
+RUN = "run.trec"
+PER_QUERY = "per_query.jsonl"
+METRICS = "metrics.json"
+NOTES = [
+    "trec_eval semantics: linear gain; ideal DCG from all judged-relevant documents; "
+    "queries with no results count 0",
+    "trec_eval orders documents with equal scores by id descending; run.trec ranks them by id ascending",
+    "samples without qrels are listed in per_query.jsonl (judged: false) and left out of the means",
+]
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+
+
+def evaluate_retrieval(
+    benchmark_dir: Path,
+    out_dir: Path,
+    retriever: str = "bm25",
+    k: int = 10,
+    chunk_tokens: int = 512,
+    chunk_overlap: int = 32,
+    measures: Iterable[str] | None = None,
+    force: bool = False,
+    **options: Any,
+) -> dict[str, Any]:
+    """Evaluate a retriever on a benchmark directory, write the evaluation directory, return its metrics.
+
+    Args:
+        measures: names such as nDCG@10 or ndcg_cut.10; default nDCG@k, R@k, RR@k and AP.
+        options: settings of the retriever (e.g. model_path for dense, k1 and b for bm25).
+    """
+    benchmark_dir, out_dir = Path(benchmark_dir), Path(out_dir)
+    # Every setting is checked before the benchmark is read.
+    check_k(k)
+    check_chunking(chunk_tokens, chunk_overlap)
+    parsed = parse_measures(default_measures(k) if measures is None else measures)
+    names = [str(measure) for measure in parsed]
+    engine = build_retriever(retriever, **options)
+    check_output(out_dir, force)
+
+    with _stage("validate"):
+        report = validate_benchmark(benchmark_dir)
+    if not report.ok:
+        raise BadInputError(
+            f"{benchmark_dir}: not a valid benchmark ({report.total_problems} problem(s)); "
+            f"first: {report.problems[0]}"
+        )
+    manifest = read_manifest(benchmark_dir)
+    with _stage("index"):
+        chunks = chunk_documents(read_documents(benchmark_dir), chunk_tokens, chunk_overlap)
+        engine.index(chunks)
+        del chunks
+    with _stage("search"):
+        queries = {query["_id"]: query["text"] for query in read_queries(benchmark_dir)}
+        rankings = engine.search(queries, k)
+    with _stage("measure"):
+        qrels = read_qrels(benchmark_dir)
+        # Evaluate the run as run.trec writes it, so trec_eval on that file gives the same values.
+        values = per_query(qrels, run_from_rankings(rankings), parsed)
+        rows = [_row(sample, values) for sample in read_samples(benchmark_dir)]
+        judged = [row for row in rows if row["judged"]]
+        metrics = aggregate(judged, names) | {"unjudged_queries": len(rows) - len(judged), "notes": NOTES}
+    config = {
+        "kind": "retrieval",
+        "benchmark": str(benchmark_dir),
+        "benchmark_name": manifest.name,
+        "retriever": retriever,
+        "retriever_options": engine.describe(),
+        "k": k,
+        "chunk_tokens": chunk_tokens,
+        "chunk_overlap": chunk_overlap,
+        "measures": names,
+        "irbgen_version": __version__,
+        "notes": NOTES,
+    }
+    with _stage("write"):
+        _write(out_dir, force, config, rankings, rows, metrics)
+    return metrics
+
+
+def _row(sample: Any, values: dict[str, dict[str, float]]) -> dict[str, Any]:
+    """A per_query.jsonl row; a sample without qrels is not judged and has no values (trec_eval skips it)."""
+    judged = sample.id in values
+    return {
+        "query_id": sample.id,
+        "attributes": sample_attributes(sample),
+        "judged": judged,
+        "metrics": values[sample.id] if judged else {},
+    }
+
+
+def _write(
+    out: Path,
+    force: bool,
+    config: dict[str, Any],
+    rankings: dict[str, list[tuple[str, float]]],
+    rows: list[dict[str, Any]],
+    metrics: dict[str, Any],
+) -> None:
+    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
+    try:
+        _remove(tmp)  # a leftover of a killed run that had the same pid
+        tmp.mkdir(parents=True)
+        (tmp / CONFIG).write_text(_pretty(config), encoding="utf-8")
+        write_run(tmp / RUN, rankings)
+        with (tmp / PER_QUERY).open("w", encoding="utf-8") as file:
+            file.writelines(_encode(row) + "\n" for row in rows)
+        (tmp / METRICS).write_text(_pretty(metrics), encoding="utf-8")
+        _move_into_place(tmp, out, force)
+    except BaseException:
+        _remove(tmp)
+        raise
+
+
+def _pretty(value: dict[str, Any]) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+
+
+@contextmanager
+def _stage(name: str) -> Iterator[None]:
+    start = time.perf_counter()
+    yield
+    log.info("retrieval stage %s: %.3f s", name, time.perf_counter() - start)
