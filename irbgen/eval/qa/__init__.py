@@ -1,0 +1,10 @@
+"""QA evaluation: reader methods, answer scoring, a ReAct agent, an LLM judge and the resumable run.
+
+    from irbgen.eval.qa.run import run_qa
+    summary = run_qa("bench/", "eval/rag", "rag", LLMSettings(model="gpt-4.1-mini"))
+
+Modules: `scoring` (pure answer-set, containment, abstention and false-premise measures), `methods`
+(closed-book, in-context, rag, cot, cot-rag, react: prompts in, final answer out), `react` (the agent
+loop and its tools), `judge` (correct / incorrect / not_attempted verdicts) and `run` (the output
+directory: config.json, predictions.jsonl, per_query.jsonl, metrics.json, ledger.json).
+"""

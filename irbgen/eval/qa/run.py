@@ -1,0 +1,593 @@
+"""`irbgen eval qa`: ask a model every question of a benchmark with one method, score and judge the replies.
+
+The output directory is resumable rather than atomic. predictions.jsonl grows one flushed line per
+sample as answers arrive, so an interrupted run loses nothing it finished; a rerun skips samples that
+already have a good prediction and retries failed ones. Every other file (config.json, per_query.jsonl,
+metrics.json, ledger.json) is written whole to a temporary file and renamed into place, and the
+metrics are always recomputed from predictions.jsonl in benchmark order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import tempfile
+from collections import Counter
+from collections.abc import Iterable
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
+
+from irbgen import __version__
+from irbgen.benchmark import read_documents, read_manifest, read_qrels, read_samples, validate_benchmark
+from irbgen.errors import BadInputError
+from irbgen.eval.breakdown import aggregate, sample_attributes
+from irbgen.eval.qa.judge import Judge, judge_prediction, load_judge_prompt, summarize_verdicts
+from irbgen.eval.qa.methods import (
+    DEFAULT_K,
+    DEFAULT_MAX_CONTEXT_TOKENS,
+    CorpusContext,
+    Method,
+    build_request,
+    corpus_context,
+    get_method,
+    parse_reply,
+)
+from irbgen.eval.qa.react import DEFAULT_MAX_STEPS, WikiTools, run_react
+from irbgen.eval.qa.scoring import (
+    false_alarm_rate,
+    false_premise_detection_rate,
+    is_abstention,
+    predicted_answers,
+    retrieval_measures,
+    retrieval_scores,
+    score_prediction,
+)
+from irbgen.llm.client import LLMClient
+from irbgen.llm.ledger import Ledger
+from irbgen.llm.prompts import Prompt, load_prompt
+from irbgen.llm.settings import LLMSettings
+from irbgen.llm.types import BudgetExceeded
+from irbgen.schema import Sample
+
+if TYPE_CHECKING:
+    from irbgen.eval.corpus_index import SearchIndex
+
+log = logging.getLogger(__name__)
+
+CONFIG = "config.json"
+PREDICTIONS = "predictions.jsonl"
+PER_QUERY = "per_query.jsonl"
+METRICS = "metrics.json"
+LEDGER = "ledger.json"
+ANSWER_MEASURES = ("precision", "recall", "f1", "em", "contains")
+# config.json fields that must match for a rerun to resume into the same directory.
+RESUME_KEYS = ("benchmark_name", "samples_sha256", "method", "model", "prompt", "k", "retriever")
+RESUME_KEYS += ("max_steps", "max_context_tokens", "date")
+
+
+@dataclass
+class _Run:
+    """Everything one evaluation needs while it runs."""
+
+    method: Method
+    prompt: Prompt
+    settings: LLMSettings
+    k: int
+    max_steps: int
+    date_note: str
+    judge_settings: list[LLMSettings] = field(default_factory=list)
+    judge_prompt: Prompt | None = None
+    reader: LLMClient | None = None
+    judges: list[Judge] = field(default_factory=list)
+    index: SearchIndex | None = None  # for rag, cot-rag and react
+    tools: WikiTools | None = None
+    corpus: CorpusContext | None = None
+
+
+async def evaluate_qa(
+    benchmark_dir: Path | str,
+    out_dir: Path | str,
+    method: str,
+    settings: LLMSettings,
+    k: int = DEFAULT_K,
+    limit: int | None = None,
+    judge_settings: LLMSettings | None = None,
+    second_judge: LLMSettings | None = None,
+    retriever: str = "bm25",
+    max_steps: int = DEFAULT_MAX_STEPS,
+    resume: bool = True,
+    *,
+    max_context_tokens: int = DEFAULT_MAX_CONTEXT_TOKENS,
+    today: str | None = None,
+) -> dict[str, Any]:
+    """Evaluate `method` with the model in `settings` on a benchmark; write OUT_DIR and return a summary.
+
+    `today` is the date the prompts give as the current one (IRB style); by default the benchmark's
+    `reference_date` from its manifest config, if it has one, and no date otherwise.
+    """
+    benchmark_dir, out_dir = Path(benchmark_dir), Path(out_dir)
+    spec = get_method(method)
+    _check_arguments(k, limit, max_steps, max_context_tokens, judge_settings, second_judge)
+    _check_benchmark(benchmark_dir)
+    manifest = read_manifest(benchmark_dir)
+    samples = list(read_samples(benchmark_dir))
+    if limit is not None:
+        samples = samples[:limit]
+    if today is None and isinstance(manifest.config.get("reference_date"), str):
+        today = manifest.config["reference_date"]
+
+    prompt = load_prompt(spec.prompt)
+    judge_prompt = load_judge_prompt() if judge_settings is not None else None
+    judge_list = [s for s in (judge_settings, second_judge) if s is not None]
+    date_note = f"Today's date is {today}.\n" if today else ""
+    run = _Run(spec, prompt, settings, k, max_steps, date_note, judge_list, judge_prompt)
+    notes: list[str] = []
+    if spec.whole_corpus:
+        run.corpus = corpus_context(read_documents(benchmark_dir), max_context_tokens)
+        if run.corpus.note:
+            notes.append(f"in-context: {run.corpus.note}")
+            log.warning("%s", run.corpus.note)
+
+    config = {
+        "kind": "qa",
+        "benchmark": str(benchmark_dir.resolve()),
+        "benchmark_name": manifest.name,
+        "samples_sha256": manifest.files.get("samples.jsonl"),
+        "method": spec.name,
+        "model": settings.model,
+        "base_url": _public_url(settings.endpoint),
+        "prompt": {"name": prompt.name, "version": prompt.version},
+        "temperature": 0.0,
+        "k": k if spec.needs_index else None,  # react: the cut-off of its retrieval measures
+        "retriever": retriever if spec.needs_index else None,
+        "max_steps": max_steps if spec.agent else None,
+        "max_context_tokens": max_context_tokens if spec.whole_corpus else None,
+        "date": today,
+        "limit": limit,
+        "judges": [
+            {
+                "model": s.model,
+                "base_url": _public_url(s.endpoint),
+                "prompt": _ref(judge_prompt),
+                "temperature": 0.0,
+            }
+            for s in judge_list
+        ],
+        "irbgen_version": __version__,
+        "notes": notes,
+    }
+    _prepare_out(out_dir)
+    previous = _load_predictions(out_dir / PREDICTIONS) if resume else {}
+    if not resume:
+        (out_dir / LEDGER).unlink(missing_ok=True)
+    if resume and previous:
+        _check_resumable(out_dir / CONFIG, config)
+    _write_predictions(out_dir / PREDICTIONS, previous.values())  # drops a line cut by a kill
+    _write_json(out_dir / CONFIG, config)
+
+    judge_models = [s.model for s in judge_list]
+    todo = [s for s in samples if not _complete(previous.get(s.id), judge_models)]
+    log.info("%s: %d samples, %d done, %d to do", out_dir, len(samples), len(samples) - len(todo), len(todo))
+    ledger = Ledger()
+    rows = dict(previous)
+    stopped: BaseException | None = None
+    try:
+        if todo:
+            if spec.needs_index and any(not _has_prediction(previous.get(s.id)) for s in todo):
+                from irbgen.eval.corpus_index import SearchIndex
+
+                run.index = SearchIndex.build(benchmark_dir, retriever=retriever)
+                run.tools = WikiTools(run.index)
+            stopped = await _evaluate(run, todo, previous, ledger, out_dir / PREDICTIONS, rows)
+    finally:
+        metrics = _write_results(out_dir, config, samples, rows, ledger, notes)
+    if stopped is not None:
+        raise stopped
+    total = ledger.total()
+    usage = {
+        "calls": total.calls,
+        "tokens": total.prompt_tokens + total.completion_tokens,
+        "cost": round(total.cost, 6),
+    }
+    return {
+        "out_dir": str(out_dir),
+        "method": spec.name,
+        "model": settings.model,
+        "samples": len(samples),
+        "queries": metrics["queries"],
+        "evaluated": len(todo),
+        "resumed": len(samples) - len(todo),
+        "failures": metrics["failures"],
+        "abstentions": metrics["abstentions"],
+        "overall": metrics["overall"],
+        "usage": usage,
+        **usage,
+    }
+
+
+def run_qa(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    """Synchronous wrapper of evaluate_qa (same arguments)."""
+    return asyncio.run(evaluate_qa(*args, **kwargs))
+
+
+# ------------------------------------------------------------------------------------------ checking
+
+
+def _check_arguments(
+    k: int,
+    limit: int | None,
+    max_steps: int,
+    max_context_tokens: int,
+    judge_settings: LLMSettings | None,
+    second_judge: LLMSettings | None,
+) -> None:
+    if k < 1:
+        raise BadInputError(f"k must be at least 1, got {k}")
+    if limit is not None and limit < 0:
+        raise BadInputError(f"limit must be 0 or more, got {limit}")
+    if max_steps < 1:
+        raise BadInputError(f"max_steps must be at least 1, got {max_steps}")
+    if max_context_tokens < 1:
+        raise BadInputError(f"max_context_tokens must be at least 1, got {max_context_tokens}")
+    if second_judge is not None and judge_settings is None:
+        raise BadInputError("a second judge needs a first judge (judge_settings)")
+
+
+def _check_benchmark(path: Path) -> None:
+    report = validate_benchmark(path)
+    if not report.ok:
+        more = report.total_problems - 1
+        suffix = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
+        raise BadInputError(f"{path}: not a valid benchmark: {report.problems[0]}{suffix}")
+
+
+def _check_resumable(path: Path, config: dict[str, Any]) -> None:
+    """Refuse to mix two different runs in one directory."""
+    if not path.is_file():
+        return
+    try:
+        old = json.loads(path.read_bytes())
+    except ValueError as e:
+        raise BadInputError(f"{path}: invalid JSON ({e}); cannot resume into {path.parent}") from None
+    if not isinstance(old, dict) or old.get("kind") != "qa":
+        raise BadInputError(f"{path.parent}: not a QA evaluation directory; cannot resume into it")
+    for key in RESUME_KEYS:
+        if old.get(key) != config.get(key):
+            raise BadInputError(
+                f"{path.parent}: holds a run with {key} {old.get(key)!r}, not {config.get(key)!r}; "
+                "use another output directory or start over (resume=False)"
+            )
+
+
+def _public_url(url: str) -> str:
+    """The endpoint without user info, query or fragment, which could carry a credential."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def _ref(prompt: Prompt | None) -> dict[str, str] | None:
+    return None if prompt is None else {"name": prompt.name, "version": prompt.version}
+
+
+# -------------------------------------------------------------------------------------- evaluating
+
+
+def _has_prediction(row: dict[str, Any] | None) -> bool:
+    return row is not None and row.get("error") is None
+
+
+def _complete(row: dict[str, Any] | None, judge_models: list[str]) -> bool:
+    """A row is done when its prediction succeeded and every current judge gave a verdict."""
+    if not _has_prediction(row) or not judge_models:
+        return _has_prediction(row)
+    verdicts = (row.get("judge") or {}).get("verdicts") or []
+    judged = [v.get("model") for v in verdicts if v.get("error") is None]
+    return judged == judge_models
+
+
+async def _evaluate(
+    run: _Run,
+    todo: list[Sample],
+    previous: dict[str, dict[str, Any]],
+    ledger: Ledger,
+    predictions: Path,
+    rows: dict[str, dict[str, Any]],
+) -> BaseException | None:
+    """Evaluate samples concurrently, appending each row as it completes; return a stopping error."""
+    stop = asyncio.Event()
+    stopped: list[BaseException] = []
+    limit = asyncio.Semaphore(run.settings.concurrency)
+    async with AsyncExitStack() as stack:
+        run.reader = await stack.enter_async_context(LLMClient(run.settings, ledger=ledger))
+        for judge_settings in run.judge_settings:
+            assert run.judge_prompt is not None
+            client = await stack.enter_async_context(LLMClient(judge_settings, ledger=ledger))
+            run.judges.append(Judge(client, judge_settings.model, run.judge_prompt))
+        sink = stack.enter_context(predictions.open("a", encoding="utf-8"))
+
+        async def one(sample: Sample) -> None:
+            async with limit:
+                if stop.is_set():
+                    return
+                try:
+                    row = await _evaluate_sample(run, sample, previous.get(sample.id))
+                except Exception as error:  # the budget, or a bug: stop taking samples, re-raise at the end
+                    if isinstance(error, BudgetExceeded):
+                        log.warning("%s", error)
+                    stopped.append(error)
+                    stop.set()
+                    return
+                _append(sink, row)
+                rows[sample.id] = row
+
+        await asyncio.gather(*(one(sample) for sample in todo))
+    return stopped[0] if stopped else None
+
+
+async def _evaluate_sample(run: _Run, sample: Sample, previous: dict[str, Any] | None) -> dict[str, Any]:
+    """One sample's prediction row: reuse a good earlier prediction (only judging it again) or ask anew."""
+    if _has_prediction(previous):
+        assert previous is not None
+        row = dict(previous)
+    else:
+        row = await _predict(run, sample)
+    prediction = row.get("prediction")
+    if row["error"] is None:
+        metrics = score_prediction(prediction or "", sample.answers, sample.false_premise)
+    else:
+        metrics = dict.fromkeys(ANSWER_MEASURES, 0.0)
+        if sample.false_premise:
+            metrics["false_premise_detected"] = 0.0
+    row.pop("judge", None)
+    if run.judges and row["error"] is None:
+        verdict = await judge_prediction(
+            run.judges, sample.question, sample.answers, sample.false_premise, prediction or ""
+        )
+        row["judge"] = verdict
+        if verdict["score"] is not None:
+            metrics["judge"] = verdict["score"]
+    row["metrics"] = metrics
+    return row
+
+
+async def _predict(run: _Run, sample: Sample) -> dict[str, Any]:
+    """Ask the reader (or run the agent) once for a sample."""
+    assert run.reader is not None
+    row: dict[str, Any] = {
+        "id": sample.id,
+        "question": sample.question,
+        "method": run.method.name,
+        "prediction": None,
+        "predicted_answers": [],
+        "gold": list(sample.answers),
+        "false_premise": sample.false_premise,
+        "metrics": {},
+        "retrieved": [],
+    }
+    note = None
+    if run.method.agent:
+        assert run.tools is not None
+        result = await run_react(
+            run.reader,
+            run.prompt,
+            run.tools,
+            sample.question,
+            max_steps=run.max_steps,
+            stage=f"qa.{run.method.name}",
+            date_note=run.date_note,
+        )
+        prediction, error = result.answer, result.error
+        row["retrieved"] = result.retrieved
+        row["trajectory"] = result.trajectory
+        row["steps"] = result.calls
+        row["unanswered"] = result.unanswered
+        completion = result.completion.to_record() if result.completion is not None else None
+    else:
+        request = build_request(
+            run.method,
+            run.prompt,
+            sample,
+            index=run.index,
+            corpus=run.corpus,
+            k=run.k,
+            date_note=run.date_note,
+        )
+        row["retrieved"] = request.retrieved
+        reply = await run.reader.complete(request.messages, stage=f"qa.{run.method.name}", temperature=0.0)
+        completion = reply.to_record()
+        error = reply.error
+        prediction = None
+        if error is None:
+            parsed = parse_reply(run.method, reply.text or "")
+            prediction, note = parsed.answer, parsed.note
+    row["prediction"] = prediction if error is None else None
+    row["predicted_answers"] = predicted_answers(prediction) if prediction and error is None else []
+    row["completion"] = completion
+    row["error"] = error
+    row["note"] = note
+    return row
+
+
+# ------------------------------------------------------------------------------------------ results
+
+
+def _write_results(
+    out_dir: Path,
+    config: dict[str, Any],
+    samples: list[Sample],
+    rows: dict[str, dict[str, Any]],
+    ledger: Ledger,
+    notes: list[str],
+) -> dict[str, Any]:
+    """Tidy predictions.jsonl and write per_query.jsonl, metrics.json and ledger.json."""
+    _write_predictions(out_dir / PREDICTIONS, _load_predictions(out_dir / PREDICTIONS).values())
+    done = [(sample, rows[sample.id]) for sample in samples if sample.id in rows]
+    retrieval, retrieval_rows = _retrieval(config, done)
+    per_query = []
+    for sample, row in done:
+        entry = {"query_id": sample.id, "attributes": sample_attributes(sample), "metrics": row["metrics"]}
+        if sample.id in retrieval_rows:
+            entry["retrieval"] = retrieval_rows[sample.id]
+        if row.get("error") is not None:
+            entry["error"] = row["error"]
+        per_query.append(entry)
+    _write_text(out_dir / PER_QUERY, "".join(_line(entry) for entry in per_query))
+
+    total = Ledger.load(out_dir / LEDGER, missing_ok=True).merge(ledger)
+    metrics = _metrics(config, samples, done, per_query, retrieval, notes)
+    metrics["usage"] = total.total().to_dict()  # every run into this directory, as ledger.json
+    _write_json(out_dir / METRICS, metrics)
+    total.save(out_dir / LEDGER)
+    return metrics
+
+
+def _metrics(
+    config: dict[str, Any],
+    samples: list[Sample],
+    done: list[tuple[Sample, dict[str, Any]]],
+    per_query: list[dict[str, Any]],
+    retrieval: dict[str, Any] | None,
+    notes: list[str],
+) -> dict[str, Any]:
+    measures = list(ANSWER_MEASURES)
+    if config["judges"]:
+        measures.append("judge")
+    summary = aggregate(per_query, measures)
+    outcomes = [(sample.false_premise, row.get("prediction") or "") for sample, row in done]
+    detection = false_premise_detection_rate(outcomes)
+    alarms = false_alarm_rate(outcomes)
+    if detection is not None:
+        summary["overall"]["false_premise_detection_rate"] = detection
+    if retrieval is not None:
+        summary["overall"].update(retrieval["overall"])
+        for name, values in retrieval["by"].items():
+            for value, cell in values.items():
+                target = summary["by"].setdefault(name, {}).setdefault(value, {})
+                target.update({m: v for m, v in cell.items() if m != "count"})
+    ok = [(sample, row) for sample, row in done if row.get("error") is None]
+    failures = [row for _, row in done if row.get("error") is not None]
+    abstentions = sum(is_abstention(row.get("prediction") or "") for _, row in ok)
+    fp_samples = sum(sample.false_premise for sample, _ in done)
+    return {
+        "kind": "qa",
+        "method": config["method"],
+        "model": config["model"],
+        "benchmark_name": config["benchmark_name"],
+        "samples": len(samples),
+        "pending": len(samples) - len(done),
+        **summary,
+        "failures": len(failures),
+        "failure_reasons": dict(Counter(_reason(row["error"]) for row in failures).most_common()),
+        "abstentions": abstentions,
+        "abstention_rate": abstentions / len(done) if done else 0.0,
+        "unanswered": dict(Counter(row["unanswered"] for _, row in ok if row.get("unanswered"))),
+        "false_premise": {
+            "samples": fp_samples,
+            "detected": sum(bool(row["metrics"].get("false_premise_detected")) for _, row in done),
+            "detection_rate": detection,
+            "false_alarm_rate": alarms,
+        },
+        "judge": summarize_verdicts(config["judges"], [row.get("judge") for _, row in done]),
+        "retrieval": retrieval,
+        "notes": notes,
+    }
+
+
+def _reason(error: str) -> str:
+    return error if len(error) <= 120 else error[:117] + "..."
+
+
+def _retrieval(
+    config: dict[str, Any], done: list[tuple[Sample, dict[str, Any]]]
+) -> tuple[dict[str, Any] | None, dict[str, dict[str, float]]]:
+    """nDCG@k and R@k of the documents each prediction was shown, over the queries that have qrels."""
+    if config["retriever"] is None:
+        return None, {}
+    k = config["k"] or DEFAULT_K
+    qrels = read_qrels(Path(config["benchmark"]))
+    by_query = retrieval_scores(qrels, {sample.id: row.get("retrieved") or [] for sample, row in done}, k)
+    rows = [
+        {"query_id": sample.id, "attributes": sample_attributes(sample), "metrics": by_query[sample.id]}
+        for sample, _ in done
+        if sample.id in by_query
+    ]
+    summary = aggregate(rows, retrieval_measures(k))
+    summary["measures"] = retrieval_measures(k)
+    summary["note"] = (
+        "documents each prediction was shown, in the order first shown; queries without qrels left out, "
+        "queries with no documents count 0"
+    )
+    return summary, by_query
+
+
+# ------------------------------------------------------------------------------------------------ files
+
+
+def _prepare_out(out_dir: Path) -> None:
+    if out_dir.exists() and not out_dir.is_dir():
+        raise BadInputError(f"{out_dir}: exists and is not a directory")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise BadInputError(f"{out_dir}: cannot create the output directory: {e}") from None
+
+
+def _load_predictions(path: Path) -> dict[str, dict[str, Any]]:
+    """The last row per id of predictions.jsonl, ordered by that row's position; bad lines are skipped.
+
+    A bad line can only be the tail of a run killed mid-write, since lines are written whole.
+    """
+    rows: dict[str, dict[str, Any]] = {}
+    if not path.is_file():
+        return rows
+    with path.open("rb") as f:
+        for lineno, raw in enumerate(f, 1):
+            try:
+                row = json.loads(raw)
+            except ValueError:
+                log.warning("%s:%d: not a JSON line (cut by an interrupted run?); skipped", path, lineno)
+                continue
+            if not isinstance(row, dict) or not isinstance(row.get("id"), str) or "error" not in row:
+                log.warning("%s:%d: not a prediction row; skipped", path, lineno)
+                continue
+            rows.pop(row["id"], None)
+            rows[row["id"]] = row
+    return rows
+
+
+def _write_predictions(path: Path, rows: Iterable[dict[str, Any]]) -> None:
+    _write_text(path, "".join(_line(row) for row in rows))
+
+
+def _append(sink: IO[str], row: dict[str, Any]) -> None:
+    sink.write(_line(row))
+    sink.flush()
+
+
+def _line(record: dict[str, Any]) -> str:
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def _write_json(path: Path, value: Any) -> None:
+    _write_text(path, json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+
+
+def _write_text(path: Path, text: str) -> None:
+    """Write a file atomically: a temporary file in the same folder, then os.replace."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
