@@ -151,7 +151,12 @@ def _qa_summary(method: str, model: str, out: Path, summary: dict) -> str:
     scores = ", ".join(f"{name} {value:.3f}" for name, value in overall.items() if isinstance(value, float))
     usage = summary.get("usage", {})
     spent = ", ".join(f"{name} {value}" for name, value in usage.items())
-    return f"{method} with {model} on {summary.get('queries', 0):,} questions: {scores} [{spent}] -> {out}"
+    failed = summary.get("failures", 0)
+    failures = (
+        f"; {failed} failed calls recorded in predictions.jsonl (rerun to retry them)" if failed else ""
+    )
+    queries = summary.get("queries", 0)
+    return f"{method} with {model} on {queries:,} questions: {scores} [{spent}]{failures} -> {out}"
 
 
 @click.command()

@@ -18,13 +18,15 @@ import hashlib
 import json
 import logging
 import random
+import socket
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ValidationError
 
-from irbgen.errors import MissingExtraError
+from irbgen.errors import IrbgenError, MissingExtraError
 from irbgen.llm.cache import ResponseCache, cache_key
 from irbgen.llm.ledger import Ledger
 from irbgen.llm.settings import LOCAL_PLACEHOLDER_KEY, LLMSettings
@@ -368,3 +370,15 @@ class LLMClient:
         if len(message) > 300:
             message = message[:297] + "..."
         return self._redact(message)
+
+
+def check_reachable(settings: LLMSettings, timeout: float = 10.0) -> None:
+    """Fail early, with one line, when nothing listens at the endpoint (a TCP connect, no HTTP request)."""
+    parts = urlsplit(settings.endpoint)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        with socket.create_connection((parts.hostname or "", port), timeout=min(timeout, settings.timeout)):
+            pass
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        raise IrbgenError(f"cannot reach {settings.endpoint} ({reason}); is the server running?") from None

@@ -47,7 +47,7 @@ from irbgen.eval.qa.scoring import (
     retrieval_scores,
     score_prediction,
 )
-from irbgen.llm.client import LLMClient
+from irbgen.llm.client import LLMClient, check_reachable
 from irbgen.llm.ledger import Ledger
 from irbgen.llm.prompts import Prompt, load_prompt
 from irbgen.llm.settings import LLMSettings
@@ -114,6 +114,10 @@ async def evaluate_qa(
     spec = get_method(method)
     _check_arguments(k, limit, max_steps, max_context_tokens, judge_settings, second_judge)
     _check_benchmark(benchmark_dir)
+    for endpoint in (settings, judge_settings, second_judge):
+        if endpoint is not None:
+            endpoint.api_key()  # a missing key is bad input: say so before trying the network
+            check_reachable(endpoint)
     manifest = read_manifest(benchmark_dir)
     samples = list(read_samples(benchmark_dir))
     if limit is not None:
