@@ -16,7 +16,7 @@ Each (client, server) pair runs --runs times on a fresh server; the median count
 succeed and the server must have seen exactly --calls requests, or the run fails.
 
     python bench/llm_throughput.py                          # irbgen client, both servers, 3 runs
-    python bench/llm_throughput.py --all --nagle --write bench/RESULTS-llm.md
+    python bench/llm_throughput.py --all --nagle --write /tmp/llm.md   # section 2 of bench/RESULTS.md
 """
 
 from __future__ import annotations

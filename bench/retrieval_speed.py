@@ -17,7 +17,7 @@ wall time is under the limit (60 s).
 
 Examples
 --------
-    python bench/retrieval_speed.py --runs 3 --results bench/RESULTS-retrieval.md
+    python bench/retrieval_speed.py --runs 3 --results /tmp/retrieval.md   # section 3 of bench/RESULTS.md
     python bench/retrieval_speed.py --bench /tmp/ph100k --runs 1
 """
 
@@ -129,7 +129,7 @@ def counts(bench: Path) -> dict[str, int]:
 
 
 def markdown(summary: dict[str, Any]) -> str:
-    """RESULTS-retrieval.md from the summary."""
+    """The Markdown section for bench/RESULTS.md from the summary."""
     m, runs, med = summary["machine"], summary["runs"], summary["median"]
     verdict = "PASS" if summary["passed"] else "FAIL"
     stage_names = list(runs[0]["stages_s"])
@@ -160,7 +160,7 @@ def markdown(summary: dict[str, Any]) -> str:
         "```",
         summary["make_command"],
         f"python bench/retrieval_speed.py --bench {summary['bench']} --runs {len(runs)} "
-        "--results bench/RESULTS-retrieval.md",
+        "--results /tmp/retrieval.md",
         "```",
         "",
         "Each run is a fresh process pinned to two CPUs that imports irbgen and calls",
