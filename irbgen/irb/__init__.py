@@ -1,0 +1,1 @@
+"""IRB-style benchmarks from Wikipedia sentences that cite web pages: keypoints, grounding, facts."""

@@ -1,0 +1,159 @@
+"""The records that flow through `irbgen build --source wikipedia-dump`, stage by stage.
+
+page -> citing segment -> keypoint; cited URL -> web document; (keypoint, document) -> grounding -> fact.
+Every record has a stable `key` so a rerun can skip what is done, and a reject names that key.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from irbgen.schema import PromptRef
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Page(_Record):
+    """One article from a dump (namespace 0, not a redirect)."""
+
+    page_id: int
+    title: str
+    wikitext: str
+    revision_timestamp: str | None = None  # ISO 8601, as the dump gives it
+    created: str | None = None  # creation timestamp, where the dump has one (CirrusSearch)
+    popularity: float | None = None  # CirrusSearch popularity_score
+    topics: list[str] = Field(default_factory=list)  # ORES topic tags
+    wikidata_id: str | None = None
+    dump: str = ""  # file name the page came from
+
+    @property
+    def key(self) -> str:
+        return str(self.page_id)
+
+
+class Citation(_Record):
+    """One cited source: its URL(s) and what the citation template says about it."""
+
+    url: str
+    archive_url: str | None = None
+    date: str | None = None  # the citation's own date (date= / access-date= as written)
+    title: str | None = None
+    ref_name: str | None = None
+
+
+class Segment(_Record):
+    """A piece of a sentence that ends at a citation group, with the context a reader needs."""
+
+    id: str  # "<page_id>:<sentence index>:<segment index>"
+    page_id: int
+    title: str
+    lead: str  # the article's first paragraph, plain text
+    section: list[str] = Field(default_factory=list)  # heading path, [] for the lead
+    sentence: str
+    text: str
+    before: list[str] = Field(default_factory=list)  # up to two preceding sentences
+    after: list[str] = Field(default_factory=list)  # up to two following sentences
+    citations: list[Citation]
+
+    @property
+    def key(self) -> str:
+        return self.id
+
+
+class Keypoint(_Record):
+    """A self-contained statement made from one segment."""
+
+    id: str  # the segment id
+    page_id: int
+    title: str
+    text: str
+    segment: str  # the segment's text, as written on the page
+    urls: list[str]  # the cited URLs that should support it
+    method: str  # "rules" or "llm"
+    prompt: PromptRef | None = None
+    model: str | None = None
+
+    @property
+    def key(self) -> str:
+        return self.id
+
+
+class WebDocument(_Record):
+    """A fetched page, reduced to its main text, with where it came from."""
+
+    id: str  # "d" + first 16 hex of sha256(url)
+    url: str  # the cited URL
+    final_url: str  # after redirects
+    status: int
+    content_type: str = ""
+    title: str = ""
+    text: str
+    published: str | None = None  # YYYY-MM-DD from htmldate
+    language: str | None = None
+    language_score: float | None = None
+    fetched: str  # WARC-Date of the response record (not the wall clock of this run)
+    warc_record_id: str | None = None
+    via_wayback: bool = False
+
+    @property
+    def key(self) -> str:
+        return self.url
+
+
+class Grounding(_Record):
+    """Whether one document supports one keypoint."""
+
+    keypoint_id: str
+    document_id: str
+    supported: bool
+    score: float
+    method: str  # "rules" or "llm"
+    reason: str = ""
+    prompt: PromptRef | None = None
+    model: str | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.keypoint_id}|{self.document_id}"
+
+
+class GroundedKeypoint(_Record):
+    """A keypoint kept in a fact, with the documents that support it."""
+
+    keypoint_id: str
+    text: str
+    documents: list[str]
+
+
+class Fact(_Record):
+    """A segment's supported keypoints with their evidence: the input of question generation."""
+
+    id: str  # the segment id
+    page_id: int
+    title: str
+    section: list[str] = Field(default_factory=list)
+    sentence: str
+    keypoints: list[GroundedKeypoint]
+    citations: list[Citation]
+    created: str | None = None
+    popularity: float | None = None
+    topics: list[str] = Field(default_factory=list)
+    wikidata_id: str | None = None
+
+    @property
+    def key(self) -> str:
+        return self.id
+
+
+class Reject(_Record):
+    """A record a stage dropped, and why. Written to rejects.jsonl and counted per (stage, reason)."""
+
+    stage: str
+    reason: str  # a short stable label, e.g. "redirect", "incomplete_segment", "http_404"
+    key: str
+    detail: str = ""
+    extra: dict[str, Any] = Field(default_factory=dict)

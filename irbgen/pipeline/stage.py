@@ -1,0 +1,53 @@
+"""The contract every build stage follows.
+
+A stage is configured in its constructor (no I/O there) and maps one input record to zero or more
+output records or `Reject`s. CPU-bound stages implement `process`; I/O-bound stages implement `aprocess`.
+Side effects (HTTP, LLM, files) come in through the `StageContext`, never from globals, so the same stage
+runs locally, in tests against loopback servers, or later on Ray.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel
+
+from irbgen.irb.records import Reject
+
+
+@dataclass
+class StageContext:
+    """What a stage may touch: the run directory and the injected clients (None when unused)."""
+
+    run_dir: Path
+    llm: Any = None  # irbgen.llm.client.LLMClient, or a rules backend
+    fetcher: Any = None  # irbgen.web.fetch.Fetcher
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Stage(Protocol):
+    """One step of a build. `name` names its checkpoint folder and its rejects."""
+
+    name: str
+    input_model: type[BaseModel]
+    output_model: type[BaseModel]
+
+    def key(self, record: BaseModel) -> str:
+        """The input record's stable key; finished keys are skipped on resume."""
+        ...
+
+
+class CpuStage(Stage, Protocol):
+    def process(self, record: BaseModel, context: StageContext) -> Iterable[BaseModel | Reject]:
+        """Outputs (or rejects) for one input record."""
+        ...
+
+
+class IoStage(Stage, Protocol):
+    async def aprocess(self, record: BaseModel, context: StageContext) -> list[BaseModel | Reject]:
+        """Outputs (or rejects) for one input record; many run concurrently."""
+        ...

@@ -1,0 +1,1 @@
+"""The web side: a guarded async fetcher, a WARC cache, and text, date and language extraction."""
