@@ -1,0 +1,339 @@
+"""A stage's checkpoint: its outputs, its rejects and the input keys it finished, as append-only JSONL.
+
+Layout (RUN_DIR/stages/<stage>/):
+
+    outputs.jsonl   {"key": <input key>, "record": {...}}   one line per output record, in input order
+    rejects.jsonl   {"key": <input key>, "record": {...}}   this stage's Reject records (authoritative copy)
+    done.jsonl      {"key": <input key>}                    one line per finished input key
+    stats.json      the stage's totals, written when it completes
+    complete        empty marker, written last; a rerun skips the stage and only reads its outputs
+
+and RUN_DIR/rejects.jsonl, every stage's Reject records, appended as they happen.
+
+Commit protocol: a key's output and reject lines are written first; its done line is written only after
+those lines are flushed *and fsynced*. fsync is grouped: pending done lines are released at most every
+`sync_seconds` (and at close), so one fsync covers many keys. A SIGKILL therefore loses at most the last
+`sync_seconds` of work, and a power cut cannot leave a done key whose outputs never reached the disk (the
+done line is written after its outputs were durable). Flush-only would be safe against SIGKILL but not
+against a power cut, since two files reach the disk in no guaranteed order.
+
+Repair on open (a stage that is not complete): a torn last line (no trailing newline) is cut from every
+file; output and reject lines of keys without a done line are dropped, so a rerun redoes exactly those
+keys and never appends a second copy; this stage's lines in RUN_DIR/rejects.jsonl are made equal to its
+own rejects.jsonl. One writer per run directory at a time.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from irbgen.errors import IrbgenError
+from irbgen.pipeline.stats import DUPLICATE_KEY, StageStats
+
+logger = logging.getLogger(__name__)
+
+_STAGE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+_KEY_PREFIX = '{"key": '
+_DECODER = json.JSONDecoder()
+_BLOCK = 1 << 16
+
+
+class CheckpointStore:
+    """Append-only JSONL checkpoint of one stage under RUN_DIR/stages/<stage>/, with crash repair on open."""
+
+    def __init__(self, run_dir: Path | str, stage: str, *, sync_seconds: float = 1.0) -> None:
+        if not _STAGE_NAME.fullmatch(stage):
+            raise ValueError(f"stage name {stage!r} is not a safe folder name (letters, digits, _ . -)")
+        self.run_dir = Path(run_dir)
+        self.stage = stage
+        self.sync_seconds = sync_seconds
+        self.folder = self.run_dir / "stages" / stage
+        self.outputs_path = self.folder / "outputs.jsonl"
+        self.rejects_path = self.folder / "rejects.jsonl"
+        self.done_path = self.folder / "done.jsonl"
+        self.stats_path = self.folder / "stats.json"
+        self.complete_path = self.folder / "complete"
+        self.run_rejects_path = self.run_dir / "rejects.jsonl"
+        self._handles: dict[str, IO[str]] = {}
+        self._dirty: set[str] = set()
+        self._pending: list[str] = []
+        self._last_sync = 0.0
+
+    # -- state ---------------------------------------------------------------------------------------
+
+    @property
+    def complete(self) -> bool:
+        """True once the whole stage finished; its files are final."""
+        return self.complete_path.exists()
+
+    def finished_keys(self) -> set[str]:
+        """Input keys whose outputs and rejects are committed."""
+        return {key for key, _ in _tagged_lines(self.done_path)}
+
+    def outputs(self) -> Iterator[dict[str, Any]]:
+        """Output records in the order they were written (the input order of the original run)."""
+        for _, line in _tagged_lines(self.outputs_path):
+            yield line["record"]
+
+    def rejects(self) -> Iterator[dict[str, Any]]:
+        """This stage's Reject records, in input order."""
+        for _, line in _tagged_lines(self.rejects_path):
+            yield line["record"]
+
+    def summary(self) -> StageStats:
+        """The stage's totals over every run that contributed, counted from the checkpoint files."""
+        stats = StageStats(stage=self.stage)
+        stats.processed = sum(1 for _ in _tagged_lines(self.done_path))
+        stats.outputs = sum(1 for _ in _tagged_lines(self.outputs_path))
+        for reject in self.rejects():
+            stats.add_reject(reject.get("reason", ""))
+        stats.inputs = stats.processed + stats.rejects[DUPLICATE_KEY]
+        return stats
+
+    def load_stats(self) -> StageStats | None:
+        """The totals saved when the stage completed, or None."""
+        if not self.stats_path.exists():
+            return None
+        return StageStats.from_dict(json.loads(self.stats_path.read_text(encoding="utf-8")))
+
+    # -- writing -------------------------------------------------------------------------------------
+
+    def open(self) -> CheckpointStore:
+        """Repair what a crash left behind and open the files for appending (a complete stage: nothing)."""
+        if self.complete or self._handles:
+            return self
+        self.folder.mkdir(parents=True, exist_ok=True)
+        for path in (self.outputs_path, self.rejects_path, self.done_path, self.run_rejects_path):
+            _truncate_torn_tail(path)
+        done = self.finished_keys()
+        for path in (self.outputs_path, self.rejects_path):
+            dropped = _drop_unfinished(path, done)
+            if dropped:
+                logger.info("%s: dropped %d lines of unfinished keys; they will be redone", path, dropped)
+        self._sync_run_rejects()
+        for name, path in (
+            ("outputs", self.outputs_path),
+            ("rejects", self.rejects_path),
+            ("run_rejects", self.run_rejects_path),
+            ("done", self.done_path),
+        ):
+            self._handles[name] = open(path, "a", encoding="utf-8", newline="\n")
+        self._last_sync = time.monotonic()
+        return self
+
+    def add(
+        self,
+        key: str,
+        outputs: Iterable[dict[str, Any]],
+        rejects: Iterable[dict[str, Any]] = (),
+        *,
+        finished: bool = True,
+    ) -> None:
+        """Append one input key's outputs and rejects; its done line follows at the next commit."""
+        if not self._handles:
+            raise RuntimeError(f"checkpoint of stage {self.stage!r} is not open for writing")
+        for record in outputs:
+            self._handles["outputs"].write(_tagged(key, record))
+            self._dirty.add("outputs")
+        for record in rejects:
+            self._handles["rejects"].write(_tagged(key, record))
+            self._handles["run_rejects"].write(json.dumps(record, ensure_ascii=False) + "\n")
+            self._dirty.update(("rejects", "run_rejects"))
+        if finished:
+            self._pending.append(key)
+        if time.monotonic() - self._last_sync >= self.sync_seconds:
+            self.commit()
+
+    def commit(self) -> None:
+        """Make written lines durable (flush + fsync), then release the pending done lines."""
+        if not self._handles:
+            return
+        for name in ("outputs", "rejects", "run_rejects"):
+            if name in self._dirty:
+                handle = self._handles[name]
+                handle.flush()
+                os.fsync(handle.fileno())
+        self._dirty.clear()
+        if self._pending:
+            done = self._handles["done"]
+            done.write("".join(_tagged(key) for key in self._pending))
+            done.flush()
+            self._pending.clear()
+        self._last_sync = time.monotonic()
+
+    def close(self) -> None:
+        """Commit what was written and close the files; the stage stays incomplete."""
+        if not self._handles:
+            return
+        try:
+            self.commit()
+            os.fsync(self._handles["done"].fileno())
+        finally:
+            for handle in self._handles.values():
+                handle.close()
+            self._handles.clear()
+
+    def finish(self, stats: StageStats) -> None:
+        """Close, save the stage's totals, then write the completion marker (last)."""
+        self.close()
+        _write_atomic(self.stats_path, [json.dumps(stats.to_dict(), indent=2) + "\n"])
+        _write_atomic(self.complete_path, [])
+
+    def __enter__(self) -> CheckpointStore:
+        return self.open()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _sync_run_rejects(self) -> None:
+        """Make this stage's lines in RUN_DIR/rejects.jsonl equal its own (authoritative) rejects; streams."""
+        path = self.run_rejects_path
+        ours = self.rejects()
+        in_step = True
+        if path.exists():
+            with open(path, encoding="utf-8", newline="\n") as lines:
+                for number, line in enumerate(lines, start=1):
+                    record = _parse(line, path, number)
+                    if record.get("stage") == self.stage and next(ours, None) != record:
+                        in_step = False
+                        break
+        if in_step and next(ours, None) is None:
+            return
+        logger.info("%s: rewriting the lines of stage %s to match its checkpoint", path, self.stage)
+
+        def merged() -> Iterator[str]:
+            if path.exists():
+                with open(path, encoding="utf-8", newline="\n") as lines:
+                    for number, line in enumerate(lines, start=1):
+                        if _parse(line, path, number).get("stage") != self.stage:
+                            yield line
+            for record in self.rejects():
+                yield json.dumps(record, ensure_ascii=False) + "\n"
+
+        _write_atomic(path, merged())
+
+
+# -- line helpers ------------------------------------------------------------------------------------
+
+
+def _tagged(key: str, record: dict[str, Any] | None = None) -> str:
+    head = _KEY_PREFIX + json.dumps(key, ensure_ascii=False)
+    if record is None:
+        return head + "}\n"
+    return head + ', "record": ' + json.dumps(record, ensure_ascii=False) + "}\n"
+
+
+def _parse(line: str, path: Path, number: int) -> dict[str, Any]:
+    try:
+        value = json.loads(line)
+    except json.JSONDecodeError as error:
+        raise IrbgenError(
+            f"{path}:{number}: corrupt checkpoint line ({error.msg}); delete {path.parent} to redo the stage"
+        ) from error
+    if not isinstance(value, dict):
+        raise IrbgenError(f"{path}:{number}: corrupt checkpoint line (not an object)")
+    return value
+
+
+def _line_key(line: str, path: Path, number: int) -> str:
+    """The key of a tagged line, decoding only the key when the line starts the way we write it."""
+    if line.startswith(_KEY_PREFIX):
+        try:
+            key, _ = _DECODER.raw_decode(line, len(_KEY_PREFIX))
+        except json.JSONDecodeError:
+            key = None
+        if isinstance(key, str):
+            return key
+    value = _parse(line, path, number)
+    if not isinstance(value.get("key"), str):
+        raise IrbgenError(f"{path}:{number}: corrupt checkpoint line (no string key)")
+    return value["key"]
+
+
+def _tagged_lines(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    if not path.exists():
+        return
+    with open(path, encoding="utf-8", newline="\n") as lines:
+        for number, line in enumerate(lines, start=1):
+            value = _parse(line, path, number)
+            if not isinstance(value.get("key"), str):
+                raise IrbgenError(f"{path}:{number}: corrupt checkpoint line (no string key)")
+            yield value["key"], value
+
+
+def _truncate_torn_tail(path: Path) -> int:
+    """Cut a last line that has no newline (a write killed midway); returns the bytes removed."""
+    if not path.exists():
+        return 0
+    with open(path, "rb+") as file:
+        size = file.seek(0, os.SEEK_END)
+        end = size
+        while end > 0:
+            start = max(0, end - _BLOCK)
+            file.seek(start)
+            block = file.read(end - start)
+            if end == size and block.endswith(b"\n"):
+                return 0
+            newline = block.rfind(b"\n")
+            if newline >= 0:
+                end = start + newline + 1
+                break
+            end = start
+        file.truncate(end)
+    logger.warning("%s: cut a torn last line (%d bytes)", path, size - end)
+    return size - end
+
+
+def _drop_unfinished(path: Path, done: set[str]) -> int:
+    """Remove lines whose key is not done; a tail is cut in place, anything else rewrites the file."""
+    if not path.exists():
+        return 0
+    cut: int | None = None
+    dropped = 0
+    kept_after_cut = False
+    offset = 0
+    with open(path, "rb") as file:
+        for number, raw in enumerate(file, start=1):
+            if _line_key(raw.decode("utf-8"), path, number) in done:
+                kept_after_cut = kept_after_cut or cut is not None
+            else:
+                dropped += 1
+                if cut is None:
+                    cut = offset
+            offset += len(raw)
+    if cut is None:
+        return 0
+    if not kept_after_cut:
+        os.truncate(path, cut)
+        return dropped
+    tmp = path.with_name(path.name + ".tmp")
+    with open(path, "rb") as source, open(tmp, "wb") as target:
+        for number, raw in enumerate(source, start=1):
+            if _line_key(raw.decode("utf-8"), path, number) in done:
+                target.write(raw)
+        target.flush()
+        os.fsync(target.fileno())
+    os.replace(tmp, path)
+    return dropped
+
+
+def _write_atomic(path: Path, lines: Iterable[str]) -> None:
+    """Write lines to a temporary file in the same folder, fsync, rename over `path`, fsync the folder."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8", newline="\n") as file:
+        file.writelines(lines)
+        file.flush()
+        os.fsync(file.fileno())
+    os.replace(tmp, path)
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)

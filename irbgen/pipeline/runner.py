@@ -1,0 +1,417 @@
+"""Run stages locally: skip finished keys, write results in input order, turn failures into rejects.
+
+`run_stage` owns the orchestration (checkpoint, resume, rejects, stats, progress); an *executor* only maps
+work items to results and hands them to a sink in input order. The local executors are an in-process
+loop, a process pool for CPU stages and an asyncio loop for I/O stages; a Ray executor can be passed in
+with the same signature without touching any stage. A stage that has both methods runs `aprocess`;
+`processes` applies to stages that have only `process`.
+
+A stage's exception for one record becomes a Reject "error:<ExceptionType>" with the message. Fatal
+errors stop the run instead: BaseExceptions (KeyboardInterrupt, SystemExit), BudgetExceeded, and any
+exception whose class sets `fatal = True`. Keys finished before the stop stay finished.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import pickle
+import time
+import traceback
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
+from typing import Any, Protocol
+
+from pydantic import BaseModel
+
+from irbgen.irb.records import Reject
+from irbgen.llm.types import BudgetExceeded
+from irbgen.pipeline.checkpoint import CheckpointStore
+from irbgen.pipeline.stage import Stage, StageContext
+from irbgen.pipeline.stats import DUPLICATE_KEY, ERROR_PREFIX, StageStats
+
+logger = logging.getLogger(__name__)
+
+Progress = Callable[[str, int, int | None], None]
+
+_DETAIL_LIMIT = 2000
+_PROGRESS_SECONDS = 0.1
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    """One input to process: its position, its key, and the record (None for a repeated key)."""
+
+    index: int
+    key: str
+    record: BaseModel | None
+
+
+Sink = Callable[[WorkItem, list[BaseModel]], None]
+
+
+class Executor(Protocol):
+    """Calls the sink once per item, in item order; if `items` raises, finishes what it started, re-raises."""
+
+    def __call__(self, stage: Stage, items: Iterator[WorkItem], context: StageContext, sink: Sink) -> None:
+        """Process every item and hand its results to the sink in input order."""
+        ...
+
+
+@dataclass
+class StageResult:
+    """A finished stage: its checkpoint, this call's stats and the stage's totals over every run."""
+
+    stage: str
+    output_model: type[BaseModel]
+    store: CheckpointStore
+    stats: StageStats  # this call only (skipped counts keys finished by earlier runs)
+    totals: StageStats  # the whole stage, counted from its checkpoint; wall time of the completing run
+    reused: bool  # the stage was already complete, nothing ran
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        """Output records as JSON dicts, in input order, read from the checkpoint."""
+        return self.store.outputs()
+
+    def outputs(self) -> Iterator[BaseModel]:
+        """Output records parsed into the stage's output model, in input order."""
+        return (self.output_model.model_validate(row) for row in self.store.outputs())
+
+    def rejects(self) -> Iterator[Reject]:
+        """This stage's rejects, in input order."""
+        return (Reject.model_validate(row) for row in self.store.rejects())
+
+
+def is_fatal(error: BaseException) -> bool:
+    """True for errors that stop a run rather than reject one record."""
+    if not isinstance(error, Exception):
+        return True
+    return isinstance(error, BudgetExceeded) or bool(getattr(error, "fatal", False))
+
+
+def run_stage(
+    stage: Stage,
+    inputs: Iterable[BaseModel],
+    context: StageContext,
+    *,
+    concurrency: int = 16,
+    processes: int = 1,
+    progress: Progress | None = None,
+    sync_seconds: float = 1.0,
+    chunk_size: int = 32,
+    executor: Executor | None = None,
+) -> StageResult:
+    """Run one stage over its inputs with checkpoint and resume; a complete stage is only read back.
+
+    Synchronous (I/O stages get their own event loop), so call it outside a running loop.
+
+    Args:
+        concurrency: I/O stages: `aprocess` calls at once; at most 4x as many results wait to be written.
+        processes: CPU stages: >1 runs `process` in a pool of spawned processes (the stage must pickle).
+        progress: called as progress(stage name, inputs handled, total or None).
+        sync_seconds: at most this much finished work is redone after a SIGKILL (one fsync per period).
+        chunk_size: inputs per task sent to a pool process.
+        executor: replaces the local executor chosen from the stage kind and `processes`.
+    """
+    if concurrency < 1 or processes < 1 or chunk_size < 1:
+        raise ValueError("concurrency, processes and chunk_size must be at least 1")
+    store = CheckpointStore(Path(context.run_dir), stage.name, sync_seconds=sync_seconds)
+    stats = StageStats(stage=stage.name)
+    if store.complete:
+        logger.info("%s: complete in an earlier run; reading its outputs", stage.name)
+        totals = store.load_stats() or store.summary()
+        if progress is not None:
+            progress(stage.name, totals.inputs, totals.inputs)
+        return StageResult(stage.name, stage.output_model, store, stats, totals, reused=True)
+
+    run = executor or _local_executor(stage, concurrency, processes, chunk_size)
+    total = len(inputs) if hasattr(inputs, "__len__") else None  # type: ignore[arg-type]
+    started = time.perf_counter()
+    store.open()
+    try:
+        finished = store.finished_keys()
+        if finished:
+            logger.info("%s: resuming; %d input keys already finished", stage.name, len(finished))
+        writer = _Writer(stage.name, store, stats, progress, total)
+        run(stage, _plan(stage, inputs, finished, writer), context, writer.write)
+    finally:
+        stats.wall_seconds = time.perf_counter() - started
+        store.close()
+    totals = store.summary()
+    totals.wall_seconds = stats.wall_seconds
+    store.finish(totals)
+    writer.report(force=True)
+    logger.info("%s: %s", stage.name, stats.to_dict())
+    return StageResult(stage.name, stage.output_model, store, stats, totals, reused=False)
+
+
+def run_pipeline(
+    stages: Sequence[Stage], first_inputs: Iterable[BaseModel], context: StageContext, **options: Any
+) -> list[StageResult]:
+    """Run stages one after the other, each fed the previous stage's outputs; options go to run_stage."""
+    for before, after in zip(stages, stages[1:], strict=False):
+        if not issubclass(before.output_model, after.input_model):
+            raise ValueError(
+                f"stage {after.name!r} takes {after.input_model.__name__}, but stage {before.name!r} "
+                f"yields {before.output_model.__name__}"
+            )
+    results: list[StageResult] = []
+    inputs: Iterable[BaseModel] = first_inputs
+    for stage in stages:
+        result = run_stage(stage, inputs, context, **options)
+        results.append(result)
+        inputs = result.outputs()
+    return results
+
+
+# -- planning and writing ----------------------------------------------------------------------------
+
+
+class _Writer:
+    """The sink: checkpoints each item's results in the order it receives them, counts and reports."""
+
+    def __init__(
+        self,
+        stage: str,
+        store: CheckpointStore,
+        stats: StageStats,
+        progress: Progress | None,
+        total: int | None,
+    ) -> None:
+        self.stage = stage
+        self.store = store
+        self.stats = stats
+        self.progress = progress
+        self.total = total
+        self.handled = 0
+        self._reported = 0.0
+
+    def skip(self) -> None:
+        self.stats.skipped += 1
+        self.handled += 1
+        self.report()
+
+    def write(self, item: WorkItem, results: list[BaseModel]) -> None:
+        outputs: list[dict[str, Any]] = []
+        rejects: list[dict[str, Any]] = []
+        for result in results:
+            if isinstance(result, Reject):
+                if result.stage != self.stage:
+                    result = result.model_copy(update={"stage": self.stage})
+                rejects.append(result.model_dump(mode="json"))
+                self.stats.add_reject(result.reason)
+            else:
+                outputs.append(result.model_dump(mode="json"))
+        self.stats.outputs += len(outputs)
+        if item.record is not None:
+            self.stats.processed += 1
+        self.store.add(item.key, outputs, rejects, finished=item.record is not None)
+        self.handled += 1
+        self.report()
+
+    def report(self, force: bool = False) -> None:
+        if self.progress is None:
+            return
+        now = time.monotonic()
+        if force or now - self._reported >= _PROGRESS_SECONDS:
+            self._reported = now
+            self.progress(self.stage, self.handled, self.total)
+
+
+def _plan(
+    stage: Stage, inputs: Iterable[BaseModel], finished: set[str], writer: _Writer
+) -> Iterator[WorkItem]:
+    """Work items for inputs not finished yet; a key repeated within the input becomes a reject."""
+    seen: set[str] = set()
+    for index, record in enumerate(inputs):
+        writer.stats.inputs += 1
+        key = stage.key(record)
+        if key in finished:
+            writer.skip()
+        elif key in seen:
+            yield WorkItem(index, key, None)
+        else:
+            seen.add(key)
+            yield WorkItem(index, key, record)
+
+
+# -- what every executor calls per item --------------------------------------------------------------
+
+
+def run_one(stage: Stage, item: WorkItem, context: StageContext) -> list[BaseModel]:
+    """A CPU stage's results for one item; a non-fatal exception becomes an "error:<Type>" reject."""
+    if item.record is None:
+        return [_duplicate(stage.name, item)]
+    try:
+        return _checked(list(stage.process(item.record, context)))  # type: ignore[attr-defined]
+    except Exception as error:
+        if is_fatal(error):
+            raise
+        return [_error_reject(stage.name, item.key, error)]
+
+
+async def arun_one(stage: Stage, item: WorkItem, context: StageContext) -> list[BaseModel]:
+    """An I/O stage's results for one item; a non-fatal exception becomes an "error:<Type>" reject."""
+    if item.record is None:
+        return [_duplicate(stage.name, item)]
+    try:
+        return _checked(list(await stage.aprocess(item.record, context)))  # type: ignore[attr-defined]
+    except Exception as error:
+        if is_fatal(error):
+            raise
+        return [_error_reject(stage.name, item.key, error)]
+
+
+def _checked(results: list[Any]) -> list[BaseModel]:
+    for result in results:
+        if not isinstance(result, BaseModel):
+            raise TypeError(f"a stage yielded {type(result).__name__}, not a pydantic record or Reject")
+    return results
+
+
+def _duplicate(stage: str, item: WorkItem) -> Reject:
+    return Reject(
+        stage=stage, reason=DUPLICATE_KEY, key=item.key, detail=f"input #{item.index} repeats an earlier key"
+    )
+
+
+def _error_reject(stage: str, key: str, error: Exception) -> Reject:
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f"{Path(frames[-1].filename).name}:{frames[-1].lineno} in {frames[-1].name}" if frames else ""
+    return Reject(
+        stage=stage,
+        reason=f"{ERROR_PREFIX}{type(error).__name__}",
+        key=key,
+        detail=str(error)[:_DETAIL_LIMIT],
+        extra={"where": where} if where else {},
+    )
+
+
+# -- local executors ---------------------------------------------------------------------------------
+
+
+def _local_executor(stage: Stage, concurrency: int, processes: int, chunk_size: int) -> Executor:
+    if callable(getattr(stage, "aprocess", None)):
+        return lambda stage, items, context, sink: asyncio.run(
+            _run_async(stage, items, context, sink, concurrency)
+        )
+    if not callable(getattr(stage, "process", None)):
+        raise TypeError(f"stage {stage.name!r} has neither process() nor aprocess()")
+    if processes == 1:
+        return _run_inline
+    return lambda stage, items, context, sink: _run_pool(stage, items, context, sink, processes, chunk_size)
+
+
+def _run_inline(stage: Stage, items: Iterator[WorkItem], context: StageContext, sink: Sink) -> None:
+    for item in items:
+        sink(item, run_one(stage, item, context))
+
+
+async def _run_async(
+    stage: Stage, items: Iterator[WorkItem], context: StageContext, sink: Sink, concurrency: int
+) -> None:
+    """At most `concurrency` calls at once, at most 4x that many results held for in-order writing."""
+    limit = asyncio.Semaphore(concurrency)
+    window = concurrency * 4
+    pending: deque[tuple[WorkItem, asyncio.Task[list[BaseModel]]]] = deque()
+    stopping = False
+    input_error: BaseException | None = None
+
+    async def bounded(item: WorkItem) -> list[BaseModel]:
+        nonlocal stopping
+        async with limit:
+            try:
+                return await arun_one(stage, item, context)
+            except BaseException:
+                stopping = True  # a fatal error: launch nothing more
+                raise
+
+    try:
+        while True:
+            while not stopping and len(pending) < window:
+                try:
+                    item = next(items)
+                except StopIteration:
+                    stopping = True
+                    break
+                except BaseException as error:  # re-raised below, once started work is written
+                    input_error, stopping = error, True
+                    break
+                pending.append((item, asyncio.create_task(bounded(item))))
+            if not pending:
+                break
+            item, task = pending.popleft()
+            sink(item, await task)
+    finally:
+        for _, task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.gather(*(task for _, task in pending), return_exceptions=True)
+    if input_error is not None:
+        raise input_error
+
+
+def _run_pool(
+    stage: Stage,
+    items: Iterator[WorkItem],
+    context: StageContext,
+    sink: Sink,
+    processes: int,
+    chunk_size: int,
+) -> None:
+    """Chunks of items on spawned processes; at most 4 chunks per process in flight, written in order."""
+    try:
+        pickle.dumps((stage, context))
+    except Exception as error:
+        raise TypeError(
+            f"stage {stage.name!r} and its context must pickle to run with processes > 1 "
+            f"(constructors hold configuration only): {error}"
+        ) from error
+    window = processes * 4
+    pending: deque[tuple[list[WorkItem], Future[list[list[BaseModel]]]]] = deque()
+    input_error: BaseException | None = None
+    exhausted = False
+    pool = ProcessPoolExecutor(
+        processes,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_init_worker,
+        initargs=(stage, context),
+    )
+    try:
+        while True:
+            while not exhausted and len(pending) < window:
+                try:
+                    chunk = list(islice(items, chunk_size))
+                except BaseException as error:  # re-raised below, once started work is written
+                    input_error, exhausted = error, True
+                    break
+                if not chunk:
+                    exhausted = True
+                    break
+                pending.append((chunk, pool.submit(_process_chunk, chunk)))
+            if not pending:
+                break
+            chunk, future = pending.popleft()
+            for item, results in zip(chunk, future.result(), strict=True):
+                sink(item, results)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    if input_error is not None:
+        raise input_error
+
+
+_worker: dict[str, Any] = {}  # the stage and context of this pool process, set once by _init_worker
+
+
+def _init_worker(stage: Stage, context: StageContext) -> None:
+    _worker["stage"] = stage
+    _worker["context"] = context
+
+
+def _process_chunk(chunk: list[WorkItem]) -> list[list[BaseModel]]:
+    return [run_one(_worker["stage"], item, _worker["context"]) for item in chunk]

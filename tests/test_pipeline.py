@@ -1,0 +1,477 @@
+"""The local stage runner: input order, rejects with reasons, resume after Ctrl-C and SIGKILL, pool, stats."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+from irbgen.errors import IrbgenError
+from irbgen.irb.records import Reject
+from irbgen.llm.types import BudgetExceeded
+from irbgen.pipeline.checkpoint import CheckpointStore
+from irbgen.pipeline.runner import StageResult, run_one, run_pipeline, run_stage
+from irbgen.pipeline.stage import StageContext
+from irbgen.pipeline.stats import StageStats, reject_counts
+
+# -- toy records and stages ---------------------------------------------------------------------------
+
+
+class Text(BaseModel):
+    id: str
+    text: str
+
+    @property
+    def key(self) -> str:
+        return self.id
+
+
+class Word(BaseModel):
+    id: str
+    word: str
+
+    @property
+    def key(self) -> str:
+        return self.id
+
+
+class StopRun(IrbgenError):
+    fatal = True
+
+
+class SplitWords:
+    """CPU stage: one Word per whitespace-separated word; an empty text is rejected."""
+
+    name = "split"
+    input_model = Text
+    output_model = Word
+
+    def key(self, record: Text) -> str:
+        return record.id
+
+    def process(self, record: Text, context: StageContext) -> Iterator[Word | Reject]:
+        options = context.options
+        if "calls" in options:
+            options["calls"].append(record.id)
+        if "log" in options:
+            with open(options["log"], "a", encoding="utf-8") as log:
+                log.write(record.id + "\n")
+        if "pids" in options:
+            with open(options["pids"], "a", encoding="utf-8") as pids:
+                pids.write(f"{os.getpid()}\n")
+        if record.id in options.get("fail_on", ()):
+            raise ValueError(f"bad record {record.id}")
+        if record.id in options.get("budget_on", ()):
+            raise BudgetExceeded("spent 1.00 of 1.00 USD")
+        if record.id in options.get("stop_on", ()):
+            raise StopRun("a fatal stage error")
+        if not record.text.strip():
+            yield Reject(stage=self.name, reason="empty_text", key=record.id)
+            return
+        for number, word in enumerate(record.text.split()):
+            yield Word(id=f"{record.id}:{number}", word=word)
+
+
+class SlowWords(SplitWords):
+    """SplitWords that sleeps before each record, for the SIGKILL test."""
+
+    name = "slow"
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+
+    def process(self, record: Text, context: StageContext) -> Iterator[Word | Reject]:
+        time.sleep(self.delay)
+        yield from super().process(record, context)
+
+
+class AsyncSplit(SplitWords):
+    """I/O stage: SplitWords after a random short sleep, so calls finish out of input order."""
+
+    name = "asplit"
+
+    def __init__(self, max_delay: float = 0.004, head_delay: float = 0.0) -> None:
+        self.max_delay = max_delay
+        self.head_delay = head_delay
+
+    async def aprocess(self, record: Text, context: StageContext) -> list[Word | Reject]:
+        options = context.options
+        options.setdefault("started", []).append(record.id)
+        active = options.setdefault("active", Counter())
+        active["now"] += 1
+        active["max"] = max(active["max"], active["now"])
+        try:
+            if self.head_delay and record.id == "t000":
+                await asyncio.sleep(self.head_delay)
+                options["started_when_head_done"] = len(options["started"])
+            else:
+                await asyncio.sleep(random.uniform(0, self.max_delay))
+        finally:
+            active["now"] -= 1
+        options.setdefault("completed", []).append(record.id)
+        return list(self.process(record, context))
+
+
+class Upper:
+    """I/O stage over words: the word in capitals."""
+
+    name = "upper"
+    input_model = Word
+    output_model = Word
+
+    def key(self, record: Word) -> str:
+        return record.id
+
+    async def aprocess(self, record: Word, context: StageContext) -> list[Word | Reject]:
+        await asyncio.sleep(random.uniform(0, 0.002))
+        return [Word(id=record.id, word=record.word.upper())]
+
+
+def texts(n: int = 60) -> list[Text]:
+    """Inputs with an empty text every 7th record."""
+    rng = random.Random(7)
+    vocabulary = ["alpha", "beta", "gamma", "delta", "eps"]
+    return [
+        Text(id=f"t{i:03d}", text="" if i % 7 == 3 else " ".join(rng.choices(vocabulary, k=1 + i % 4)))
+        for i in range(n)
+    ]
+
+
+def expected_words(records: Iterable[Text]) -> list[dict]:
+    return [
+        {"id": f"{r.id}:{n}", "word": w}
+        for r in records
+        if r.text.strip()
+        for n, w in enumerate(r.text.split())
+    ]
+
+
+def interrupted(records: list[Text], after: int) -> Iterator[Text]:
+    """An input iterator that raises KeyboardInterrupt after `after` items, like Ctrl-C."""
+    for number, record in enumerate(records):
+        if number == after:
+            raise KeyboardInterrupt
+        yield record
+
+
+def context(run_dir: Path, **options) -> StageContext:
+    return StageContext(run_dir=run_dir, options=dict(options))
+
+
+def rows(result: StageResult) -> list[dict]:
+    return list(result.rows())
+
+
+def run_rejects(run_dir: Path) -> list[dict]:
+    path = run_dir / "rejects.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def without_wall(stats: StageStats) -> dict:
+    data = stats.to_dict()
+    data.pop("wall_seconds")
+    return data
+
+
+# -- order, rejects, errors ---------------------------------------------------------------------------
+
+
+def test_cpu_stage_outputs_rejects_and_files(tmp_path: Path) -> None:
+    records = texts()
+    seen: list[tuple] = []
+    result = run_stage(SplitWords(), records, context(tmp_path), progress=lambda *a: seen.append(a))
+    assert rows(result) == expected_words(records)
+    assert all(isinstance(word, Word) for word in result.outputs())
+    empty = [r.id for r in records if not r.text]
+    assert [(r.stage, r.reason, r.key) for r in result.rejects()] == [
+        ("split", "empty_text", k) for k in empty
+    ]
+    assert [(r["stage"], r["reason"], r["key"]) for r in run_rejects(tmp_path)] == [
+        ("split", "empty_text", k) for k in empty
+    ]
+    assert result.stats.rejects == {"empty_text": len(empty)}
+    assert result.stats.inputs == result.stats.processed == len(records)
+    assert result.stats.outputs == len(expected_words(records))
+    assert without_wall(result.totals) == without_wall(result.stats)
+    folder = tmp_path / "stages" / "split"
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "complete",
+        "done.jsonl",
+        "outputs.jsonl",
+        "rejects.jsonl",
+        "stats.json",
+    ]
+    first = json.loads((folder / "outputs.jsonl").read_text().splitlines()[0])
+    assert first == {"key": "t000", "record": expected_words(records)[0]}
+    assert json.loads((folder / "stats.json").read_text())["rejects"] == {"empty_text": len(empty)}
+    assert seen[-1] == ("split", len(records), len(records))
+
+
+def test_exception_becomes_error_reject(tmp_path: Path) -> None:
+    records = texts(20)
+    result = run_stage(SplitWords(), records, context(tmp_path, fail_on={"t005", "t011"}))
+    errors = [r for r in result.rejects() if r.reason.startswith("error:")]
+    assert [(r.reason, r.key, r.detail) for r in errors] == [
+        ("error:ValueError", "t005", "bad record t005"),
+        ("error:ValueError", "t011", "bad record t011"),
+    ]
+    assert errors[0].extra["where"].startswith("test_pipeline.py:")
+    assert rows(result) == expected_words(r for r in records if r.id not in {"t005", "t011"})
+    assert result.stats.errors == 2
+    assert result.stats.rejects["error:ValueError"] == 2
+    assert result.store.complete
+
+
+def test_repeated_key_is_rejected(tmp_path: Path) -> None:
+    records = texts(5)
+    result = run_stage(SplitWords(), [*records, records[1]], context(tmp_path))
+    assert rows(result) == expected_words(records)
+    assert [(r.reason, r.key) for r in result.rejects()][-1] == ("duplicate_key", "t001")
+    assert result.stats.inputs == 6 and result.stats.processed == 5
+
+
+def test_io_stage_writes_in_input_order_despite_scrambled_completion(tmp_path: Path) -> None:
+    records = texts(80)
+    ctx = context(tmp_path)
+    result = run_stage(AsyncSplit(), records, ctx, concurrency=8)
+    assert ctx.options["completed"] != [r.id for r in records]  # calls did finish out of order
+    assert sorted(ctx.options["completed"]) == [r.id for r in records]
+    assert rows(result) == expected_words(records)
+    assert [r.key for r in result.rejects()] == [r.id for r in records if not r.text]
+    assert 1 < ctx.options["active"]["max"] <= 8
+
+
+def test_io_reorder_buffer_is_bounded(tmp_path: Path) -> None:
+    records = texts(100)
+    ctx = context(tmp_path)
+    result = run_stage(AsyncSplit(max_delay=0, head_delay=0.2), records, ctx, concurrency=2)
+    # While the first record is slow, later results wait for it: at most 4 x concurrency are held.
+    assert ctx.options["started_when_head_done"] <= 8
+    assert rows(result) == expected_words(records)
+
+
+def test_process_pool_matches_in_process(tmp_path: Path) -> None:
+    records = texts(50)
+    options = {"fail_on": {"t010"}}
+    inline = run_stage(SplitWords(), records, context(tmp_path / "one", **options))
+    pids = tmp_path / "pids"
+    pooled = run_stage(
+        SplitWords(), records, context(tmp_path / "two", pids=str(pids), **options), processes=2, chunk_size=4
+    )
+    assert str(os.getpid()) not in pids.read_text().split()  # the records ran in the pool's processes
+    assert rows(pooled) == rows(inline)
+    assert list(pooled.rejects()) == list(inline.rejects())
+    assert any(r.reason == "error:ValueError" and r.key == "t010" for r in pooled.rejects())
+    assert without_wall(pooled.stats) == without_wall(inline.stats)
+
+
+def test_an_executor_can_be_swapped_in(tmp_path: Path) -> None:
+    records = texts(12)
+    order: list[int] = []
+
+    def backwards(stage, items, context, sink) -> None:  # computes last-first, hands over in order
+        items = list(items)
+        results = [run_one(stage, item, context) for item in reversed(items)][::-1]
+        for item, outcome in zip(items, results, strict=True):
+            order.append(item.index)
+            sink(item, outcome)
+
+    result = run_stage(SplitWords(), records, context(tmp_path), executor=backwards)
+    assert rows(result) == expected_words(records) and order == list(range(12))
+
+
+def test_unpicklable_stage_is_refused_for_a_pool(tmp_path: Path) -> None:
+    stage = SplitWords()
+    stage.hook = lambda: None  # type: ignore[attr-defined]
+    with pytest.raises(TypeError, match="must pickle"):
+        run_stage(stage, texts(3), context(tmp_path), processes=2)
+
+
+# -- resume -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stage", [SplitWords(), AsyncSplit()], ids=["cpu", "io"])
+def test_resume_after_interrupt_redoes_nothing(tmp_path: Path, stage: SplitWords) -> None:
+    records = texts()
+    clean = run_stage(stage, records, context(tmp_path / "clean"))
+    calls: list[str] = []
+    with pytest.raises(KeyboardInterrupt):
+        run_stage(stage, interrupted(records, 25), context(tmp_path / "run", calls=calls), concurrency=4)
+    store = CheckpointStore(tmp_path / "run", stage.name)
+    assert not store.complete
+    assert store.finished_keys() == {r.id for r in records[:25]}
+    resumed = run_stage(stage, records, context(tmp_path / "run", calls=calls), concurrency=4)
+    assert rows(resumed) == rows(clean)
+    assert run_rejects(tmp_path / "run") == run_rejects(tmp_path / "clean")
+    assert sorted(calls) == [r.id for r in records]  # every record processed exactly once
+    assert resumed.stats.skipped == 25 and resumed.stats.processed == len(records) - 25
+    assert without_wall(resumed.totals) == without_wall(clean.totals)
+
+
+def test_complete_stage_is_only_read_back(tmp_path: Path) -> None:
+    records = texts(10)
+    first = run_stage(SplitWords(), records, context(tmp_path))
+    calls: list[str] = []
+    again = run_stage(SplitWords(), iter(()), context(tmp_path, calls=calls))
+    assert again.reused and calls == []
+    assert rows(again) == rows(first)
+    assert without_wall(again.totals) == without_wall(first.totals)
+
+
+@pytest.mark.parametrize("trigger", ["budget_on", "stop_on"])
+def test_fatal_error_stops_the_run_and_keeps_finished_keys(tmp_path: Path, trigger: str) -> None:
+    records = texts(30)
+    with pytest.raises((BudgetExceeded, StopRun)):
+        run_stage(SplitWords(), records, context(tmp_path, **{trigger: {"t012"}}))
+    store = CheckpointStore(tmp_path, "split")
+    assert store.finished_keys() == {r.id for r in records[:12]}
+    assert not any(r["reason"].startswith("error:") for r in run_rejects(tmp_path))
+    calls: list[str] = []
+    resumed = run_stage(SplitWords(), records, context(tmp_path, calls=calls))
+    assert calls == [r.id for r in records[12:]]
+    assert rows(resumed) == expected_words(records)
+
+
+def test_torn_lines_and_unfinished_keys_are_repaired(tmp_path: Path) -> None:
+    records = texts(40)
+    clean = run_stage(SplitWords(), records, context(tmp_path / "clean"))
+    run_stage(SplitWords(), records, context(tmp_path / "run"))
+    folder = tmp_path / "run" / "stages" / "split"
+    # As if killed mid-write after 15 keys: later outputs flushed but their done lines never written,
+    # and a half-written line at the end of every file.
+    (folder / "complete").unlink()
+    done = (folder / "done.jsonl").read_text().splitlines(keepends=True)
+    (folder / "done.jsonl").write_text("".join(done[:15]) + '{"key": "t01')
+    for name in ("outputs.jsonl", "rejects.jsonl"):
+        with open(folder / name, "a") as file:
+            file.write('{"key": "t039", "record": {"id": "t0')
+    with open(tmp_path / "run" / "rejects.jsonl", "a") as file:
+        file.write('{"stage": "split", "rea')
+    calls: list[str] = []
+    resumed = run_stage(SplitWords(), records, context(tmp_path / "run", calls=calls))
+    assert calls == [r.id for r in records[15:]]
+    assert rows(resumed) == rows(clean)
+    assert run_rejects(tmp_path / "run") == run_rejects(tmp_path / "clean")
+    for name in ("outputs.jsonl", "rejects.jsonl", "done.jsonl"):
+        assert (folder / name).read_bytes() == (tmp_path / "clean" / "stages" / "split" / name).read_bytes()
+
+
+def test_open_drops_outputs_of_a_key_missing_from_done(tmp_path: Path) -> None:
+    folder = tmp_path / "stages" / "s"
+    folder.mkdir(parents=True)
+    (folder / "outputs.jsonl").write_text(
+        "".join(json.dumps({"key": k, "record": {"v": k}}) + "\n" for k in ["a", "b", "c"])
+    )
+    (folder / "done.jsonl").write_text('{"key": "a"}\n{"key": "c"}\n')
+    store = CheckpointStore(tmp_path, "s").open()
+    store.close()
+    assert list(store.outputs()) == [{"v": "a"}, {"v": "c"}]
+    assert store.finished_keys() == {"a", "c"}
+
+
+def test_open_keeps_other_stages_rejects_and_drops_stale_ones(tmp_path: Path) -> None:
+    other = {"stage": "other", "reason": "http_404", "key": "u", "detail": "", "extra": {}}
+    stale = {"stage": "s", "reason": "empty_text", "key": "x", "detail": "", "extra": {}}
+    (tmp_path / "rejects.jsonl").write_text(json.dumps(stale) + "\n" + json.dumps(other) + "\n")
+    CheckpointStore(tmp_path, "s").open().close()
+    assert run_rejects(tmp_path) == [other]
+
+
+def test_corrupt_middle_line_names_file_and_line(tmp_path: Path) -> None:
+    folder = tmp_path / "stages" / "s"
+    folder.mkdir(parents=True)
+    (folder / "done.jsonl").write_text('{"key": "a"}\nnot json\n{"key": "b"}\n')
+    with pytest.raises(IrbgenError, match=r"done\.jsonl:2: corrupt checkpoint line"):
+        CheckpointStore(tmp_path, "s").open()
+
+
+SIGKILL_SCRIPT = """
+import sys
+from pathlib import Path
+from test_pipeline import SlowWords, texts
+from irbgen.pipeline.runner import run_stage
+from irbgen.pipeline.stage import StageContext
+context = StageContext(run_dir=Path(sys.argv[1]), options={"log": sys.argv[2]})
+run_stage(SlowWords(delay=0.04), texts(), context, sync_seconds=0)
+"""
+
+
+def test_resume_after_sigkill(tmp_path: Path) -> None:
+    records = texts()
+    clean = run_stage(SlowWords(delay=0), records, context(tmp_path / "clean"))
+    run_dir, log = tmp_path / "run", tmp_path / "calls.log"
+    done_path = run_dir / "stages" / "slow" / "done.jsonl"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), *sys.path])}
+    child = subprocess.Popen([sys.executable, "-c", SIGKILL_SCRIPT, str(run_dir), str(log)], env=env)
+    try:
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            if done_path.exists() and done_path.read_bytes().count(b"\n") >= 12:
+                break
+            assert child.poll() is None, "the child exited before it could be killed"
+            time.sleep(0.01)
+        os.kill(child.pid, signal.SIGKILL)
+    finally:
+        child.wait(timeout=10)
+    assert child.returncode == -signal.SIGKILL
+    done_at_kill = {
+        json.loads(line)["key"]
+        for line in done_path.read_text().splitlines(keepends=True)
+        if line.endswith("\n")
+    }
+    assert 12 <= len(done_at_kill) < len(records)
+
+    resumed = run_stage(SlowWords(delay=0), records, context(run_dir, log=str(log)))
+    assert rows(resumed) == rows(clean)
+    assert run_rejects(run_dir) == run_rejects(tmp_path / "clean")
+    calls = Counter(log.read_text().split())
+    assert set(calls) == {r.id for r in records}
+    assert all(calls[key] == 1 for key in done_at_kill)  # finished keys were not processed again
+    assert sum(calls.values()) - len(records) <= 1  # at most the record in flight at the kill
+
+
+# -- pipeline, progress, stats ------------------------------------------------------------------------
+
+
+def test_run_pipeline_chains_stages(tmp_path: Path) -> None:
+    records = texts(20)
+    split, upper = run_pipeline([SplitWords(), Upper()], records, context(tmp_path), concurrency=4)
+    assert rows(upper) == [{**w, "word": w["word"].upper()} for w in expected_words(records)]
+    assert split.stats.outputs == upper.stats.inputs
+    with pytest.raises(ValueError, match="takes Text"):
+        run_pipeline([Upper(), SplitWords()], [], context(tmp_path / "bad"))
+
+
+def test_shard_stats_merge_to_a_one_shard_run(tmp_path: Path) -> None:
+    records = texts(42)
+    options = {"fail_on": {"t004", "t030"}}
+    whole = run_stage(SplitWords(), records, context(tmp_path / "whole", **options)).stats
+    shards = [
+        run_stage(SplitWords(), records[start::3], context(tmp_path / f"shard{start}", **options)).stats
+        for start in range(3)
+    ]
+    merged = shards[0] + shards[1] + shards[2]
+    assert without_wall(merged) == without_wall(whole)
+    assert without_wall(sum(shards)) == without_wall(whole)
+    assert merged.wall_seconds == pytest.approx(sum(s.wall_seconds for s in shards))
+    assert merged.rejects == {"empty_text": 6, "error:ValueError": 2}
+    assert StageStats.from_dict(merged.to_dict()).to_dict() == merged.to_dict()
+    other = StageStats(stage="upper", rejects=Counter({"http_404": 1}))
+    assert reject_counts([merged, other]) == {
+        ("split", "empty_text"): 6,
+        ("split", "error:ValueError"): 2,
+        ("upper", "http_404"): 1,
+    }
+    with pytest.raises(ValueError, match="cannot merge"):
+        merged + other  # noqa: B018
