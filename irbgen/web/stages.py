@@ -1,0 +1,68 @@
+"""Build stages on the web side: cited URL -> fetched, extracted WebDocument."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+
+from pydantic import BaseModel
+
+from irbgen.errors import IrbgenError
+from irbgen.irb.records import Citation, Reject, WebDocument
+from irbgen.pipeline.stage import StageContext
+from irbgen.web.extract import extract_document
+
+
+class FetchCited:
+    """Fetch one cited URL through context.fetcher and extract its main text (callers de-duplicate URLs)."""
+
+    name = "fetch_cited"
+    input_model = Citation
+    output_model = WebDocument
+
+    def __init__(self, extract_in_thread: bool = True) -> None:
+        self.extract_in_thread = extract_in_thread  # keep the event loop free while lxml parses
+
+    def key(self, record: BaseModel) -> str:
+        """The cited URL."""
+        return _citation(record, self.name).url
+
+    async def aprocess(self, record: BaseModel, context: StageContext) -> list[BaseModel | Reject]:
+        """A WebDocument, or a Reject labelled with the fetch or extraction reason."""
+        citation = _citation(record, self.name)
+        url = citation.url
+        fetcher = context.fetcher
+        if fetcher is None:
+            error = IrbgenError(f"stage {self.name} needs a fetcher in its StageContext")
+            error.fatal = True  # type: ignore[attr-defined]  # the runner stops instead of rejecting each URL
+            raise error
+        outcome = await fetcher.fetch(url, date=citation.date, archive_url=citation.archive_url)
+        if not outcome.ok:
+            extra: dict[str, object] = {"final_url": outcome.final_url}
+            if outcome.status is not None:
+                extra["status"] = outcome.status
+            return [
+                Reject(stage=self.name, reason=outcome.reason, key=url, detail=outcome.detail, extra=extra)
+            ]
+        extract = functools.partial(
+            extract_document,
+            url,
+            outcome.final_url,
+            outcome.status or 0,
+            outcome.headers,
+            outcome.body,
+            outcome.warc_date or "",
+            warc_record_id=outcome.warc_record_id,
+            via_wayback=outcome.via_wayback,
+            content_type=outcome.content_type,
+            stage=self.name,
+        )
+        result = await asyncio.to_thread(extract) if self.extract_in_thread else extract()
+        return [result]
+
+
+def _citation(record: BaseModel, stage: str) -> Citation:
+    """The record as a Citation, or a TypeError naming the stage."""
+    if not isinstance(record, Citation):
+        raise TypeError(f"{stage} takes Citation records, got {type(record).__name__}")
+    return record
