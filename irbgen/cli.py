@@ -13,6 +13,7 @@ from irbgen import __version__
 from irbgen.cli_support import counting, progress_display, reporting_errors
 from irbgen.errors import BadInputError
 from irbgen.eval.commands import compare, eval_group, report
+from irbgen.irb.commands import build
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -135,6 +136,7 @@ def export(directory: Path, fmt: str, out: Path) -> None:
 main.add_command(eval_group)
 main.add_command(report)
 main.add_command(compare)
+main.add_command(build)
 
 if __name__ == "__main__":
     main()

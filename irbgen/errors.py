@@ -2,15 +2,20 @@
 
 
 class IrbgenError(Exception):
-    """A failure irbgen reports in one line; exit code 1."""
+    """A failure irbgen reports in one line; exit code 1.
+
+    `fatal` marks errors that stop a build instead of rejecting the one record that raised them.
+    """
 
     exit_code = 1
+    fatal = False
 
 
 class BadInputError(IrbgenError):
     """Bad usage, settings or input data; exit code 2. The message names the file, line or flag."""
 
     exit_code = 2
+    fatal = True  # bad settings or a broken input file: stopping beats rejecting every record
 
 
 class OutputExistsError(BadInputError):
@@ -19,3 +24,5 @@ class OutputExistsError(BadInputError):
 
 class MissingExtraError(IrbgenError, ImportError):
     """An optional dependency is not installed; the message names the extra to install."""
+
+    fatal = True

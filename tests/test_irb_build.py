@@ -1,0 +1,198 @@
+"""`irbgen build --source wikipedia-dump` end to end: the offline sample, and the real HTTP and LLM paths."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from irbgen.cli import main
+from irbgen.testing.openai_server import OpenAIStubServer
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE_DUMP = REPO / "data" / "samples" / "wiki" / "sample-pages-articles.xml.bz2"
+SAMPLE_WARC = REPO / "data" / "samples" / "web" / "cited-pages.warc.gz"
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(arg) for arg in args])
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def test_offline_sample_build_accounts_for_everything(tmp_path):
+    out = tmp_path / "run"
+    args = ["build", "--source", "wikipedia-dump", "--dump", SAMPLE_DUMP, "--warc", SAMPLE_WARC, "--offline"]
+    result = run(*args, "--out", out)
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    counts = manifest["counts"]
+    facts = _lines(out / "facts.jsonl")
+    documents = {doc["id"] for doc in _lines(out / "documents.jsonl")}
+    rejects = _lines(out / "rejects.jsonl")
+    assert counts["facts"] == len(facts) > 0
+    assert counts["rejects"] == len(rejects) == sum(manifest["rejects"].values())
+    assert {doc for fact in facts for kp in fact["keypoints"] for doc in kp["documents"]} == documents
+    stages = manifest["stages"]
+    for name, stage in stages.items():  # every input ends as output(s), a reject, or both
+        assert stage["processed"] + stage["skipped"] == stage["inputs"], name
+    assert stages["fetch_cited"]["inputs"] == stages["fetch_cited"]["outputs"] + sum(
+        stages["fetch_cited"]["rejects"].values()
+    )
+    keypoints_seen = {reject["key"] for reject in rejects if reject["stage"] == "facts"}
+    assert counts["keypoints"] >= len(keypoints_seen) + len(facts)
+    assert {"read:redirect", "read:disambiguation", "fetch_cited:http_404"} <= set(manifest["rejects"])
+    assert manifest["llm_usage"] == {"backend": "rules"}
+
+    first = {name: (out / name).read_bytes() for name in ("facts.jsonl", "documents.jsonl", "rejects.jsonl")}
+    again = run(*args, "--out", out)  # a rerun resumes: every stage is complete, outputs are unchanged
+    assert again.exit_code == 0, again.output
+    assert first == {name: (out / name).read_bytes() for name in first}
+
+
+ARTICLE = """Harbour Town is a small port on the north coast.
+
+== History ==
+Harbour Town opened its first stone pier in 1871.<ref>{{{{cite web |url={base}/pier \
+|title=Pier history |date=3 May 2020}}}}</ref> \
+The town council built a lifeboat station in 1902.<ref name="lb">{{{{cite news \
+|url={base}/lifeboat |title=Lifeboat |date=1 June 2021}}}}</ref> \
+The station rescued 14 sailors in its first winter.<ref name="lb" /> \
+A ferry service to the islands started in 1950.<ref>{{{{cite web |url={base}/missing |title=Ferry}}}}</ref>
+"""
+
+PAGES = {
+    "/pier": "<html><head><title>Pier history</title></head><body><article><h1>Pier history</h1>"
+    "<p>Published 3 May 2020.</p><p>Harbour Town opened its first stone pier in 1871, after a storm "
+    "wrecked the old wooden jetty. The pier still stands today and is used by fishing boats.</p>"
+    "<p>Local historians say the stone came from a quarry three miles inland.</p></article></body></html>",
+    "/lifeboat": "<html><head><title>Lifeboat</title></head><body><article><h1>Lifeboat station</h1>"
+    "<p>The town council built a lifeboat station in 1902 on the east side of the harbour. "
+    "In its first winter the station rescued 14 sailors from three ships.</p>"
+    "<p>The station was rebuilt in 1960.</p></article></body></html>",
+}
+
+
+def _dump(path: Path, base: str) -> Path:
+    text = ARTICLE.format(base=base).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    path.write_text(
+        '<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.11/" version="0.11" xml:lang="en">\n'
+        "<siteinfo><sitename>Test</sitename><dbname>testwiki</dbname><base>https://test.invalid/</base>"
+        "<generator>MediaWiki 1.42</generator><case>first-letter</case><namespaces>"
+        '<namespace key="0" case="first-letter" /></namespaces></siteinfo>\n'
+        "<page><title>Harbour Town</title><ns>0</ns><id>7</id><revision><id>70</id>"
+        "<timestamp>2024-01-01T00:00:00Z</timestamp><model>wikitext</model><format>text/x-wiki</format>"
+        f'<text bytes="{len(text)}" xml:space="preserve">{text}</text></revision></page>\n</mediawiki>\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+class _Pages(BaseHTTPRequestHandler):
+    served: list[str] = []
+
+    def do_GET(self):  # noqa: N802 - http.server's name
+        self.served.append(self.path)
+        body = PAGES.get(self.path)
+        if body is None:
+            self.send_response(404)
+            self.end_headers()
+            return
+        data = body.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def web():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Pages)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    _Pages.served = []
+    yield f"http://127.0.0.1:{server.server_address[1]}", _Pages.served
+    server.shutdown()
+
+
+def _llm_reply(request: dict) -> str:
+    text = request["messages"][-1]["content"]
+    if "Piece to rewrite:" in text:
+        piece = text.split("Piece to rewrite:", 1)[1].strip()
+        return json.dumps({"keypoint": re.sub(r"^The station", "The Harbour Town lifeboat station", piece)})
+    statement = text.split("Statement:", 1)[1].split("\n", 1)[0].strip()
+    page = text.split("Page text:", 1)[1]
+    supported = all(word in page for word in re.findall(r"\d+", statement))
+    return json.dumps({"label": "supported" if supported else "not_supported", "evidence": ""})
+
+
+def test_real_http_and_llm_paths(tmp_path, web, monkeypatch):
+    base, served = web
+    dump = _dump(tmp_path / "mini.xml", base)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-never-written")
+    with OpenAIStubServer(responder=_llm_reply) as llm:
+        args = [
+            "build",
+            "--source",
+            "wikipedia-dump",
+            "--dump",
+            dump,
+            "--llm",
+            "openai",
+            "--base-url",
+            llm.base_url,
+            "--model",
+            "stub",
+        ]
+        refused = run(*args, "--out", tmp_path / "refused")
+        assert refused.exit_code == 0, refused.output
+        assert served == []  # loopback is a private address: refused without --allow-private-hosts
+        reasons = {
+            r["reason"] for r in _lines(tmp_path / "refused" / "rejects.jsonl") if r["stage"] == "fetch_cited"
+        }
+        assert reasons == {"ssrf_refused"}
+
+        out = tmp_path / "run"
+        result = run(*args, "--allow-private-hosts", "--out", out)
+        assert result.exit_code == 0, result.output
+        calls = llm.requests
+        assert sorted(set(served)) == ["/lifeboat", "/missing", "/pier"]
+        fetched = len(served)
+
+        again = run(*args, "--allow-private-hosts", "--out", out)
+        assert again.exit_code == 0
+        assert llm.requests == calls and len(served) == fetched  # nothing asked or fetched twice
+
+    facts = _lines(out / "facts.jsonl")
+    texts = [kp["text"] for fact in facts for kp in fact["keypoints"]]
+    assert "Harbour Town opened its first stone pier in 1871." in texts
+    assert any("rescued 14 sailors" in text for text in texts)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["rejects"].get("fetch_cited:http_404") == 1
+    assert manifest["llm_usage"]["total"]["calls"] >= 3
+    assert "sk-never-written" not in "".join(
+        p.read_text(errors="ignore") for p in out.rglob("*") if p.is_file()
+    )
+
+
+def test_bad_input_is_one_line(tmp_path):
+    missing = run(
+        "build", "--source", "wikipedia-dump", "--dump", tmp_path / "nope.xml.bz2", "--out", tmp_path / "o"
+    )
+    assert missing.exit_code == 2 and "nope.xml.bz2" in missing.output
+    broken = tmp_path / "broken.xml.bz2"
+    broken.write_bytes(SAMPLE_DUMP.read_bytes()[:300])
+    result = run("build", "--source", "wikipedia-dump", "--dump", broken, "--out", tmp_path / "b")
+    assert result.exit_code in (1, 2) and "broken.xml.bz2" in result.output
+    assert len(result.output.strip().splitlines()) == 1
