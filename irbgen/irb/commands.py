@@ -35,6 +35,7 @@ SOURCES = ("wikipedia-dump",)
 @click.option("--base-url", help="OpenAI-compatible endpoint for --llm openai.")
 @click.option("--model", help="Model for --llm openai.")
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True, help="Variable holding the key.")
+@click.option("--llm-concurrency", default=16, show_default=True, type=int, help="Model calls in flight.")
 @click.option("--max-cost", type=float, help="Stop cleanly once this many USD are spent.")
 @click.option("--offline", is_flag=True, help="Fetch nothing: read cited pages only from WARC files.")
 @click.option("--warc", multiple=True, type=click.Path(path_type=Path), help="WARC file(s) of cited pages.")
@@ -59,6 +60,7 @@ def build(
     base_url: str | None,
     model: str | None,
     api_key_env: str,
+    llm_concurrency: int,
     max_cost: float | None,
     offline: bool,
     warc: tuple[Path, ...],
@@ -89,6 +91,7 @@ def build(
                 base_url=base_url,
                 model=model,
                 api_key_env=api_key_env,
+                llm_concurrency=llm_concurrency,
                 max_cost=max_cost,
                 offline=offline,
                 warc=list(warc),
