@@ -408,7 +408,7 @@ def _cirrus_documents(path: Path) -> Iterator[_RawPage | Reject]:
     action_id: str | None = None
     try:
         with _open_binary(path) as f:
-            for lineno, line in enumerate(f, 1):  # noqa: B007 - lineno is read in the except clauses
+            for lineno, line in enumerate(f, 1):
                 if not line.strip():
                     continue
                 try:
