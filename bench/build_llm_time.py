@@ -35,7 +35,12 @@ def make_dump(path: Path, copies: int) -> None:
     pages[-1] = pages[-1].replace("</mediawiki>", "")
     out = [head]
     for copy in range(copies):
+        suffix = "".join(chr(ord("a") + int(digit)) for digit in str(copy))
         for page in pages:
+            # Rename the subject everywhere so every copy asks the model something new.
+            subject = re.search(r"<title>(?:[^<:]*:)?([A-Z][a-z]+)", page)
+            if subject:
+                page = re.sub(rf"\b{subject.group(1)}\b", subject.group(1) + suffix, page)
             page = re.sub(r"<title>(.*?)</title>", lambda m, c=copy: f"<title>{m.group(1)} {c}</title>", page)
             page = re.sub(
                 r"<id>(\d+)</id>", lambda m, c=copy: f"<id>{int(m.group(1)) + 100000 * (c + 1)}</id>", page
