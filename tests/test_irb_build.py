@@ -196,3 +196,68 @@ def test_bad_input_is_one_line(tmp_path):
     result = run("build", "--source", "wikipedia-dump", "--dump", broken, "--out", tmp_path / "b")
     assert result.exit_code in (1, 2) and "broken.xml.bz2" in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def _count_lines(path: Path) -> int:
+    return len(path.read_text().splitlines()) if path.exists() else 0
+
+
+def test_sigkill_midway_then_rerun_equals_an_uninterrupted_run(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    def build(server, out):
+        command = [
+            sys.executable,
+            "-m",
+            "irbgen",
+            "build",
+            "--source",
+            "wikipedia-dump",
+            "--dump",
+            SAMPLE_DUMP,
+            "--warc",
+            SAMPLE_WARC,
+            "--offline",
+            "--llm",
+            "openai",
+            "--base-url",
+            server.base_url,
+            "--model",
+            "stub",
+            "--llm-concurrency",
+            "2",
+            "--out",
+            out,
+        ]
+        env = {**os.environ, "OPENAI_API_KEY": "unused"}
+        return subprocess.Popen(
+            [str(part) for part in command], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+
+    with OpenAIStubServer(responder=_llm_reply, latency=0.05) as server:
+        clean = build(server, tmp_path / "clean")
+        assert clean.wait(timeout=240) == 0, clean.stderr.read().decode()
+        clean_calls = server.requests
+
+        victim = build(server, tmp_path / "killed")
+        done = tmp_path / "killed" / "stages" / "keypoints" / "done.jsonl"
+        deadline = time.monotonic() + 120
+        while _count_lines(done) < 15 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        victim.send_signal(signal.SIGKILL)
+        victim.wait(timeout=30)
+        assert victim.returncode == -signal.SIGKILL
+        before_rerun = server.requests
+        assert clean_calls < before_rerun < 2 * clean_calls  # killed midway
+
+        rerun = build(server, tmp_path / "killed")
+        assert rerun.wait(timeout=240) == 0, rerun.stderr.read().decode()
+        asked_again = server.requests - before_rerun
+    # Only the calls in flight when the process died (at most --llm-concurrency) are asked again.
+    assert (before_rerun - clean_calls) + asked_again <= clean_calls + 2
+    for name in ("facts.jsonl", "documents.jsonl", "rejects.jsonl"):
+        assert (tmp_path / "killed" / name).read_bytes() == (tmp_path / "clean" / name).read_bytes(), name
