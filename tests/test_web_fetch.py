@@ -19,17 +19,11 @@ from typing import Any
 import httpcore
 import pytest
 
-from irbgen.web.fetch import (
-    BodyDecoder,
-    Fetcher,
-    FetchFailure,
-    FetchOutcome,
-    normalize_url,
-    wayback_timestamp,
-    wayback_url,
-)
+from irbgen.web.body import BodyDecoder, FetchFailure
+from irbgen.web.fetch import Fetcher, FetchOutcome, normalize_url
 from irbgen.web.guard import HostGuard, ResolveError, SSRFRefused, forbidden_reason
 from irbgen.web.warc import WarcWriter, iter_response_locations, new_record_id
+from irbgen.web.wayback import wayback_timestamp, wayback_url
 
 PUBLIC_IP = "93.184.216.34"  # what the test resolver says "public.test" is; the test dialer maps it home
 

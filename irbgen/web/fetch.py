@@ -9,14 +9,11 @@ written to the WARC and is replayed from it.
 from __future__ import annotations
 
 import asyncio
-import re
 import ssl
-import zlib
 from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, fields, replace
-from datetime import UTC, datetime
 from http.cookiejar import CookieJar, DefaultCookiePolicy
 from pathlib import Path
 from typing import Any
@@ -26,6 +23,7 @@ import httpcore
 import httpx
 
 from irbgen import __version__
+from irbgen.web.body import BodyDecoder, FetchFailure
 from irbgen.web.guard import GuardedNetworkBackend, HostGuard, ResolveError, Resolver, URLRefused
 from irbgen.web.warc import (
     StoredResponse,
@@ -36,12 +34,12 @@ from irbgen.web.warc import (
     index_warc_files,
     read_response,
 )
+from irbgen.web.wayback import wayback_url
 
 USER_AGENT = f"irbgen/{__version__} (+research benchmark builder)"
 DEFAULT_CONTENT_TYPES = ("text/html", "application/xhtml+xml", "text/plain")
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 DEAD_REASONS = frozenset({"http_404", "http_410", "dns"})  # worth a wayback lookup
-RATIO_FLOOR = 1 << 20  # below this many decoded bytes the compression ratio is not checked
 SIDE_BODY_CAP = 1 << 20  # redirect and error-page bodies are kept (for the WARC) up to this size
 READ_CHUNK = 1 << 16
 
@@ -131,86 +129,6 @@ class _Hop:
         return value
 
 
-class FetchFailure(Exception):
-    """A labelled failure inside the fetcher (and from BodyDecoder); `fetch` turns it into an outcome."""
-
-    def __init__(self, label: str, detail: str = "") -> None:
-        super().__init__(f"{label}: {detail}")
-        self.label = label
-        self.detail = detail
-
-
-class BodyDecoder:
-    """Removes a Content-Encoding incrementally without ever holding more than max_bytes of output."""
-
-    def __init__(self, encoding: str, max_bytes: int, max_ratio: float) -> None:
-        self.encoding = encoding.strip().lower()
-        self.max_bytes = max_bytes
-        self.max_ratio = max_ratio
-        self.wire = 0
-        self.size = 0
-        self._parts: list[bytes] = []
-        self._d: Any = None
-        self._started = False
-        if self.encoding in ("gzip", "x-gzip"):
-            self._d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        elif self.encoding == "deflate":
-            self._d = zlib.decompressobj()  # zlib-wrapped; raw deflate is tried on the first error
-        elif self.encoding not in ("", "identity"):
-            raise FetchFailure(f"content_encoding:{self.encoding}", "unsupported Content-Encoding")
-
-    def _limit(self) -> int:
-        """How many more decoded bytes may be produced (plus one, to detect the overflow)."""
-        ratio_cap = max(RATIO_FLOOR, int(self.max_ratio * self.wire)) if self.max_ratio else self.max_bytes
-        return max(1, min(self.max_bytes, ratio_cap) - self.size + 1)
-
-    def _append(self, out: bytes) -> None:
-        self.size += len(out)
-        if self.size > self.max_bytes:
-            raise FetchFailure("too_large", f"decoded body over {self.max_bytes} bytes")
-        if self.max_ratio and self.size > RATIO_FLOOR and self.size > self.max_ratio * self.wire:
-            raise FetchFailure("too_large", f"decompression ratio over {self.max_ratio:g}")
-        if out:
-            self._parts.append(out)
-
-    def feed(self, data: bytes) -> None:
-        """Take the next wire bytes; raise FetchFailure("too_large") as soon as a cap is passed."""
-        self.wire += len(data)
-        if self.wire > self.max_bytes:
-            raise FetchFailure("too_large", f"body over {self.max_bytes} bytes")
-        if self._d is None:
-            self._append(data)
-            return
-        while data:
-            try:
-                out = self._d.decompress(data, self._limit())
-            except zlib.error as exc:
-                if self.encoding == "deflate" and not self._started:
-                    self._started = True
-                    self._d = zlib.decompressobj(-zlib.MAX_WBITS)
-                    continue
-                raise FetchFailure("bad_encoding", str(exc)) from exc
-            self._started = True
-            self._append(out)
-            data = self._d.unconsumed_tail
-            if self._d.eof:
-                rest = self._d.unused_data
-                if rest and self.encoding in ("gzip", "x-gzip") and rest[:2] == b"\x1f\x8b":
-                    self._d = zlib.decompressobj(16 + zlib.MAX_WBITS)  # another gzip member
-                    data = rest
-                else:
-                    break  # trailing bytes after the stream are ignored, as browsers do
-
-    def finish(self) -> bytes:
-        """The decoded body; a stream cut short yields what was decoded so far."""
-        if self._d is not None and not self._d.eof:
-            try:
-                self._append(self._d.flush(self._limit()))
-            except zlib.error as exc:
-                raise FetchFailure("bad_encoding", str(exc)) from exc
-        return b"".join(self._parts)
-
-
 def media_type(content_type: str) -> str:
     """The media type of a Content-Type value, lower-case, without parameters."""
     return content_type.split(";", 1)[0].strip().lower()
@@ -219,40 +137,6 @@ def media_type(content_type: str) -> str:
 def normalize_url(url: str) -> str:
     """The form a URL is requested, indexed and replayed under (no fragment, httpx normalisation)."""
     return str(httpx.URL(url).copy_with(fragment=None))
-
-
-_MONTHS = {
-    m: i
-    for i, m in enumerate(
-        ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], start=1
-    )
-}
-
-
-def wayback_timestamp(date: str | None) -> str:
-    """A Wayback timestamp prefix (YYYY[MM[DD]]) from a citation date as written; today if none."""
-    if date:
-        text = date.strip().lower()
-        match = re.search(r"\b(\d{4})-(\d{1,2})(?:-(\d{1,2}))?\b", text)
-        if match:
-            year, month, day = match.group(1), int(match.group(2)), match.group(3)
-            return f"{year}{month:02d}" + (f"{int(day):02d}" if day else "")
-        year_match = re.search(r"\b(1[89]\d\d|20\d\d)\b", text)
-        if year_match:
-            stamp = year_match.group(1)
-            month_match = re.search(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b", text)
-            if month_match:
-                stamp += f"{_MONTHS[month_match.group(1)]:02d}"
-                day_match = re.search(r"\b(\d{1,2})(?:st|nd|rd|th)?\b", text.replace(year_match.group(1), ""))
-                if day_match and 1 <= int(day_match.group(1)) <= 31:
-                    stamp += f"{int(day_match.group(1)):02d}"
-            return stamp
-    return datetime.now(UTC).strftime("%Y%m%d")
-
-
-def wayback_url(url: str, date: str | None = None) -> str:
-    """The raw-content (id_) Wayback Machine URL for url near date."""
-    return f"https://web.archive.org/web/{wayback_timestamp(date)}id_/{url}"
 
 
 def _failure_label(exc: BaseException) -> tuple[str, str] | None:
