@@ -15,7 +15,7 @@ from irbgen.errors import BadInputError
 from irbgen.irb.facts import assemble_facts
 from irbgen.irb.grounding import CheckGrounding, GroundingVerdict, KeypointDocument
 from irbgen.irb.records import Citation, Fact, Grounding, Keypoint, Page, Reject, Segment, WebDocument
-from irbgen.irb.rules import dates, entities, excerpt, numbers, split_sentences, support
+from irbgen.irb.support import dates, entities, excerpt, numbers, split_sentences, support
 from irbgen.llm.client import LLMClient
 from irbgen.llm.settings import LLMSettings
 from irbgen.pipeline.stage import StageContext

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from irbgen.errors import BadInputError
+from irbgen.irb.decontext import decontextualize, page_subject
 from irbgen.irb.keypoints import MakeKeypoints
 from irbgen.irb.records import Citation, Keypoint, Reject, Segment
-from irbgen.irb.rules import decontextualize, page_subject
 from irbgen.llm.client import LLMClient
 from irbgen.llm.settings import LLMSettings
 from irbgen.pipeline.stage import StageContext

@@ -1,7 +1,7 @@
 """The grounding stage: does one fetched document support one keypoint?
 
 Two backends, chosen by name: "rules" (offline lexical, entity, number and date support,
-`irbgen.irb.rules.support`) and "llm" (the irb_grounding prompt over the document, cut to a token
+`irbgen.irb.support.support`) and "llm" (the irb_grounding prompt over the document, cut to a token
 budget around the sentences that best match the keypoint). A failed model call becomes a reject
 "llm_error"; a rerun asks again and the response cache makes finished calls free.
 """
@@ -14,9 +14,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from irbgen.errors import BadInputError
-from irbgen.irb import rules
 from irbgen.irb.keypoints import check_backend
 from irbgen.irb.records import Grounding, Keypoint, Reject, WebDocument
+from irbgen.irb.support import excerpt, support
+from irbgen.irb.text import words
 from irbgen.llm.prompts import Prompt, load_prompt
 from irbgen.pipeline.stage import StageContext
 
@@ -58,8 +59,8 @@ class GroundingVerdict(BaseModel):
 
 def _quoted_in(quote: str, text: str) -> bool:
     """True when the quote's words occur in order in the text (spacing, case and accents ignored)."""
-    wanted = " ".join(rules.words(quote))
-    return bool(wanted) and wanted in " ".join(rules.words(text))
+    wanted = " ".join(words(quote))
+    return bool(wanted) and wanted in " ".join(words(text))
 
 
 class CheckGrounding:
@@ -134,7 +135,7 @@ class CheckGrounding:
         if empty is not None:
             return empty
         document = record.document
-        result = rules.support(
+        result = support(
             record.keypoint.text,
             document.text[:MAX_RULES_CHARS],
             title=document.title,
@@ -157,7 +158,7 @@ class CheckGrounding:
         """The chat messages for one pair; the text is cut to the token budget around the best match."""
         document = record.document
         budget = self.max_document_tokens * CHARS_PER_TOKEN
-        text = rules.excerpt(document.text, record.keypoint.text, budget, title=document.title)
+        text = excerpt(document.text, record.keypoint.text, budget, title=document.title)
         return self.prompt().render(
             statement=record.keypoint.text,
             title=document.title or "(none)",

@@ -1,6 +1,6 @@
 """The keypoint stage: each citing segment becomes one self-contained statement, or a reject.
 
-Two backends, chosen by name: "rules" (offline, `irbgen.irb.rules.decontextualize`) and "llm" (the
+Two backends, chosen by name: "rules" (offline, `irbgen.irb.decontext.decontextualize`) and "llm" (the
 irb_keypoint prompt through the injected LLM client). A failed model call becomes a reject
 "llm_error"; a rerun asks again, and the response cache makes the calls that did succeed free.
 """
@@ -13,8 +13,9 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from irbgen.errors import BadInputError
-from irbgen.irb import rules
+from irbgen.irb.decontext import decontextualize
 from irbgen.irb.records import Keypoint, Reject, Segment
+from irbgen.irb.text import clean
 from irbgen.llm.prompts import Prompt, load_prompt
 from irbgen.pipeline.stage import StageContext
 
@@ -113,7 +114,7 @@ class MakeKeypoints:
         return Reject(stage=self.name, reason=reason, key=segment.id, detail=detail, extra=extra)
 
     def _rules(self, segment: Segment) -> Keypoint | Reject:
-        result = rules.decontextualize(segment.text, segment.sentence, segment.title, segment.lead)
+        result = decontextualize(segment.text, segment.sentence, segment.title, segment.lead)
         if result.text is None:
             return self._reject(segment, result.reason or "not_self_contained", result.detail)
         return self._keypoint(segment, result.text)
@@ -129,7 +130,7 @@ class MakeKeypoints:
         """The chat messages for one segment."""
         return self.prompt().render(
             title=segment.title,
-            lead=_shorten(rules.clean(segment.lead), MAX_LEAD_CHARS) or "(none)",
+            lead=_shorten(clean(segment.lead), MAX_LEAD_CHARS) or "(none)",
             section=" > ".join(segment.section) or "(lead section)",
             before=" ".join(segment.before) or "(none)",
             sentence=segment.sentence,

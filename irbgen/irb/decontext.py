@@ -1,0 +1,286 @@
+"""The offline backend of the keypoint stage: deterministic string rules, no model.
+
+`decontextualize` turns a citing segment into a keypoint the way a careful copy editor with no parser
+would: drop leading connectives, replace a leading pronoun or a leading "The <class noun>" that refers to
+the page subject with the page title, complete a subjectless continuation fragment with the title, fix
+capitals and the final stop, and refuse what still leans on context.
+
+Expected quality (what to expect from the offline path, not a benchmark): segments that are already
+self-contained, or open with the subject, a subject pronoun, an introductory phrase and a pronoun ("In
+2010, he ...") or a "The company"-style description of the page subject, come out right. Pronouns resolve
+only to the page subject, and only when the lead's pronouns (or, in a lead without any, its class noun:
+person or thing) agree; so "He" in a section about a collaborator still becomes the title when the lead is
+about a man. Pronouns later in the sentence, references to other entities ("the album" in an article about
+a singer), "which"-fragments and omitted context ("the following year") are kept as they are or rejected
+as "not_self_contained". The description test looks only at the word after the noun, so some compounds
+slip through. Not measured on real pages yet; the LLM backend is the one to use for benchmarks.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from irbgen.irb.text import IRREGULAR, TOKEN, clean, fold, words
+
+# Connectives that only make sense after another sentence; the first group needs a comma after it
+# ("In addition, ..." but not "In addition to ..."), the second may be followed by a plain space.
+_COMMA_CONNECTIVES = (
+    "according to the same source", "afterwards", "as a result", "at the same time", "besides",
+    "by contrast", "consequently", "eventually", "finally", "for example", "for instance", "hence",
+    "in addition", "in contrast", "in fact", "in particular", "in turn", "indeed", "instead", "later",
+    "likewise", "meanwhile", "nevertheless", "nonetheless", "notably", "on the other hand", "overall",
+    "similarly", "specifically", "subsequently", "still", "then", "therefore", "thus",
+)  # fmt: skip
+_SPACE_CONNECTIVES = (
+    "additionally", "also", "and also", "and", "but also", "but", "furthermore", "however", "moreover",
+)  # fmt: skip
+
+
+def _alternation(phrases: tuple[str, ...]) -> str:
+    return "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in sorted(phrases, key=len, reverse=True))
+
+
+_CONNECTIVE = re.compile(
+    rf"^(?:(?:{_alternation(_COMMA_CONNECTIVES)})\s*,|(?:{_alternation(_SPACE_CONNECTIVES)})\b,?)\s*",
+    re.I,
+)
+_SUBJECT_PRONOUNS = {"he": "m", "she": "f", "it": "n", "they": "p"}
+_POSSESSIVE_PRONOUNS = {"his": "m", "her": "f", "its": "n", "their": "p"}
+_UNRESOLVED_STARTS = frozenset(
+    "he she it they his her its their him them this that these those which who whom whose where".split()
+)
+_LEAD_PRONOUNS = {
+    "m": ("he", "his", "him"),
+    "f": ("she", "her", "hers"),
+    "n": ("it", "its"),
+    "p": ("they", "their", "them"),
+}
+_PERSON_NOUNS = frozenset(
+    """academic activist actor actress administrator architect artist astronaut athlete author bishop
+    boxer broadcaster businessman businesswoman chef chemist coach comedian composer cricketer criminal
+    cyclist dancer designer diplomat director doctor drummer economist engineer entrepreneur executive
+    footballer general golfer guitarist historian jockey journalist judge king lawyer linguist manager
+    mathematician member minister model monarch musician novelist nurse officer painter philosopher
+    photographer physician physicist pilot player poet politician presenter president priest prince
+    princess producer professor psychologist queen rapper researcher runner scientist sculptor senator
+    singer skater skier soldier songwriter sprinter surgeon swimmer teacher writer wrestler""".split()
+)
+_PERSON_SUFFIXES = ("ist", "ian", "man", "woman", "person")
+# Words after "The <noun>" that show the noun ends the subject phrase (not "The city council ...").
+_VERBISH = frozenset(
+    """is was are were has had have will would can could may might must should shall does did do also
+    then now later still first once remains remained became becomes broke cut fought hit kept lost put
+    sent set shot stood struck won""".split()
+)
+# Participles that end a class description: "a film written and directed by ...".
+_PARTICIPLES = frozenset("born built founded given held known led made run set shown written".split())
+_DETERMINERS = frozenset("the a an some many most several each every both all no".split())
+_NOUN = re.compile(r"[a-z]+(?:-[a-z]+)*")
+_ADVERBS = frozenset("also later then subsequently eventually again still currently previously now".split())
+_LEAD_STOP = re.compile(
+    r"[,;:()]|\b(?:that|which|who|whose|where|when|in|of|on|at|by|for|from|with|to|since|as|near|"
+    r"between|under|over|about|after|before|during|located|based|known|founded|born)\b"
+)
+_INTRO = re.compile(
+    r"(?:in|on|at|after|before|during|by|from|since|following|upon|until|throughout|within|as of|"
+    r"according to|between|through|over|with)\b[^,]{1,60},\s+",
+    re.I,
+)
+_COPULA = re.compile(r"\b(?:is|was|are|were)\s+(?:(?:one\s+of\s+the|one\s+of|a|an|the)\s+)?(.+)", re.I)
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What a page is about, as the rules see it: its name, class nouns and pronoun classes."""
+
+    name: str  # the title without a "(disambiguation)" suffix
+    nouns: frozenset[str]  # lowercase class nouns: "bridge", "city", "film"
+    pronouns: frozenset[str]  # pronoun classes that may refer to it: m, f, n, p
+
+    @property
+    def possessive(self) -> str:
+        """ "Paris's", "The Beatles'"."""
+        return f"{self.name}'" if self.name.endswith("s") else f"{self.name}'s"
+
+
+def _first_sentence(text: str) -> str:
+    text = re.sub(r"\([^()]*\)", "", text)  # "(French pronunciation: ...)" and the like
+    match = re.search(r"(?<=[a-z0-9)\]])[.!?](?=\s+[A-Z])", text)
+    return text[: match.start()] if match else text
+
+
+def _class_nouns(lead: str) -> set[str]:
+    """Head nouns of "<Title> is a ... <noun>" in the lead's first sentence ("a suspension bridge")."""
+    match = _COPULA.search(_first_sentence(lead))
+    if not match:
+        return set()
+    phrase = match.group(1)
+    stop = _LEAD_STOP.search(phrase)
+    phrase = phrase[: stop.start()] if stop else phrase
+    kept = []
+    for token in phrase.split():
+        participle = token in _PARTICIPLES or (len(token) > 4 and token.endswith(("ing", "ed")))
+        if token.islower() and participle:
+            break  # "a bridge spanning ...", "a company headquartered ...", "a film written by ..."
+        kept.append(token)
+    while kept and kept[-1].lower() in ("and", "or"):
+        kept.pop()
+    nouns: set[str] = set()
+    for part in re.split(r"\s+(?:and|or)\s+", " ".join(kept)):
+        tokens = part.split()
+        if tokens and _NOUN.fullmatch(tokens[-1]):
+            noun = tokens[-1]
+            nouns |= {noun, noun.rsplit("-", 1)[-1]}  # "singer-songwriter" -> also "songwriter"
+            if noun.endswith("ies"):
+                nouns.add(noun[:-3] + "y")
+            elif noun.endswith("s") and not noun.endswith("ss"):
+                nouns.add(noun[:-1])
+    return nouns
+
+
+def _is_person_noun(noun: str) -> bool:
+    return noun in _PERSON_NOUNS or noun.endswith(_PERSON_SUFFIXES)
+
+
+def page_subject(title: str, lead: str) -> Subject:
+    """The page subject from its title and lead paragraph."""
+    name = clean(title)
+    nouns = _class_nouns(clean(lead))
+    disambiguation = re.search(r"\s*\(([^()]*)\)\s*$", name)
+    if disambiguation:
+        name = name[: disambiguation.start()].strip()
+        last = disambiguation.group(1).split()
+        if last and last[-1].isalpha():
+            nouns.add(last[-1].lower())  # "Mercury (planet)" -> planet
+    lead_text = clean(lead)
+    with_article = re.match(rf"the\s+{re.escape(name)}\b", lead_text, re.I)
+    if with_article and not name.lower().startswith("the "):
+        name = lead_text[:4] + name  # the lead writes "The Golden Gate Bridge is ..."
+    title_words = name.split()
+    if len(title_words) >= 2 and title_words[-1].isalpha():
+        nouns.add(title_words[-1].lower())  # "Golden Gate Bridge" -> "the bridge"
+    lead_words = set(words(lead))
+    classes = {c for c, forms in _LEAD_PRONOUNS.items() if lead_words.intersection(forms)}
+    personal = classes & {"m", "f"}
+    if personal:
+        classes = personal | ({"p"} if "p" in classes else set())
+    elif not classes:
+        person = any(_is_person_noun(noun) for noun in nouns)
+        classes = {"m", "f", "p"} if person else {"n", "p"}
+    return Subject(name=name, nouns=frozenset(nouns), pronouns=frozenset(classes))
+
+
+@dataclass(frozen=True)
+class Decontextualized:
+    """A keypoint text, or the reject reason and a detail when the rules cannot make one."""
+
+    text: str | None
+    reason: str | None = None
+    detail: str = ""
+
+
+def _strip_connectives(text: str) -> str:
+    while True:
+        stripped = _CONNECTIVE.sub("", text, count=1)
+        if stripped == text:
+            return text
+        text = stripped
+
+
+def _first_word(text: str) -> str:
+    match = re.match(r"[^\W\d_]+", text)
+    return match.group(0) if match else ""
+
+
+def _drop_also(text: str, subject_end: int) -> str:
+    """ "Paris also has ..." -> "Paris has ...": the adverb only links to a previous sentence."""
+    rest = text[subject_end:]
+    trimmed = re.sub(r"^\s+(?:also|too|likewise|similarly|additionally)\b,?", "", rest, count=1, flags=re.I)
+    return text[:subject_end] + trimmed
+
+
+def _resolve_subject(text: str, subject: Subject) -> tuple[str, bool, str]:
+    """(text, resolved, detail): replace a leading pronoun or class description with the page name."""
+    if text.casefold().startswith(subject.name.casefold()):
+        return _drop_also(text, len(subject.name)), True, ""
+    word = _first_word(text)
+    lower = word.lower()
+    after = text[len(word) :]
+    if lower in _SUBJECT_PRONOUNS or lower in _POSSESSIVE_PRONOUNS:
+        possessive = lower in _POSSESSIVE_PRONOUNS
+        pronoun_class = (_POSSESSIVE_PRONOUNS if possessive else _SUBJECT_PRONOUNS)[lower]
+        if pronoun_class not in subject.pronouns:
+            detail = f"leading {word!r} may not refer to {subject.name!r}, judging by the lead"
+            return text, False, detail
+        replacement = subject.possessive if possessive else subject.name
+        return _drop_also(replacement + after, len(replacement)), True, ""
+    description = re.match(r"(the|this)\s+([a-z]+(?:-[a-z]+)*)('s|’s)?(?=([\s,]+)([^\s,]*))", text, re.I)
+    if description and description.group(2).lower() in subject.nouns:
+        following = fold(description.group(5))
+        possessive = description.group(3) is not None
+        ends_phrase = (
+            possessive
+            or "," in description.group(4)
+            or following in _VERBISH
+            or following in IRREGULAR
+            or (len(following) > 3 and following.endswith(("ed", "ly")))
+            or (following.endswith("s") and not following.endswith(("ss", "us", "is")))
+        )
+        if ends_phrase:
+            replacement = subject.possessive if possessive else subject.name
+            resolved = replacement + text[description.end() :]
+            return _drop_also(resolved, len(replacement)), True, ""
+    return text, False, ""
+
+
+def _sentence_subject_is_page(sentence: str, subject: Subject) -> bool:
+    """True when the sentence opens with the page subject, a pronoun for it or a description of it."""
+    _, resolved, _ = _resolve_subject(_strip_connectives(clean(sentence)), subject)
+    return resolved
+
+
+def _finish(text: str) -> str:
+    text = re.sub(r"(?:[\s,;:\-–—]|\b(?:and|or|but)\b)+$", "", text).strip()
+    if text and text[0].islower():
+        text = text[0].upper() + text[1:]
+    if text and not re.search(r"[.!?][\"'”’)]?$", text):
+        text += "."
+    return text
+
+
+def decontextualize(text: str, sentence: str, title: str, lead: str) -> Decontextualized:
+    """A self-contained statement from one segment of `sentence`, or why the rules cannot make one."""
+    subject = page_subject(title, lead)
+    segment = clean(text)
+    starts_sentence = fold(clean(sentence)).startswith(fold(segment)[:40])
+    body = _strip_connectives(segment)
+    if len(TOKEN.findall(body)) < 3:
+        return Decontextualized(None, "too_short", f"fewer than three words: {segment!r}")
+    body, resolved, detail = _resolve_subject(body, subject)
+    intro = _INTRO.match(body)
+    if not resolved and not detail and intro:
+        # "In 2010, he moved ..." -> "In 2010, <Title> moved ..."
+        rest, resolved, detail = _resolve_subject(body[intro.end() :], subject)
+        if resolved:
+            body = body[: intro.end()] + (rest[0].lower() + rest[1:] if rest.startswith("The ") else rest)
+        elif detail:
+            return Decontextualized(None, "not_self_contained", detail)
+    first = _first_word(body).lower()
+    if not resolved and first in _UNRESOLVED_STARTS:
+        detail = detail or f"starts with {_first_word(body)!r}, which the rules cannot resolve"
+        return Decontextualized(None, "not_self_contained", detail)
+    opens_noun_phrase = first in _DETERMINERS  # "and the society announced ...": its own subject
+    if not resolved and not starts_sentence and body[:1].islower() and not opens_noun_phrase:
+        # A continuation such as "and later moved to Lyon": lend it the sentence's subject if that
+        # subject is the page and the fragment opens with a verb (an adverb, then a verb form).
+        tokens = body.split()
+        index = 0
+        while index < len(tokens) - 1 and tokens[index].lower() in _ADVERBS:
+            index += 1
+        verb = tokens[index].lower().strip(",")
+        verbal = verb in _VERBISH or verb in IRREGULAR or (len(verb) > 4 and verb.endswith("ed"))
+        if not (verbal and _sentence_subject_is_page(sentence, subject)):
+            return Decontextualized(None, "not_self_contained", f"fragment without its own subject: {body!r}")
+        body = f"{subject.name} {' '.join(tokens[index:])}"
+    return Decontextualized(_finish(body))
