@@ -203,7 +203,7 @@ def markdown(summary: dict[str, Any]) -> str:
         + ", ".join(f"{name} {seconds / total:.0%}" for name, seconds in shares)
         + ".",
         "",
-        "- validate is `irbgen.benchmark.validate_benchmark`: it parses every file (samples.jsonl is",
+        "- validate is `irbgen.validation.validate_benchmark`: it parses every file (samples.jsonl is",
         "  the largest) with pydantic before anything else runs.",
         "- index = read corpus.jsonl + chunk + bm25s tokenize + bm25s index (the score matrix, built once).",
         "- search scores every chunk for every query with bm25s (`get_scores_from_ids`) and keeps the",

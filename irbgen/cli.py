@@ -88,7 +88,7 @@ def phantom(
 @click.argument("directory", type=click.Path(path_type=Path))
 def validate(directory: Path) -> None:
     """Check a benchmark directory: files, records, ids, qrels, manifest counts and checksums."""
-    from irbgen.benchmark import validate_benchmark
+    from irbgen.validation import validate_benchmark
 
     with reporting_errors():
         report = validate_benchmark(directory)
@@ -116,8 +116,8 @@ def validate(directory: Path) -> None:
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Folder to write.")
 def export(directory: Path, fmt: str, out: Path) -> None:
     """Export a benchmark directory to parquet or to a Hugging Face DatasetDict."""
-    from irbgen.benchmark import validate_benchmark
     from irbgen.export import export_hf, export_parquet
+    from irbgen.validation import validate_benchmark
 
     with reporting_errors():
         report = validate_benchmark(directory)

@@ -18,12 +18,12 @@ from irbgen.benchmark import (
     read_qrels,
     read_samples,
     render_card,
-    validate_benchmark,
     write_benchmark,
 )
 from irbgen.errors import BadInputError, MissingExtraError, OutputExistsError
 from irbgen.export import export_parquet, to_hf_datasets
 from irbgen.schema import Attributes, Document, Hop, Manifest, Provenance, Sample
+from irbgen.validation import validate_benchmark
 
 FILES = ["README.md", "corpus.jsonl", "manifest.json", "qrels/test.tsv", "queries.jsonl", "samples.jsonl"]
 

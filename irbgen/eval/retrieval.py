@@ -29,13 +29,13 @@ from irbgen.benchmark import (
     read_qrels,
     read_queries,
     read_samples,
-    validate_benchmark,
 )
 from irbgen.errors import BadInputError
 from irbgen.eval.breakdown import aggregate, sample_attributes
 from irbgen.eval.chunking import check_chunking, chunk_documents
 from irbgen.eval.metrics import default_measures, parse_measures, per_query, run_from_rankings, write_run
 from irbgen.eval.retrievers import build_retriever, check_k
+from irbgen.validation import validate_benchmark
 
 log = logging.getLogger(__name__)
 

@@ -1,45 +1,41 @@
 """Wikitext -> plain-text sentences with their citation groups, and the segments they split into.
 
-The article is cut at its headings, each piece is parsed with mwparserfromhell and rendered to plain text
-(templates, files, tables and comments dropped; link text kept; a few inline templates such as
-{{convert}} rendered). Every `<ref>` becomes a marker that carries its citations: citation templates
-(`{{cite ...}}`, `{{citation}}`) and external links (bracketed or bare) with a URL. Reuses of named
-refs are resolved once the whole page is read, so a reuse before its definition works. Markers with only
-punctuation or whitespace between them form one citation group; each sentence is cut into segments at
-its groups.
+The article is cut at its headings; each piece is screened, parsed with mwparserfromhell and rendered to
+plain text (see irbgen.wikipedia.render). Every `<ref>` becomes a marker that carries its citations:
+citation templates (`{{cite ...}}`, `{{citation}}`) and external links (bracketed or bare) with a URL.
+Reuses of named refs are resolved once the whole page is read, so a reuse before its definition works.
+Markers with only punctuation or whitespace between them form one citation group; each sentence is cut
+into segments at its groups.
 
-Untrusted input is screened before parsing (size, template nesting, unbalanced brackets and tags),
-because mwparserfromhell is quadratic on unclosed constructs; a piece that fails is reported, not parsed.
+A page over the size limit is refused; a section that fails screening is reported, not parsed.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
-from irbgen.errors import MissingExtraError
 from irbgen.irb.records import Citation
+from irbgen.wikipedia.render import (
+    Renderer,
+    load_mwp,
+    ref_tag_name,
+    screen,
+    strip_tables,
+    template_name,
+    tidy,
+)
 
 MAX_WIKITEXT_CHARS = 2_000_000  # larger pages are refused (the largest articles are ~1.5M chars)
-MAX_TEMPLATE_DEPTH = 40  # real articles nest templates a few levels deep
-MAX_UNBALANCED = 50  # unclosed {{, [[, [http or <tag> per section (the parser is quadratic on them)
-MAX_PIPES = 100_000  # template parameters and table cells cost ~5 us each to parse
 MAX_URL_CHARS = 2048
 
-
-def _names(text: str) -> frozenset[str]:
-    return frozenset(text.split("|"))
-
-
 # Sections that list sources rather than make claims.
-SKIP_SECTIONS = _names(
+SKIP_SECTIONS = frozenset(
     "references|notes|footnotes|citations|sources|bibliography|works cited|external links|see also|"
-    "further reading|notes and references|references and notes"
+    "further reading|notes and references|references and notes".split("|")
 )
 # The completeness rule (IRB: keep syntactically complete segments). A segment is complete when the
 # dependency parse has a ROOT that is a verb (Penn tag VB*/MD, copulas included) and, inside that ROOT's
@@ -47,43 +43,18 @@ SKIP_SECTIONS = _names(
 SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
 OBJECT_DEPS = frozenset({"dobj", "attr", "pobj", "acomp", "ccomp", "xcomp", "oprd", "dative", "agent"})
 
-_MARK_OPEN, _MARK_CLOSE = "\ue000", "\ue001"
-_MARKER = re.compile(r"\ue000(\d+)\ue001")
+_MARKER = re.compile(r"\ue000(\d+)\ue001")  # the ref markers render.Renderer writes
 _PRIVATE = re.compile(r"[\ue000\ue001]")
 _HEADING = re.compile(r"^(={1,6})[ \t]*(.+?)[ \t]*(={1,6})[ \t]*$", re.M)
-_BRACES = re.compile(r"\{\{|\}\}")
-_TAG_OPEN = re.compile(r"<([a-zA-Z][a-zA-Z0-9]*)\b[^<>]*?(/?)>")
-_TAG_CLOSE = re.compile(r"</([a-zA-Z][a-zA-Z0-9]*)\s*>")
-_VOID_TAGS = frozenset({"br", "hr", "img", "wbr", "meta", "link", "source", "track", "col", "area", "input"})
-_EXT_OPEN = re.compile(r"\[(?:https?:)?//", re.I)
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
-_NAMED_REF = re.compile(r"<ref\s[^<>]*?name\s*=[^<>]*?[^/<>]>.*?</ref\s*>", re.S | re.I)
-_REF_NAME = re.compile(r"name\s*=\s*[\"']?([^\"'>/]+?)[\"']?\s*/?>", re.I)
 _REF_TAG = re.compile(r"<ref", re.I)
 _RESIDUE = re.compile(r"\{\{|\}\}|\[\[|\]\]|</?[a-zA-Z][a-zA-Z0-9]*\b[^<>]*>|^\s*\{\||^\s*\|\}", re.M)
 _STYLE = re.compile(r"'{2,}")
-_MAGIC = re.compile(r"__[A-Z]+__")
 _WS = re.compile(r"\s+")
 _PARAGRAPHS = re.compile(r"\n\s*\n")
 _URL = re.compile(r"^(?:https?:)?//[^\s<>\"{}|\\^`\[\]]+$", re.I)
 
-_DROP_TAGS = _names(
-    "math|chem|ce|gallery|imagemap|timeline|graph|mapframe|maplink|score|syntaxhighlight|source|pre|"
-    "table|templatestyles|hiero|inputbox|categorytree|charinsert|indicator|poem|references|style|script"
-)
-_BLOCK_TAGS = frozenset({"p", "div", "li", "ul", "ol", "dl", "dd", "dt", "blockquote", "center", "hr"})
-_LIST_MARKUP = frozenset({"*", "#", ":", ";"})
-_LINK_DROP = frozenset({"file", "image", "category", "media"})
-_FIRST_ARG_TEMPLATES = _names(
-    "nowrap|nobr|small|smaller|nobold|noitalic|smallcaps|em|strong|abbr|ill|"
-    "interlanguage link|not a typo|vanchor|keypress"
-)
-_INLINE_TEMPLATES = _FIRST_ARG_TEMPLATES | _names(
-    "convert|cvt|lang|transl|transliteration|as of|circa|c.|us$|usd|frac"
-)
-_FIXED_TEMPLATES = {"nbsp": " ", "snd": " – ", "spnd": " – ", "ndash": "–", "–": "–", "mdash": "—", "—": "—"}
 _ARCHIVE_TEMPLATES = frozenset({"webarchive", "web archive"})
-_NOTE_TEMPLATES = frozenset({"efn", "refn", "notetag", "efn-ua", "efn-la", "efn-lr", "efn-ur"})
 _URL_PARAMS = ("url", "URL", "chapter-url", "chapterurl", "contribution-url", "section-url")
 _ARCHIVE_PARAMS = ("archive-url", "archiveurl", "archive_url")
 _DATE_PARAMS = ("date", "publication-date", "access-date", "accessdate")
@@ -95,19 +66,6 @@ _ABBREVIATIONS = frozenset(
 )
 _CLOSERS = set("'\"’”)]")
 _SENT_END = re.compile(r"[.!?]+['\"’”)\]]*\s+(?=['\"‘“(\[]?[A-Z0-9])")
-
-
-@lru_cache(maxsize=1)
-def _mwp() -> Any:
-    """The mwparserfromhell module (with its node classes), imported on first use."""
-    try:
-        import mwparserfromhell
-        import mwparserfromhell.nodes  # noqa: F401 - the node classes are read as mwp.nodes.X
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise MissingExtraError(
-            "wikitext parsing needs mwparserfromhell: pip install mwparserfromhell"
-        ) from exc
-    return mwparserfromhell
 
 
 class UnparsableWikitext(ValueError):
@@ -166,19 +124,19 @@ class Article:
 
 def parse_article(wikitext: str, *, max_chars: int = MAX_WIKITEXT_CHARS) -> Article:
     """Parse a page's wikitext into lead, sentences and citation groups; raise UnparsableWikitext."""
-    mwp = _mwp()
+    mwp = load_mwp()
     if len(wikitext) > max_chars:
         raise UnparsableWikitext(f"wikitext too large ({len(wikitext):,} chars > {max_chars:,})", "too_large")
-    text = _strip_tables(_COMMENT.sub("", _PRIVATE.sub("", wikitext)))
+    text = strip_tables(_COMMENT.sub("", _PRIVATE.sub("", wikitext)))
     problems: list[tuple[str, str]] = []
-    refs = _RefTable()
-    renderer = _Renderer(refs)
+    refs = RefTable()
+    renderer = Renderer(refs, extract_citations)
     pieces: list[tuple[tuple[str, ...], str]] = []
     try:
         for path, raw, rendered in _sections(text, mwp.parse):
             if not rendered and not _REF_TAG.search(raw):
                 continue
-            trouble = _screen(raw)
+            trouble = screen(raw)
             if trouble:
                 problems.append(("unparsable", f"section {' > '.join(path) or '(lead)'}: {trouble}"))
                 continue
@@ -200,7 +158,7 @@ def parse_article(wikitext: str, *, max_chars: int = MAX_WIKITEXT_CHARS) -> Arti
                 where = " > ".join(path) or "(lead)"
                 problems.append(("markup_residue", f"paragraph dropped in {where}: ...{snippet}..."))
                 continue
-            clean, groups = _extract_groups(_tidy(paragraph), markers)
+            clean, groups = _extract_groups(tidy(paragraph), markers)
             if not any(ch.isalpha() for ch in clean):
                 continue
             if not path and not lead:
@@ -262,7 +220,7 @@ def is_complete(doc: Any) -> bool:
     return not missing_roles(doc)
 
 
-# --- sections and screening -------------------------------------------------------------------------
+# --- sections ---------------------------------------------------------------------------------------
 
 
 def _sections(text: str, parse: Callable[..., Any]) -> Iterable[tuple[tuple[str, ...], str, bool]]:
@@ -286,81 +244,7 @@ def _skipped(path: tuple[str, ...]) -> bool:
     return any(p.lower() in SKIP_SECTIONS for p in path)
 
 
-def _screen(raw: str) -> str:
-    """Why `raw` is not safe to parse ("" if it is)."""
-    depth = worst = 0
-    for m in _BRACES.finditer(raw):
-        if m.group() == "{{":
-            depth += 1
-            worst = max(worst, depth)
-        elif depth:
-            depth -= 1
-    if worst > MAX_TEMPLATE_DEPTH:
-        return f"templates nested {worst} deep (limit {MAX_TEMPLATE_DEPTH})"
-    if depth > MAX_UNBALANCED:
-        return f"{depth} unclosed templates"
-    links = raw.count("[[") - raw.count("]]")
-    if links > MAX_UNBALANCED:
-        return f"{links} unclosed links"
-    # a bracketed external link closes on its own line
-    external = sum(len(_EXT_OPEN.findall(line, line.rfind("]") + 1)) for line in raw.split("\n"))
-    if external > MAX_UNBALANCED:
-        return f"{external} unclosed external links"
-    opened = Counter(m.group(1).lower() for m in _TAG_OPEN.finditer(raw) if not m.group(2))
-    closed = Counter(m.group(1).lower() for m in _TAG_CLOSE.finditer(raw))
-    tags = sum(n - closed[name] for name, n in opened.items() if name not in _VOID_TAGS and n > closed[name])
-    if tags > MAX_UNBALANCED:
-        return f"{tags} unclosed tags"
-    tables = sum(1 for line in raw.split("\n") if line.lstrip().startswith("{|"))  # closed ones are gone
-    if tables > MAX_UNBALANCED:
-        return f"{tables} unclosed tables"
-    if raw.count("|") > MAX_PIPES:
-        return f"{raw.count('|')} template parameters or table cells (limit {MAX_PIPES})"
-    return ""
-
-
-def _strip_tables(text: str) -> str:
-    """Drop {| ... |} tables before parsing (they are dropped anyway and slow to parse).
-
-    Named ref definitions inside a table are kept, hidden in a <references> tag, so reuses resolve.
-    """
-    if "{|" not in text:
-        return text
-    out: list[str] = []
-    table: list[str] = []
-    kept: dict[str, str] = {}  # first definition of each ref name found in a table
-    depth = 0
-    for line in text.split("\n"):
-        head = line.lstrip()
-        if head.startswith("{|"):
-            depth += 1
-        if depth:
-            table.append(line)
-            if head.startswith("|}"):
-                depth -= 1
-                if not depth:
-                    for ref in _NAMED_REF.findall("\n".join(table)):
-                        name = _REF_NAME.search(ref)
-                        if name and name.group(1) not in kept:
-                            kept[name.group(1)] = ref
-                    out.append("")
-                    table = []
-            continue
-        out.append(line)
-    out.extend(table)  # an unclosed table stays, to be reported as markup residue
-    if kept:  # at the top, in the lead section, which is never skipped
-        out.insert(0, f"<references>{''.join(kept.values())}</references>")
-    return "\n".join(out)
-
-
-# --- rendering ---------------------------------------------------------------------------------------
-
-
-def _name(node: Any) -> str:
-    """A template's normalised name: lower case, spaces for underscores, no comments or namespace."""
-    name = re.sub(r"<!--.*?-->", "", str(node.name), flags=re.S)
-    name = _WS.sub(" ", name.replace("_", " ")).strip().lower()
-    return name[9:].strip() if name.startswith("template:") else name
+# --- refs and citations ------------------------------------------------------------------------------
 
 
 def _params(node: Any) -> dict[str, Any]:
@@ -380,10 +264,6 @@ def _param(params: dict[str, Any], names: Iterable[str]) -> str:
         if raw:
             return raw
     return ""
-
-
-def _positional(node: Any) -> list[Any]:
-    return [p.value for p in node.params if not p.showkey]
 
 
 def _clean_url(raw: str) -> str | None:
@@ -416,7 +296,7 @@ def _citation(node: Any, ref_name: str | None) -> Citation | None:
 
 def extract_citations(code: Any, ref_name: str | None = None) -> tuple[Citation, ...]:
     """Citations with a URL inside a ref's content: cite templates, external links, {{webarchive}}."""
-    nodes = _mwp().nodes
+    nodes = load_mwp().nodes
     out: list[Citation] = []
 
     def add(citation: Citation | None) -> None:
@@ -426,7 +306,7 @@ def extract_citations(code: Any, ref_name: str | None = None) -> tuple[Citation,
     def visit(wikicode: Any) -> None:
         for node in wikicode.nodes:
             if isinstance(node, nodes.Template):
-                name = _name(node)
+                name = template_name(node)
                 if _is_cite(name):
                     add(_citation(node, ref_name))
                 elif name in _ARCHIVE_TEMPLATES and out and out[-1].archive_url is None:
@@ -447,14 +327,7 @@ def extract_citations(code: Any, ref_name: str | None = None) -> tuple[Citation,
     return tuple(out)
 
 
-def _ref_name(tag: Any) -> str | None:
-    if not tag.has("name"):
-        return None
-    name = str(tag.get("name").value).strip().strip("\"'").strip()
-    return name or None
-
-
-class _RefTable:
+class RefTable:
     """Named ref definitions of a whole page, so reuses resolve wherever they stand."""
 
     def __init__(self) -> None:
@@ -468,7 +341,7 @@ class _RefTable:
         for tag in code.ifilter_tags(recursive=True):
             if str(tag.tag).strip().lower() != "ref" or tag.self_closing or tag.contents is None:
                 continue
-            name = _ref_name(tag)
+            name = ref_tag_name(tag)
             if name and name not in self.named and str(tag.contents).strip():
                 self.define(name, extract_citations(tag.contents, name))
 
@@ -476,164 +349,7 @@ class _RefTable:
         return self.named.get(name, ())
 
 
-class _Renderer:
-    """Walks parsed wikitext, emitting plain text with ref markers; named reuses resolve at the end."""
-
-    def __init__(self, refs: _RefTable) -> None:
-        self.refs = refs
-        self.nodes = _mwp().nodes
-        self.parts: list[str] = []
-        self.markers: list[tuple[Citation, ...] | str] = []  # a str is a ref name to resolve
-        self.in_list = False
-
-    def render(self, code: Any) -> str:
-        """Plain text of one section, with markers."""
-        self.parts, self.in_list = [], False
-        self.walk(code)
-        return "".join(self.parts)
-
-    def resolved(self) -> list[tuple[Citation, ...]]:
-        """Every marker's citations, with reuses of named refs looked up."""
-        return [m if isinstance(m, tuple) else self.refs.get(m) for m in self.markers]
-
-    def mark(self, citations: tuple[Citation, ...] | str) -> None:
-        self.parts.append(f"{_MARK_OPEN}{len(self.markers)}{_MARK_CLOSE}")
-        self.markers.append(citations)
-
-    def hidden(self, code: Any) -> None:
-        """Text that is not rendered may still define named refs."""
-        if code is not None and _REF_TAG.search(str(code)):
-            self.refs.collect(code)
-
-    def walk(self, code: Any) -> None:
-        nodes = self.nodes
-        for node in code.nodes:
-            if isinstance(node, nodes.Text):
-                self.text_node(node.value)
-            elif isinstance(node, nodes.Wikilink):
-                self.link(node)
-            elif isinstance(node, nodes.Template):
-                self.template(node)
-            elif isinstance(node, nodes.Tag):
-                self.tag(node)
-            elif isinstance(node, nodes.ExternalLink):
-                if node.brackets and node.title:
-                    self.walk(node.title)
-            elif isinstance(node, nodes.HTMLEntity):
-                self.parts.append(node.normalize())
-            elif isinstance(node, nodes.Heading):
-                self.parts.append("\n\n")
-            # comments, {{{arguments}}} and anything else render to nothing
-
-    def text_node(self, value: str) -> None:
-        if self.in_list and "\n" in value:
-            i = value.index("\n")
-            value = value[:i] + "\n\n" + value[i + 1 :]
-            self.in_list = False
-        self.parts.append(value)
-
-    def link(self, node: Any) -> None:
-        title = str(node.title).strip()
-        if title.startswith(":"):
-            title = title[1:]
-        elif ":" in title:
-            prefix = title.split(":", 1)[0].strip().lower()
-            if prefix in _LINK_DROP or (node.text is None and re.fullmatch(r"[a-z]{2,3}(-[a-z]+)?", prefix)):
-                self.hidden(node.text)  # a file caption may define refs
-                return
-        if node.text is not None:
-            if str(node.text).strip():
-                self.walk(node.text)
-            else:  # pipe trick: [[Foo (bar)|]] renders "Foo"
-                self.parts.append(re.sub(r"\s*\(.*\)\s*$", "", title))
-        else:
-            self.parts.append(title)
-
-    def tag(self, node: Any) -> None:
-        markup = node.wiki_markup
-        if markup in _LIST_MARKUP:
-            self.parts.append("\n\n")
-            self.in_list = True
-            return
-        name = str(node.tag).strip().lower()
-        if markup == "{|" or name in _DROP_TAGS:
-            self.hidden(node.contents)
-            return
-        if name == "ref":
-            ref_name = _ref_name(node)
-            if not node.self_closing and node.contents is not None and str(node.contents).strip():
-                citations = extract_citations(node.contents, ref_name)
-                if ref_name:
-                    self.refs.define(ref_name, citations)
-                self.mark(citations)
-            else:
-                self.mark(ref_name or ())
-        elif name == "br":
-            self.parts.append(" ")
-        elif name in _BLOCK_TAGS:
-            self.parts.append("\n\n")
-            if node.contents is not None:
-                self.walk(node.contents)
-            self.parts.append("\n\n")
-        elif node.contents is not None:
-            self.walk(node.contents)
-
-    def template(self, node: Any) -> None:
-        name = _name(node)
-        if name.startswith("sfn"):  # short footnotes: a ref without a URL
-            self.mark(())
-        elif name in _NOTE_TEMPLATES:
-            args = _positional(node)
-            self.mark(extract_citations(args[0]) if args else ())
-        elif name == "r":  # {{r|name}}: reuse of named refs
-            for value in _positional(node):
-                self.mark(str(value).strip() or ())
-        else:
-            rendered = _render_inline(name, node)
-            if rendered:
-                self.parts.append(rendered)
-            else:
-                for param in node.params:
-                    self.hidden(param.value)
-
-
-def _plain(value: Any) -> str:
-    return _WS.sub(" ", _STYLE.sub("", value.strip_code())).strip()
-
-
-def _render_inline(name: str, node: Any) -> str:
-    """Text for the few inline templates whose words belong to the sentence; "" for all others."""
-    if name in _FIXED_TEMPLATES:
-        return _FIXED_TEMPLATES[name]
-    if name.startswith("formatnum:"):
-        return name.split(":", 1)[1]
-    if name not in _INLINE_TEMPLATES and not name.startswith("lang-"):
-        return ""
-    args = [_plain(v) for v in _positional(node)]
-    if not args:
-        return ""
-    if name in ("convert", "cvt"):
-        if len(args) >= 4 and args[1] in ("-", "–", "to", "and", "or"):
-            return f"{args[0]} {args[1]} {args[2]} {args[3]}".replace(" - ", "–")
-        return " ".join(args[:2])
-    if name in ("lang", "transl", "transliteration"):
-        return args[-1]
-    if name == "as of":
-        return "As of " + " ".join(args[:3])
-    if name in ("circa", "c."):
-        return "c. " + args[0]
-    if name in ("us$", "usd"):
-        return "US$" + args[0]
-    if name == "frac":
-        return "/".join(args)
-    return args[0]  # _FIRST_ARG_TEMPLATES and {{lang-xx|...}}
-
-
 # --- paragraphs, groups and sentences ---------------------------------------------------------------
-
-
-def _tidy(paragraph: str) -> str:
-    return _WS.sub(" ", _MAGIC.sub("", _STYLE.sub("", paragraph))).strip()
 
 
 def _extract_groups(

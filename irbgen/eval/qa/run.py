@@ -23,7 +23,7 @@ from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from irbgen import __version__
-from irbgen.benchmark import read_documents, read_manifest, read_qrels, read_samples, validate_benchmark
+from irbgen.benchmark import read_documents, read_manifest, read_qrels, read_samples
 from irbgen.errors import BadInputError
 from irbgen.eval.breakdown import aggregate, sample_attributes
 from irbgen.eval.qa.judge import Judge, judge_prediction, load_judge_prompt, summarize_verdicts
@@ -53,6 +53,7 @@ from irbgen.llm.prompts import Prompt, load_prompt
 from irbgen.llm.settings import LLMSettings
 from irbgen.llm.types import BudgetExceeded
 from irbgen.schema import Sample
+from irbgen.validation import validate_benchmark
 
 if TYPE_CHECKING:
     from irbgen.eval.corpus_index import SearchIndex

@@ -1,0 +1,246 @@
+"""Validate a benchmark directory end to end: records, ids, cross-file agreement, counts and checksums.
+
+The validator reads the files irbgen.benchmark writes, with the same parsers, but reports every problem
+it finds instead of stopping at the first one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from pydantic import ValidationError
+
+from irbgen.benchmark import (
+    CHUNK_BYTES,
+    CORPUS,
+    FILES,
+    MANIFEST,
+    QRELS,
+    QRELS_HEADER,
+    QUERIES,
+    SAMPLES,
+    check_qrels_header,
+    describe_error,
+    iter_lines,
+    parse_qrels_line,
+    parse_query,
+)
+from irbgen.schema import Document, Manifest, Sample
+
+__all__ = ["ValidationReport", "validate_benchmark"]
+
+MAX_LISTED_PROBLEMS = 50
+
+
+@dataclass
+class ValidationReport:
+    """What validate_benchmark found: the first problems, how many in all, and the counts on disk."""
+
+    ok: bool
+    problems: list[str]
+    total_problems: int
+    counts: dict[str, int]
+
+
+def validate_benchmark(path: Path) -> ValidationReport:
+    """Check a benchmark directory end to end and report every problem found (the first 50 listed)."""
+    checker = _Checker(Path(path))
+    checker.run()
+    return ValidationReport(
+        ok=checker.total == 0, problems=checker.problems, total_problems=checker.total, counts=checker.counts
+    )
+
+
+class _Checker:
+    """One validation run: streams each file once, hashing it on the way."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.problems: list[str] = []
+        self.total = 0
+        self.counts: dict[str, int] = {}
+        self.digests: dict[str, str] = {}
+        self.corpus_ids: set[str] | None = None
+        self.sample_lines: list[tuple[str, str] | None] | None = None  # per samples.jsonl line
+        self.sample_ids: set[str] | None = None
+
+    def add(self, problem: str) -> None:
+        self.total += 1
+        if len(self.problems) < MAX_LISTED_PROBLEMS:
+            self.problems.append(problem)
+
+    def run(self) -> None:
+        if not self.path.is_dir():
+            self.add(f"{self.path}: not a directory")
+            return
+        present = {name for name in FILES if (self.path / name).is_file()}
+        for name in FILES:
+            if name not in present:
+                self.add(f"{name}: missing")
+        if CORPUS in present:
+            self.check_corpus()
+        if SAMPLES in present:
+            self.check_samples()
+        if QUERIES in present:
+            self.check_queries()
+        if QRELS in present:
+            self.check_qrels()
+        if MANIFEST in present:
+            self.check_manifest()
+
+    def lines(self, name: str) -> Iterator[tuple[int, bytes]]:
+        hasher = hashlib.sha256()
+        yield from iter_lines(self.path / name, hasher)
+        self.digests[name] = hasher.hexdigest()
+
+    def check_corpus(self) -> None:
+        ids: set[str] = set()
+        n = 0
+        for lineno, raw in self.lines(CORPUS):
+            n += 1
+            try:
+                doc = Document.model_validate_json(raw)
+            except ValidationError as e:
+                self.add(f"{CORPUS}:{lineno}: {describe_error(e)}")
+                continue
+            if doc.id in ids:
+                self.add(f"{CORPUS}:{lineno}: duplicate _id {doc.id!r}")
+            ids.add(doc.id)
+        self.corpus_ids = ids
+        self.counts["documents"] = n
+
+    def check_samples(self) -> None:
+        lines: list[tuple[str, str] | None] = []
+        ids: set[str] = set()
+        for lineno, raw in self.lines(SAMPLES):
+            try:
+                sample = Sample.model_validate_json(raw)
+            except ValidationError as e:
+                self.add(f"{SAMPLES}:{lineno}: {describe_error(e)}")
+                lines.append(None)
+                continue
+            lines.append((sample.id, sample.question))
+            if sample.id in ids:
+                self.add(f"{SAMPLES}:{lineno}: duplicate id {sample.id!r}")
+            ids.add(sample.id)
+            if self.corpus_ids is not None:
+                for doc_id in sample.evidence:
+                    if doc_id not in self.corpus_ids:
+                        self.add(f"{SAMPLES}:{lineno}: evidence {doc_id!r} is not in {CORPUS}")
+                for hop in sample.chain:
+                    for doc_id in hop.evidence:
+                        if doc_id not in self.corpus_ids:
+                            self.add(
+                                f"{SAMPLES}:{lineno}: hop {hop.index} evidence {doc_id!r} is not in {CORPUS}"
+                            )
+        self.sample_lines = lines
+        self.sample_ids = ids
+        self.counts["samples"] = len(lines)
+
+    def check_queries(self) -> None:
+        ids: set[str] = set()
+        n = 0
+        for lineno, raw in self.lines(QUERIES):
+            n += 1
+            try:
+                query = parse_query(raw)
+            except ValueError as e:
+                self.add(f"{QUERIES}:{lineno}: {e}")
+                continue
+            query_id, text = query["_id"], query["text"]
+            if query_id in ids:
+                self.add(f"{QUERIES}:{lineno}: duplicate _id {query_id!r}")
+            ids.add(query_id)
+            if self.sample_lines is None or lineno > len(self.sample_lines):
+                continue
+            expected = self.sample_lines[lineno - 1]
+            if expected is None:
+                continue
+            if query_id != expected[0]:
+                self.add(
+                    f"{QUERIES}:{lineno}: _id {query_id!r} but {SAMPLES}:{lineno} has id {expected[0]!r}"
+                )
+            elif text != expected[1]:
+                self.add(f"{QUERIES}:{lineno}: text differs from the question in {SAMPLES}:{lineno}")
+        self.counts["queries"] = n
+        if self.sample_lines is not None and n != len(self.sample_lines):
+            self.add(f"{QUERIES}: {n} lines but {SAMPLES} has {len(self.sample_lines)}")
+
+    def check_qrels(self) -> None:
+        pairs: set[tuple[str, str]] = set()
+        n = 0
+        lineno = 0
+        for lineno, raw in self.lines(QRELS):
+            try:
+                line = raw.decode("utf-8")
+                if lineno == 1:
+                    check_qrels_header(line)
+                    continue
+                n += 1
+                query_id, corpus_id, _ = parse_qrels_line(line)
+            except ValueError as e:
+                self.add(f"{QRELS}:{lineno}: {e}")
+                continue
+            if self.sample_ids is not None and query_id not in self.sample_ids:
+                self.add(f"{QRELS}:{lineno}: unknown query id {query_id!r}")
+            if self.corpus_ids is not None and corpus_id not in self.corpus_ids:
+                self.add(f"{QRELS}:{lineno}: unknown corpus id {corpus_id!r}")
+            if (query_id, corpus_id) in pairs:
+                self.add(f"{QRELS}:{lineno}: duplicate pair ({query_id!r}, {corpus_id!r})")
+            pairs.add((query_id, corpus_id))
+        if lineno == 0:
+            self.add(f"{QRELS}: empty; expected the header {QRELS_HEADER!r}")
+        self.counts["qrels"] = n
+
+    def check_manifest(self) -> None:
+        try:
+            manifest = Manifest.model_validate_json((self.path / MANIFEST).read_bytes())
+        except ValidationError as e:
+            self.add(f"{MANIFEST}: {describe_error(e)}")
+            return
+        on_disk = {"documents": CORPUS, "samples": SAMPLES, "qrels": QRELS}
+        for key, name in on_disk.items():
+            if key not in self.counts:
+                continue
+            if key not in manifest.counts:
+                self.add(f"{MANIFEST}: counts has no {key!r}")
+            elif manifest.counts[key] != self.counts[key]:
+                self.add(
+                    f"{MANIFEST}: counts.{key} is {manifest.counts[key]} but {name} has {self.counts[key]}"
+                )
+        rejects = sum(manifest.rejects.values())
+        if manifest.counts.get("rejects") != rejects:
+            self.add(
+                f"{MANIFEST}: counts.rejects is {manifest.counts.get('rejects')} but rejects sum to {rejects}"
+            )
+        for name in FILES:
+            if name != MANIFEST and name not in manifest.files:
+                self.add(f"{MANIFEST}: files has no sha256 for {name}")
+        for name, digest in sorted(manifest.files.items()):
+            self.check_digest(name, digest)
+
+    def check_digest(self, name: str, digest: str) -> None:
+        rel = PurePosixPath(name)
+        if not name or "\\" in name or rel.is_absolute() or ".." in rel.parts or name == MANIFEST:
+            self.add(f"{MANIFEST}: files lists {name!r}, which is not a file inside the benchmark")
+            return
+        file = self.path / rel
+        if name not in self.digests:
+            if not file.is_file():
+                if name not in FILES:  # the six files were reported missing already
+                    self.add(f"{name}: listed in {MANIFEST} but missing")
+                return
+            self.digests[name] = _sha256(file)
+        if self.digests[name] != digest:
+            self.add(f"{name}: sha256 {self.digests[name]} does not match {MANIFEST} ({digest})")
+
+
+def _sha256(file: Path) -> str:
+    hasher = hashlib.sha256()
+    with file.open("rb") as f:
+        while chunk := f.read(CHUNK_BYTES):
+            hasher.update(chunk)
+    return hasher.hexdigest()
