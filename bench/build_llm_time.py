@@ -51,10 +51,11 @@ def make_dump(path: Path, copies: int) -> None:
 
 
 def reply(request: dict) -> str:
-    """Keypoint: the piece as given; grounding: supported."""
+    """Keypoint: the piece, tagged with the article title so every copy's grounding prompt differs."""
     text = request["messages"][-1]["content"]
     if "Piece to rewrite:" in text:
-        return json.dumps({"keypoint": text.split("Piece to rewrite:", 1)[1].strip()})
+        title = text.split("Article title:", 1)[1].split("\n", 1)[0].strip()
+        return json.dumps({"keypoint": f"{text.split('Piece to rewrite:', 1)[1].strip()} ({title})"})
     return json.dumps({"label": "supported", "evidence": ""})
 
 
