@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -35,6 +36,7 @@ __all__ = [
     "read_qrels",
     "read_queries",
     "read_samples",
+    "staged_directory",
     "render_card",
     "write_benchmark",
 ]
@@ -93,16 +95,8 @@ def write_benchmark(
 ) -> BenchmarkStats:
     """Write a benchmark directory atomically from streams of documents and samples."""
     out = Path(out)
-    check_output(out, force)
-    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
-    try:
-        _remove(tmp)  # a leftover of a killed run that had the same pid
-        tmp.mkdir(parents=True)
+    with staged_directory(out, force) as tmp:
         stats = _write_files(tmp, documents, samples, manifest, description, licence)
-        _move_into_place(tmp, out, force)
-    except BaseException:
-        _remove(tmp)
-        raise
     log.info("wrote %s: %d documents, %d samples, %d qrels", out, stats.documents, stats.samples, stats.qrels)
     return stats
 
@@ -258,6 +252,22 @@ class _Sink:
                 self.digest = self._hash.hexdigest()
         finally:
             self._file.close()
+
+
+@contextmanager
+def staged_directory(out: Path, force: bool) -> Iterator[Path]:
+    """A temporary sibling of OUT to fill; it replaces OUT when the block ends, and vanishes on error."""
+    out = Path(out)
+    check_output(out, force)
+    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
+    try:
+        _remove(tmp)  # left over by a killed run with the same pid
+        tmp.mkdir(parents=True)
+        yield tmp
+        _move_into_place(tmp, out, force)
+    except BaseException:
+        _remove(tmp)
+        raise
 
 
 def _move_into_place(tmp: Path, out: Path, force: bool) -> None:

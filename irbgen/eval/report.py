@@ -11,16 +11,14 @@ from __future__ import annotations
 import html
 import json
 import math
-import os
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 # The benchmark writer's own replace-in-place helpers, so every irbgen output directory is swapped alike.
-from irbgen.benchmark import _move_into_place, _remove, check_output, read_samples
+from irbgen.benchmark import check_output, read_samples, staged_directory
 from irbgen.errors import BadInputError
 from irbgen.eval.breakdown import aggregate
 from irbgen.eval.plots import Panel, Series, bar_chart, line_chart, ordered, value_order
@@ -565,19 +563,3 @@ def _same(a: Path, b: Path) -> bool:
 
 
 # ------------------------------------------------------------------------------- atomic output directory
-
-
-@contextmanager
-def staged_directory(out: Path, force: bool) -> Iterator[Path]:
-    """A temporary sibling of OUT to fill; it replaces OUT when the block ends, and vanishes on error."""
-    out = Path(out)
-    check_output(out, force)
-    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
-    try:
-        _remove(tmp)  # left over by a killed run with the same pid
-        tmp.mkdir(parents=True)
-        yield tmp
-        _move_into_place(tmp, out, force)
-    except BaseException:
-        _remove(tmp)
-        raise

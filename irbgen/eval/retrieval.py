@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -18,17 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from irbgen import __version__
-
-# The benchmark writer's own replace-in-place helpers, so every irbgen output directory is swapped alike.
 from irbgen.benchmark import (
-    _move_into_place,
-    _remove,
     check_output,
     read_documents,
     read_manifest,
     read_qrels,
     read_queries,
     read_samples,
+    staged_directory,
 )
 from irbgen.errors import BadInputError
 from irbgen.eval.breakdown import aggregate, sample_attributes
@@ -137,19 +133,12 @@ def _write(
     rows: list[dict[str, Any]],
     metrics: dict[str, Any],
 ) -> None:
-    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
-    try:
-        _remove(tmp)  # a leftover of a killed run that had the same pid
-        tmp.mkdir(parents=True)
+    with staged_directory(out, force) as tmp:
         (tmp / CONFIG).write_text(_pretty(config), encoding="utf-8")
         write_run(tmp / RUN, rankings)
         with (tmp / PER_QUERY).open("w", encoding="utf-8") as file:
             file.writelines(_encode(row) + "\n" for row in rows)
         (tmp / METRICS).write_text(_pretty(metrics), encoding="utf-8")
-        _move_into_place(tmp, out, force)
-    except BaseException:
-        _remove(tmp)
-        raise
 
 
 def _pretty(value: dict[str, Any]) -> str:
