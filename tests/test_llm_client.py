@@ -518,3 +518,17 @@ def test_stub_server_rejects_unknown_faults(server):
     with pytest.raises(ValueError, match="unknown fault"):
         server.inject("slow")
     assert Path(server.base_url.removeprefix("http://")).parts[0].startswith("127.0.0.1:")
+
+
+def test_one_client_serves_successive_event_loops():
+    """Each build stage runs its own asyncio.run; the client reconnects and closes cleanly after."""
+    with OpenAIStubServer() as server:
+        client = LLMClient(LLMSettings(base_url=server.base_url, model="m"))
+
+        async def ask(text: str):
+            return await client.complete([{"role": "user", "content": text}], stage="s")
+
+        assert asyncio.run(ask("first")).text == "first"
+        assert asyncio.run(ask("second")).text == "second"
+        asyncio.run(client.aclose())  # from a third loop: nothing raised
+        assert server.requests == 2

@@ -6,7 +6,7 @@
 Every call ends as a `Completion`, ok or with a reason; only `BudgetExceeded` (and cancellation) is
 raised. Retries are ours, not the openai package's: exponential backoff with full jitter, Retry-After
 honoured, on 408/429/5xx, timeouts, dropped connections and unparseable replies. Other 4xx answers
-are final. A client belongs to one event loop; make one per `asyncio.run`.
+are final. A client may serve successive event loops (one `asyncio.run` per stage): it reconnects on each.
 """
 
 from __future__ import annotations
@@ -179,6 +179,7 @@ class LLMClient:
         self.ledger = ledger if ledger is not None else Ledger()
         self._rng = rng or random.Random()  # backoff jitter only; never affects outputs
         self._openai: AsyncOpenAI | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop the HTTP client belongs to
         self._semaphore = asyncio.Semaphore(settings.concurrency)  # remade on start, for the running loop
 
     def __repr__(self) -> str:
@@ -188,8 +189,12 @@ class LLMClient:
     # --- lifecycle ---------------------------------------------------------------------------------
 
     def _ensure_started(self) -> AsyncOpenAI:
-        if self._openai is not None:
+        loop = asyncio.get_running_loop()
+        if self._openai is not None and self._loop is loop:
             return self._openai
+        # A new event loop (each asyncio.run, e.g. one per build stage): the old loop's connections died
+        # with it, so start a fresh HTTP client for this one. Cache and ledger carry over.
+        self._loop = loop
         api_key = self.settings.api_key()  # raises BadInputError naming the variable
         try:
             from openai import AsyncOpenAI
@@ -215,7 +220,8 @@ class LLMClient:
     async def aclose(self) -> None:
         """Close the HTTP connections (and the cache file if this client opened it)."""
         client, self._openai = self._openai, None
-        if client is not None:
+        # Connections made on an earlier, finished loop died with it: only this loop's need closing.
+        if client is not None and self._loop is asyncio.get_running_loop():
             await client.close()
         if self._owns_cache and self.cache is not None:
             self.cache.close()
