@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
+import subprocess
+import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -203,12 +208,6 @@ def _count_lines(path: Path) -> int:
 
 
 def test_sigkill_midway_then_rerun_equals_an_uninterrupted_run(tmp_path):
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-
     def build(server, out):
         command = [
             sys.executable,
@@ -261,3 +260,14 @@ def test_sigkill_midway_then_rerun_equals_an_uninterrupted_run(tmp_path):
     assert (before_rerun - clean_calls) + asked_again <= clean_calls + 2
     for name in ("facts.jsonl", "documents.jsonl", "rejects.jsonl"):
         assert (tmp_path / "killed" / name).read_bytes() == (tmp_path / "clean" / name).read_bytes(), name
+
+
+def test_cirrus_metadata_reaches_the_facts_and_survives_a_rerun(tmp_path):
+    dump = REPO / "data" / "samples" / "wiki" / "sample-cirrus.json.gz"
+    args = ["build", "--source", "wikipedia-dump", "--dump", dump, "--warc", SAMPLE_WARC, "--offline"]
+    assert run(*args, "--out", tmp_path / "run").exit_code == 0
+    first = (tmp_path / "run" / "facts.jsonl").read_bytes()
+    facts = _lines(tmp_path / "run" / "facts.jsonl")
+    assert facts and all(fact["created"] and fact["popularity"] is not None for fact in facts)
+    assert run(*args, "--out", tmp_path / "run").exit_code == 0  # every stage complete: read back only
+    assert (tmp_path / "run" / "facts.jsonl").read_bytes() == first

@@ -31,6 +31,7 @@ from irbgen.wikipedia.dumps import PageFilter, load_titles, read_dump
 from irbgen.wikipedia.stages import CitingSegments
 
 Progress = Callable[[str, int, int | None], None]
+LEDGER = "ledger.json"
 
 
 class WikipediaBuildConfig(BaseModel):
@@ -163,9 +164,8 @@ def _make_llm(config: WikipediaBuildConfig, run_dir: Path):
     )
     settings.api_key()
     check_reachable(settings)
-    ledger_path = run_dir / "ledger.json"
-    ledger = Ledger.load(ledger_path, missing_ok=True)
-    return lambda: LLMClient(settings, ledger=ledger), ledger, ledger_path
+    # One client for every LLM stage: it reconnects on each stage's event loop; the ledger resumes.
+    return LLMClient(settings, ledger=Ledger.load(run_dir / LEDGER, missing_ok=True))
 
 
 def _make_fetcher(config: WikipediaBuildConfig, run_dir: Path):
@@ -183,14 +183,9 @@ def _make_fetcher(config: WikipediaBuildConfig, run_dir: Path):
     )
 
 
-def _closing(client: Any) -> None:
-    """Close an async client after its stage's event loop has ended."""
-    closer = getattr(client, "aclose", None)
-    if closer is not None:
-        try:
-            asyncio.run(closer())
-        except RuntimeError:  # bound to the finished loop: its sockets died with it
-            pass
+def _close(client: Any) -> None:
+    """Close an async client (LLM or fetcher) once its stages are done."""
+    asyncio.run(client.aclose())
 
 
 def build_wikipedia(config: WikipediaBuildConfig, run_dir: Path, progress: Progress | None = None) -> dict:
@@ -226,16 +221,29 @@ def build_wikipedia(config: WikipediaBuildConfig, run_dir: Path, progress: Progr
     ]
     context = StageContext(run_dir=run_dir)
     results["read"] = run_stage(ReadPages(), shards, context, processes=config.processes, progress=progress)
+    pages: dict[int, Page] = {}  # metadata only, for the facts; the wikitext is not kept
+
+    def remembering(records: Iterable[Page]) -> Iterator[Page]:
+        for page in records:
+            pages[page.page_id] = page.model_copy(update={"wikitext": ""})
+            yield page
+
     results["citing_segments"] = run_stage(
-        CitingSegments(), results["read"].outputs(), context, processes=config.processes, progress=progress
+        CitingSegments(),
+        remembering(results["read"].outputs()),
+        context,
+        processes=config.processes,
+        progress=progress,
     )
+    if results["citing_segments"].reused:  # a complete stage reads no inputs: take the metadata here
+        for _ in remembering(results["read"].outputs()):
+            pass
     segments = {segment.id: segment for segment in results["citing_segments"].outputs()}
 
-    keypoint_context = StageContext(run_dir=run_dir, llm=llm[0]() if llm else None)
+    keypoint_context = StageContext(run_dir=run_dir, llm=llm)
     results["keypoints"] = run_stage(
         MakeKeypoints(backend=backend), segments.values(), keypoint_context, **options
     )
-    _closing(keypoint_context.llm)
     keypoints = list(results["keypoints"].outputs())
 
     fetch_context = StageContext(run_dir=run_dir, fetcher=_make_fetcher(config, run_dir))
@@ -248,19 +256,19 @@ def build_wikipedia(config: WikipediaBuildConfig, run_dir: Path, progress: Progr
         concurrency=config.fetch_concurrency,
         progress=progress,
     )
-    _closing(fetch_context.fetcher)
+    _close(fetch_context.fetcher)
     documents = {document.url: document for document in results["fetch_cited"].outputs()}
 
-    grounding_context = StageContext(run_dir=run_dir, llm=llm[0]() if llm else None)
+    grounding_context = StageContext(run_dir=run_dir, llm=llm)
     results["grounding"] = run_stage(
         CheckGrounding(backend=backend, threshold=config.grounding_threshold),
         _pairs(keypoints, documents),
         grounding_context,
         **options,
     )
-    _closing(grounding_context.llm)
+    if llm is not None:
+        _close(llm)
 
-    pages = {page.page_id: page for page in results["read"].outputs()}
     facts, fact_rejects = assemble_facts(
         list(segments.values()), keypoints, list(results["grounding"].outputs()), pages
     )
@@ -271,7 +279,7 @@ def build_wikipedia(config: WikipediaBuildConfig, run_dir: Path, progress: Progr
     document_count = _write_jsonl(run_dir / "documents.jsonl", (by_id[doc] for doc in used))
 
     if llm is not None:
-        llm[1].save(llm[2])
+        llm.ledger.save(run_dir / LEDGER)
     manifest = _manifest(
         config, results, fact_rejects, fact_count, document_count, llm, time.perf_counter() - started
     )
@@ -308,7 +316,7 @@ def _manifest(config, results, fact_rejects, fact_count, document_count, llm, se
         "counts": counts,
         "rejects": dict(sorted(rejects.items())),
         "stages": stages,
-        "llm_usage": llm[1].summary() if llm is not None else {"backend": "rules"},
+        "llm_usage": llm.ledger.summary() if llm is not None else {"backend": "rules"},
         "seconds": round(seconds, 3),
     }
 
