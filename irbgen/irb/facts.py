@@ -57,6 +57,8 @@ def assemble_facts(
                 popularity=page.popularity if page is not None else None,
                 topics=list(page.topics) if page is not None else [],
                 wikidata_id=page.wikidata_id if page is not None else None,
+                categories=list(page.categories) if page is not None else [],
+                revised=page.revision_timestamp if page is not None else None,
             )
         )
     for keypoint_id in sorted(set(by_segment) - seen):

@@ -6,7 +6,7 @@ Every record has a stable `key` so a rerun can skip what is done, and a reject n
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -28,6 +28,7 @@ class Page(_Record):
     popularity: float | None = None  # CirrusSearch popularity_score
     topics: list[str] = Field(default_factory=list)  # ORES topic tags
     wikidata_id: str | None = None
+    categories: list[str] = Field(default_factory=list)
     dump: str = ""  # file name the page came from
 
     @property
@@ -143,6 +144,8 @@ class Fact(_Record):
     popularity: float | None = None
     topics: list[str] = Field(default_factory=list)
     wikidata_id: str | None = None
+    categories: list[str] = Field(default_factory=list)
+    revised: str | None = None  # the page revision's timestamp
 
     @property
     def key(self) -> str:
@@ -157,3 +160,116 @@ class Reject(_Record):
     key: str
     detail: str = ""
     extra: dict[str, Any] = Field(default_factory=dict)
+
+
+# --- part 2: facts -> knowledge graphs -> question plans -> questions ----------------------------------
+
+# Node types a knowledge graph may use. The transforms know Person, Date, Country and Quantity.
+NODE_TYPES = (
+    "Person",
+    "Organization",
+    "Location",
+    "Country",
+    "Date",
+    "Quantity",
+    "Event",
+    "Work",
+    "Product",
+    "Other",
+)
+
+
+class Triple(_Record):
+    """One edge of a fact's knowledge graph; head and tail are spans of the keypoints where possible."""
+
+    head: str
+    head_type: str
+    relation: str
+    tail: str
+    tail_type: str
+
+
+class Entity(_Record):
+    """A named entity spaCy found in a fact's keypoints (label as spaCy gives it: PERSON, DATE, ...)."""
+
+    text: str
+    label: str
+
+
+class KnowledgeGraph(_Record):
+    """A fact as triples, with how much of its keypoints' content the triples cover."""
+
+    fact_id: str
+    triples: list[Triple]
+    coverage: float  # share of the keypoints' content words found in heads, relations and tails
+    entities: list[Entity] = Field(default_factory=list)  # spaCy NER over the keypoints, for masking
+    method: str  # "rules" or "llm"
+    prompt: PromptRef | None = None
+    model: str | None = None
+
+    @property
+    def key(self) -> str:
+        return self.fact_id
+
+
+class NodeChange(_Record):
+    """An unmasked node rewritten to make a question harder (paraphrase) or false (false premise)."""
+
+    node: str  # as written in the graph
+    node_type: str
+    replacement: str
+    kind: Literal["paraphrase", "false_premise"]
+    rule: str  # e.g. "initials", "relative_date", "flag", "number_words", "other_surname"
+
+
+class PlanHop(_Record):
+    """One hop of a question plan: one fact's graph with the node it asks for masked."""
+
+    fact_id: str
+    keypoints: list[str]  # the fact's keypoint texts
+    triples: list[Triple]  # the fact's graph, nodes as written (before any NodeChange)
+    answer: str  # the masked node: this hop's answer
+    answer_type: str
+    bridge: str | None = None  # the previous hop's answer as it appears unmasked here; None for hop 0
+    documents: list[str]  # ids of the documents that support the fact
+
+
+class QuestionPlan(_Record):
+    """What to ask: masked graphs chained innermost first, node changes, and the expected answer.
+
+    The final answer is the last hop's masked node. For kind "false_premise" one change has kind
+    "false_premise" and the sample's gold answer becomes "False premise question".
+    """
+
+    id: str
+    kind: Literal["single_hop", "multi_hop", "false_premise"]
+    hops: list[PlanHop]
+    changes: list[NodeChange] = Field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        return self.id
+
+    @property
+    def answer(self) -> str:
+        return self.hops[-1].answer
+
+    @property
+    def answer_type(self) -> str:
+        return self.hops[-1].answer_type
+
+
+class GeneratedQuestion(_Record):
+    """The question written for a plan, with one sub-question per hop (innermost first)."""
+
+    plan_id: str
+    question: str
+    sub_questions: list[str]  # sub_questions[i] asks for hops[i].answer; the last equals `question`
+    steps: list[str] = Field(default_factory=list)  # drafts of step-by-step generation, one per triple
+    method: str  # "rules" or "llm"
+    prompts: list[PromptRef] = Field(default_factory=list)
+    model: str | None = None
+
+    @property
+    def key(self) -> str:
+        return self.plan_id

@@ -107,6 +107,16 @@ class _RawPage:
     popularity: float | None = None
     topics: list[str] = field(default_factory=list)
     wikidata_id: str | None = None
+    categories: list[str] | None = None  # None: read them from the wikitext
+
+
+_CATEGORY = re.compile(r"\[\[\s*category\s*:\s*([^\]|\n]+)", re.IGNORECASE)
+
+
+def wikitext_categories(text: str) -> list[str]:
+    """The category names linked in wikitext ([[Category:Name|sort key]]), in order, each once."""
+    names = (" ".join(match.group(1).replace("_", " ").split()) for match in _CATEGORY.finditer(text))
+    return list(dict.fromkeys(name for name in names if name))
 
 
 def normalize_title(title: str) -> str:
@@ -457,6 +467,7 @@ def _cirrus_page(doc: dict[str, Any], path: Path, lineno: int, action_id: str | 
             popularity=float(popularity) if popularity is not None else None,
             topics=cirrus_topics(doc),
             wikidata_id=doc.get("wikibase_item"),
+            categories=[str(name) for name in doc.get("category") or []] or None,
         )
     except (KeyError, TypeError, ValueError) as exc:
         key = str(doc.get("page_id") or action_id or f"{path.name}:{lineno}")
@@ -524,6 +535,7 @@ def _select(
             popularity=raw.popularity,
             topics=raw.topics,
             wikidata_id=raw.wikidata_id,
+            categories=raw.categories if raw.categories is not None else wikitext_categories(raw.text),
             dump=path.name,
         )
         if filters.limit is not None and stats.pages >= filters.limit:
