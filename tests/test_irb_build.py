@@ -44,7 +44,8 @@ def test_offline_sample_build_accounts_for_everything(tmp_path):
     rejects = _lines(out / "rejects.jsonl")
     assert counts["facts"] == len(facts) > 0
     assert counts["rejects"] == len(rejects) == sum(manifest["rejects"].values())
-    assert {doc for fact in facts for kp in fact["keypoints"] for doc in kp["documents"]} == documents
+    assert {doc for fact in facts for kp in fact["keypoints"] for doc in kp["documents"]} <= documents
+    assert len(documents) == counts["documents_fetched"]  # every fetched page, not only supporting ones
     stages = manifest["stages"]
     for name, stage in stages.items():  # every input ends as output(s), a reject, or both
         assert stage["processed"] + stage["skipped"] == stage["inputs"], name
@@ -56,7 +57,14 @@ def test_offline_sample_build_accounts_for_everything(tmp_path):
     assert {"read:redirect", "read:disambiguation", "fetch_cited:http_404"} <= set(manifest["rejects"])
     assert manifest["llm_usage"] == {"backend": "rules"}
 
-    first = {name: (out / name).read_bytes() for name in ("facts.jsonl", "documents.jsonl", "rejects.jsonl")}
+    names = (
+        "facts.jsonl",
+        "documents.jsonl",
+        "rejects.jsonl",
+        "benchmark/samples.jsonl",
+        "benchmark/manifest.json",
+    )
+    first = {name: (out / name).read_bytes() for name in names}
     again = run(*args, "--out", out)  # a rerun resumes: every stage is complete, outputs are unchanged
     assert again.exit_code == 0, again.output
     assert first == {name: (out / name).read_bytes() for name in first}
@@ -131,11 +139,43 @@ def web():
     server.shutdown()
 
 
+def _graph_reply(text: str) -> str:
+    """Triples that cover each statement: (subject, the words between, the last number or word)."""
+    title = text.split("Article title:", 1)[1].split("\n", 1)[0].strip()
+    statements = text.split("Statements:", 1)[1].strip().splitlines()
+    triples = []
+    for line in statements:
+        sentence = re.sub(r"^\W*\d*\W*", "", line).strip().rstrip(".")
+        head = title if sentence.startswith(title) else sentence.split()[0]
+        numbers = re.findall(r"\b\d{4}\b", sentence)
+        tail = numbers[-1] if numbers else sentence.split()[-1]
+        relation = sentence[len(head) : sentence.rindex(tail)].strip() or "is"
+        kind = "Date" if tail.isdigit() else "Other"
+        triples.append(
+            {"head": head, "head_type": "Location", "relation": relation, "tail": tail, "tail_type": kind}
+        )
+    return json.dumps({"triples": triples})
+
+
 def _llm_reply(request: dict) -> str:
+    """Answers every prompt of the Wikipedia build the way a careful model would, deterministically."""
     text = request["messages"][-1]["content"]
     if "Piece to rewrite:" in text:
         piece = text.split("Piece to rewrite:", 1)[1].strip()
         return json.dumps({"keypoint": re.sub(r"^The station", "The Harbour Town lifeboat station", piece)})
+    if "Statements:" in text:
+        return _graph_reply(text)
+    if "Next triple:" in text:
+        triple = text.split("Next triple:", 1)[1].strip().splitlines()[0]
+        so_far = text.split("Question so far:", 1)[1].split("\n", 1)[0].strip()
+        words = re.sub(r"\?x\d+", "what", triple).replace("(", "").replace(")", "").replace(",", "")
+        lead = so_far.rstrip("?") + "; and" if so_far and so_far != "(none)" else "Given"
+        return json.dumps({"question": f"{lead} {words}?"})
+    if "Question to check:" in text:
+        return json.dumps({"unique": True, "reason": "one answer"})
+    if "Question to polish:" in text:
+        question = text.split("Question to polish:", 1)[1].split("\n", 1)[0].strip()
+        return json.dumps({"question": question})
     statement = text.split("Statement:", 1)[1].split("\n", 1)[0].strip()
     page = text.split("Page text:", 1)[1]
     supported = all(word in page for word in re.findall(r"\d+", statement))
@@ -186,6 +226,13 @@ def test_real_http_and_llm_paths(tmp_path, web, monkeypatch):
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["rejects"].get("fetch_cited:http_404") == 1
     assert manifest["llm_usage"]["total"]["calls"] >= 3
+    assert set(manifest["llm_usage"]["stages"]) >= {"keypoints", "grounding", "knowledge_graph", "questions"}
+    samples = _lines(out / "benchmark" / "samples.jsonl")
+    assert samples and manifest["counts"]["samples"] == len(samples)
+    used = {(p["name"], p["version"]) for sample in samples for p in sample["provenance"]["prompts"]}
+    assert {name for name, _ in used} >= {"irb_keypoint", "irb_grounding", "irb_graph", "irb_question_step"}
+    assert all(sample["provenance"]["model"] == "stub" for sample in samples)
+    assert run("validate", out / "benchmark").exit_code == 0
     assert "sk-never-written" not in "".join(
         p.read_text(errors="ignore") for p in out.rglob("*") if p.is_file()
     )
@@ -258,7 +305,7 @@ def test_sigkill_midway_then_rerun_equals_an_uninterrupted_run(tmp_path):
         asked_again = server.requests - before_rerun
     # Only the calls in flight when the process died (at most --llm-concurrency) are asked again.
     assert (before_rerun - clean_calls) + asked_again <= clean_calls + 2
-    for name in ("facts.jsonl", "documents.jsonl", "rejects.jsonl"):
+    for name in ("facts.jsonl", "documents.jsonl", "rejects.jsonl", "benchmark/samples.jsonl"):
         assert (tmp_path / "killed" / name).read_bytes() == (tmp_path / "clean" / name).read_bytes(), name
 
 

@@ -24,7 +24,7 @@ from irbgen.errors import BadInputError
 from irbgen.irb.facts import assemble_facts
 from irbgen.irb.grounding import CheckGrounding, KeypointDocument
 from irbgen.irb.keypoints import MakeKeypoints
-from irbgen.irb.records import Citation, Keypoint, Page, Reject, Segment, WebDocument
+from irbgen.irb.records import Citation, Fact, Keypoint, Page, Reject, Segment, WebDocument
 from irbgen.pipeline.runner import StageResult, run_stage
 from irbgen.pipeline.stage import StageContext
 from irbgen.wikipedia.dumps import PageFilter, load_titles, read_dump
@@ -32,6 +32,8 @@ from irbgen.wikipedia.stages import CitingSegments
 
 Progress = Callable[[str, int, int | None], None]
 LEDGER = "ledger.json"
+FACTS = "facts.jsonl"
+DOCUMENTS = "documents.jsonl"
 
 
 class WikipediaBuildConfig(BaseModel):
@@ -39,7 +41,9 @@ class WikipediaBuildConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    dump: Path
+    dump: Path | None = None  # None only with from_facts
+    from_facts: Path | None = None  # a run directory whose facts.jsonl and documents.jsonl to start from
+    facts_only: bool = False  # stop after part 1
     index: Path | None = None
     shards: int = Field(1, ge=1)
     created_after: str | None = None
@@ -62,6 +66,11 @@ class WikipediaBuildConfig(BaseModel):
     fetch_timeout: float = Field(15.0, gt=0)
     processes: int = Field(1, ge=1)
     grounding_threshold: float = Field(0.6, ge=0, le=1)
+    kg_coverage: float = Field(0.85, ge=0, le=1)
+    max_hops: int = Field(2, ge=1, le=4)
+    false_premise_share: float = Field(0.2, ge=0, lt=1)
+    reference_date: str | None = None  # YYYY-MM-DD; default: the newest page revision among the facts
+    seed: int = 0
 
 
 class DumpShard(BaseModel):
@@ -189,19 +198,73 @@ def _close(client: Any) -> None:
 
 
 def build_wikipedia(config: WikipediaBuildConfig, run_dir: Path, progress: Progress | None = None) -> dict:
-    """Run (or resume) every stage into RUN_DIR; write facts.jsonl, documents.jsonl and manifest.json."""
-    if not config.dump.exists():
+    """Run (or resume) parts 1 and 2 into RUN_DIR: facts.jsonl, documents.jsonl, benchmark/, manifest.json."""
+    if config.from_facts is None and config.dump is None:
+        raise BadInputError("give --dump FILE, or --from-facts RUN to start from an earlier run's facts")
+    if config.dump is not None and not config.dump.exists():
         raise BadInputError(f"{config.dump}: dump not found")
     for path in config.warc:
         if not path.exists():
             raise BadInputError(f"{path}: WARC file not found")
+    if config.from_facts is not None:
+        facts, documents = read_facts(config.from_facts)  # fail on bad input before any model is set up
     run_dir.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
     llm = _make_llm(config, run_dir)
+    backend = "rules" if llm is None else "llm"
+    try:
+        if config.from_facts is None:
+            results, facts, documents = _facts_from_dump(config, run_dir, llm, progress)
+        else:
+            results = {}
+        counts = {"facts": len(facts), "documents": len(documents)}
+        outcome = None
+        if not config.facts_only:
+            from irbgen.irb.questions_build import build_questions
+
+            part1_prompts = _part1_prompts() if backend == "llm" else []
+            outcome = build_questions(
+                config,
+                run_dir,
+                facts,
+                documents,
+                replace_rejects=_replace_rejects,
+                llm=llm,
+                progress=progress,
+                part1_prompts=part1_prompts,
+            )
+            results.update(outcome.results)
+    finally:
+        if llm is not None:
+            _close(llm)
+            llm.ledger.save(run_dir / LEDGER)
+    manifest = _manifest(config, run_dir, results, counts, outcome, llm, time.perf_counter() - started)
+    if outcome is not None:
+        from irbgen.irb.questions_build import BENCHMARK, write_irb_benchmark
+
+        stats = write_irb_benchmark(
+            run_dir / BENCHMARK,
+            outcome.samples,
+            documents,
+            config=_benchmark_config(config),
+            seed=config.seed,
+            counts={k: v for k, v in manifest["counts"].items() if k != "rejects"},
+            rejects=manifest["rejects"],
+            llm_usage=manifest["llm_usage"],
+        )
+        manifest["counts"]["benchmark_documents"] = stats.documents
+        manifest["counts"]["benchmark_qrels"] = stats.qrels
+    _write_manifest(run_dir / "manifest.json", manifest)
+    return manifest
+
+
+def _facts_from_dump(
+    config: WikipediaBuildConfig, run_dir: Path, llm: Any, progress: Progress | None
+) -> tuple[dict[str, StageResult], list[Fact], list[WebDocument]]:
+    """Part 1: read, segment, keypoints, fetch, ground; writes facts.jsonl and documents.jsonl."""
     backend = "rules" if llm is None else "llm"
     options = {"concurrency": config.llm_concurrency, "progress": progress}
     results: dict[str, StageResult] = {}
-    started = time.perf_counter()
-
     filters = {
         "created_after": config.created_after,
         "created_before": config.created_before,
@@ -266,52 +329,90 @@ def build_wikipedia(config: WikipediaBuildConfig, run_dir: Path, progress: Progr
         grounding_context,
         **options,
     )
-    if llm is not None:
-        _close(llm)
 
     facts, fact_rejects = assemble_facts(
         list(segments.values()), keypoints, list(results["grounding"].outputs()), pages
     )
     _replace_rejects(run_dir, "facts", fact_rejects)
-    fact_count = _write_jsonl(run_dir / "facts.jsonl", facts)
-    used = sorted({doc for fact in facts for keypoint in fact.keypoints for doc in keypoint.documents})
-    by_id = {document.id: document for document in documents.values()}
-    document_count = _write_jsonl(run_dir / "documents.jsonl", (by_id[doc] for doc in used))
-
-    if llm is not None:
-        llm.ledger.save(run_dir / LEDGER)
-    manifest = _manifest(
-        config, results, fact_rejects, fact_count, document_count, llm, time.perf_counter() - started
-    )
-    _write_manifest(run_dir / "manifest.json", manifest)
-    return manifest
+    _write_jsonl(run_dir / FACTS, facts)
+    fetched = sorted(documents.values(), key=lambda document: document.id)
+    _write_jsonl(run_dir / DOCUMENTS, fetched)
+    return results, facts, fetched
 
 
-def _manifest(config, results, fact_rejects, fact_count, document_count, llm, seconds) -> dict:
+def read_facts(run_dir: Path) -> tuple[list[Fact], list[WebDocument]]:
+    """The facts.jsonl and documents.jsonl of an earlier run; BadInputError naming the file and line."""
+    facts = list(_read_jsonl(Path(run_dir) / FACTS, Fact))
+    documents = list(_read_jsonl(Path(run_dir) / DOCUMENTS, WebDocument))
+    known = {document.id for document in documents}
+    for fact in facts:
+        for keypoint in fact.keypoints:
+            missing = sorted(set(keypoint.documents) - known)
+            if missing:
+                raise BadInputError(
+                    f"{Path(run_dir) / FACTS}: fact {fact.id!r} cites {missing[0]!r}, "
+                    f"which is not in {DOCUMENTS}"
+                )
+    return facts, documents
+
+
+def _read_jsonl(path: Path, model: type[BaseModel]) -> Iterator[Any]:
+    if not path.is_file():
+        raise BadInputError(f"{path}: not found (is this the run directory of a finished part 1?)")
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                yield model.model_validate_json(line)
+            except ValueError as error:
+                first = str(error).splitlines()[0]
+                raise BadInputError(f"{path}:{number}: not a valid {model.__name__}: {first}") from None
+
+
+def _part1_prompts() -> list:
+    return [MakeKeypoints(backend="llm").prompt().ref, CheckGrounding(backend="llm").prompt().ref]
+
+
+def _benchmark_config(config: WikipediaBuildConfig) -> dict:
+    """The config as recorded in the benchmark: file names rather than local paths, for reproducibility."""
+    recorded = json.loads(config.model_dump_json(exclude={"api_key_env"}))
+    for name in ("dump", "index", "titles", "from_facts"):
+        if recorded.get(name):
+            recorded[name] = Path(recorded[name]).name
+    recorded["warc"] = [Path(path).name for path in recorded.get("warc", [])]
+    return recorded
+
+
+def _manifest(config, run_dir, results, counts, outcome, llm, seconds) -> dict:
     stages = {name: result.totals.to_dict() for name, result in results.items()}
     rejects: dict[str, int] = {}
     for name, result in results.items():
         for reason, count in sorted(result.totals.rejects.items()):
             rejects[f"{name}:{reason}"] = count
-    for reject in fact_rejects:
-        rejects[f"facts:{reject.reason}"] = rejects.get(f"facts:{reject.reason}", 0) + 1
-    counts = {
-        "dump_shards": stages["read"]["inputs"],
-        "pages": stages["read"]["outputs"],
-        "segments": stages["citing_segments"]["outputs"],
-        "keypoints": stages["keypoints"]["outputs"],
-        "cited_urls": stages["fetch_cited"]["inputs"],
-        "documents_fetched": stages["fetch_cited"]["outputs"],
-        "groundings": stages["grounding"]["outputs"],
-        "facts": fact_count,
-        "fact_documents": document_count,
-        "rejects": sum(rejects.values()),
-    }
-    return {
+    for reject in _read_rejects(run_dir, ("facts", "plans")):
+        key = f"{reject['stage']}:{reject['reason']}"
+        rejects[key] = rejects.get(key, 0) + 1
+    if "read" in stages:
+        counts = {
+            "dump_shards": stages["read"]["inputs"],
+            "pages": stages["read"]["outputs"],
+            "segments": stages["citing_segments"]["outputs"],
+            "keypoints": stages["keypoints"]["outputs"],
+            "cited_urls": stages["fetch_cited"]["inputs"],
+            "documents_fetched": stages["fetch_cited"]["outputs"],
+            "groundings": stages["grounding"]["outputs"],
+            **counts,
+        }
+    if outcome is not None:
+        counts.update(outcome.counts())
+        counts["samples"] = len(outcome.samples)
+    counts["rejects"] = sum(rejects.values())
+    manifest = {
         "tool": "irbgen",
         "tool_version": __version__,
         "source": "wikipedia",
-        "stage": "facts",
+        "stage": "facts" if outcome is None else "benchmark",
         "config": json.loads(config.model_dump_json()),
         "counts": counts,
         "rejects": dict(sorted(rejects.items())),
@@ -319,6 +420,19 @@ def _manifest(config, results, fact_rejects, fact_count, document_count, llm, se
         "llm_usage": llm.ledger.summary() if llm is not None else {"backend": "rules"},
         "seconds": round(seconds, 3),
     }
+    if outcome is not None:
+        manifest["reference_date"] = outcome.reference_date.isoformat()
+    return manifest
+
+
+def _read_rejects(run_dir: Path, stages: tuple[str, ...]) -> Iterator[dict]:
+    path = run_dir / "rejects.jsonl"
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line:
+                record = json.loads(line)
+                if record.get("stage") in stages:
+                    yield record
 
 
 def _write_manifest(path: Path, manifest: dict) -> None:

@@ -13,9 +13,13 @@ SOURCES = ("wikipedia-dump",)
 
 @click.command()
 @click.option("--source", type=click.Choice(SOURCES), required=True, help="What to build from.")
+@click.option("--dump", type=click.Path(path_type=Path), help="XML (.xml, .bz2) or Cirrus (.json.gz).")
 @click.option(
-    "--dump", required=True, type=click.Path(path_type=Path), help="XML (.xml, .bz2) or Cirrus (.json.gz)."
+    "--from-facts",
+    type=click.Path(path_type=Path),
+    help="Skip part 1: start from the facts.jsonl and documents.jsonl of this earlier run directory.",
 )
+@click.option("--facts-only", is_flag=True, help="Stop after part 1 (facts.jsonl, documents.jsonl).")
 @click.option(
     "--index", type=click.Path(path_type=Path), help="Multistream index (found next to the dump if omitted)."
 )
@@ -44,10 +48,25 @@ SOURCES = ("wikipedia-dump",)
 )
 @click.option("--wayback", is_flag=True, help="Try the Wayback Machine for dead links.")
 @click.option("--fetch-concurrency", default=16, show_default=True, type=int, help="Fetches in flight.")
+@click.option(
+    "--kg-coverage", default=0.85, show_default=True, type=float, help="Least keypoint coverage of a graph."
+)
+@click.option("--max-hops", default=2, show_default=True, type=int, help="Longest multi-hop chain (1-4).")
+@click.option(
+    "--false-premise-share",
+    default=0.2,
+    show_default=True,
+    type=float,
+    help="Share of false-premise samples.",
+)
+@click.option("--reference-date", help="YYYY-MM-DD for relative dates (default: newest page revision).")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed of every random choice.")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Run directory (resumable).")
 def build(
     source: str,
-    dump: Path,
+    dump: Path | None,
+    from_facts: Path | None,
+    facts_only: bool,
     index: Path | None,
     shards: int,
     processes: int,
@@ -67,9 +86,17 @@ def build(
     allow_private_hosts: bool,
     wayback: bool,
     fetch_concurrency: int,
+    kg_coverage: float,
+    max_hops: int,
+    false_premise_share: float,
+    reference_date: str | None,
+    seed: int,
     out: Path,
 ) -> None:
-    """Build grounded facts with fetched evidence from a Wikipedia dump (resumable)."""
+    """Build an IRB-style benchmark from a Wikipedia dump: grounded facts, then questions (resumable)."""
+    from pydantic import ValidationError
+
+    from irbgen.benchmark import describe_error
     from irbgen.errors import BadInputError
     from irbgen.irb.build import WikipediaBuildConfig, build_wikipedia
 
@@ -79,6 +106,8 @@ def build(
         try:
             config = WikipediaBuildConfig(
                 dump=dump,
+                from_facts=from_facts,
+                facts_only=facts_only,
                 index=index,
                 shards=shards,
                 processes=processes,
@@ -98,13 +127,34 @@ def build(
                 allow_private_hosts=allow_private_hosts,
                 wayback=wayback,
                 fetch_concurrency=fetch_concurrency,
+                kg_coverage=kg_coverage,
+                max_hops=max_hops,
+                false_premise_share=false_premise_share,
+                reference_date=reference_date,
+                seed=seed,
             )
-        except ValueError as error:
-            raise BadInputError(str(error).splitlines()[0]) from None
+        except ValidationError as error:
+            raise BadInputError(f"bad option: {describe_error(error)}") from None
         manifest = build_wikipedia(config, out, progress)
+    click.echo(summary_line(manifest, out))
+
+
+def summary_line(manifest: dict, out: Path) -> str:
+    """One line: what each part made, and where the rejects are."""
     counts = manifest["counts"]
-    click.echo(
-        f"{counts['pages']:,} pages -> {counts['segments']:,} citing segments -> {counts['keypoints']:,} "
-        f"keypoints; {counts['documents_fetched']:,} of {counts['cited_urls']:,} cited pages fetched -> "
-        f"{counts['facts']:,} grounded facts ({counts['rejects']:,} rejects, see {out / 'rejects.jsonl'})"
-    )
+    parts = []
+    if "pages" in counts:
+        parts.append(
+            f"{counts['pages']:,} pages -> {counts['segments']:,} citing segments -> "
+            f"{counts['keypoints']:,} keypoints; {counts['documents_fetched']:,} of {counts['cited_urls']:,} "
+            f"cited pages fetched -> {counts['facts']:,} grounded facts"
+        )
+    else:
+        parts.append(f"{counts['facts']:,} facts and {counts['documents']:,} documents read")
+    if "samples" in counts:
+        parts.append(
+            f"{counts['knowledge_graphs']:,} graphs -> {counts['plans']:,} plans -> {counts['samples']:,} "
+            f"samples ({counts['samples_single_hop']:,} single-hop, {counts['samples_multi_hop']:,} "
+            f"multi-hop, {counts['samples_false_premise']:,} false premise) in {out / 'benchmark'}"
+        )
+    return "; ".join(parts) + f" ({counts['rejects']:,} rejects, see {out / 'rejects.jsonl'})"

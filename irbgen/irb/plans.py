@@ -1,0 +1,320 @@
+"""Question plans: which node each question asks for, how facts chain into multi-hop questions, and
+which unmasked nodes are paraphrased or made false.
+
+Plan ids are stable and readable: "s:<fact>" (single hop), "m:<fact>><fact>[/k]" (multi-hop, innermost
+fact first; "/k" when a hop masks the k-th maskable node of its fact instead of its single-hop answer),
+"f:<plan id>" (false premise made from that plan). Pure functions: same inputs and seed, same plans.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import date
+
+from irbgen.errors import BadInputError
+from irbgen.irb.masking import (
+    NodeIndex,
+    first_maskable,
+    maskable_nodes,
+    normalize,
+    same_node,
+    triple_nodes,
+    why_not_maskable,
+)
+from irbgen.irb.records import Fact, KnowledgeGraph, NodeChange, PlanHop, QuestionPlan, Reject
+from irbgen.irb.transforms import TRANSFORMED_TYPES, paraphrase, perturb
+
+STAGE = "plans"
+MAX_HOPS = 4
+FALSE_PREMISE_ANSWER = "False premise question"
+MAX_DETAIL_CHARS = 500
+
+Node = tuple[str, str]  # (node as written, type)
+
+
+def fact_documents(fact: Fact) -> list[str]:
+    """The sorted union of the documents supporting the fact's keypoints."""
+    return sorted({document for keypoint in fact.keypoints for document in keypoint.documents})
+
+
+def _reject_detail(graph: KnowledgeGraph, keypoints: Sequence[str]) -> str:
+    nodes = [node for node, _, _ in triple_nodes(graph.triples)]
+    if not nodes:
+        return "the graph has no triples"
+    detail = "; ".join(f"{node}: {why_not_maskable(node, graph, keypoints)}" for node in nodes)
+    return detail if len(detail) <= MAX_DETAIL_CHARS else detail[: MAX_DETAIL_CHARS - 3] + "..."
+
+
+def single_hop_plans(
+    facts: Iterable[Fact], graphs: Iterable[KnowledgeGraph]
+) -> tuple[list[QuestionPlan], list[Reject]]:
+    """One plan per fact with a graph, masking its first maskable head (else tail), in fact order.
+
+    A fact without a maskable node is a reject "no_maskable_node" naming each node's failed criterion;
+    a graph whose fact is missing is a reject "missing_fact"; a fact without a graph is skipped (the
+    graph stage wrote its reject).
+    """
+    by_fact: dict[str, KnowledgeGraph] = {}
+    for graph in graphs:
+        by_fact.setdefault(graph.fact_id, graph)
+    plans: list[QuestionPlan] = []
+    rejects: list[Reject] = []
+    seen: set[str] = set()
+    for fact in facts:
+        graph = by_fact.get(fact.id)
+        if graph is None or fact.id in seen:
+            continue
+        seen.add(fact.id)
+        keypoints = [keypoint.text for keypoint in fact.keypoints]
+        target = first_maskable(graph, keypoints)
+        if target is None:
+            detail = _reject_detail(graph, keypoints)
+            rejects.append(Reject(stage=STAGE, reason="no_maskable_node", key=fact.id, detail=detail))
+            continue
+        hop = PlanHop(
+            fact_id=fact.id,
+            keypoints=keypoints,
+            triples=list(graph.triples),
+            answer=target[0],
+            answer_type=target[1],
+            documents=fact_documents(fact),
+        )
+        plans.append(QuestionPlan(id=f"s:{fact.id}", kind="single_hop", hops=[hop]))
+    for fact_id in sorted(set(by_fact) - seen):
+        detail = "its fact is not among the facts given"
+        rejects.append(Reject(stage=STAGE, reason="missing_fact", key=fact_id, detail=detail))
+    return plans, rejects
+
+
+# --- multi-hop ----------------------------------------------------------------------------------------
+
+
+class _Chainer:
+    """Finds where a hop's answer appears unmasked in other facts' graphs, and extends chains there."""
+
+    def __init__(self, single: Sequence[QuestionPlan], maskable: Mapping[str, Sequence[Node]]) -> None:
+        self.base = {plan.hops[0].fact_id: plan.hops[0] for plan in single}
+        self.order = {fact_id: index for index, fact_id in enumerate(self.base)}
+        self.maskable = {fact_id: list(maskable.get(fact_id, ())) for fact_id in self.base}
+        self.nodes = {
+            fact_id: [(node, node_type) for node, node_type, _ in triple_nodes(hop.triples)]
+            for fact_id, hop in self.base.items()
+        }
+        self.index = NodeIndex()
+        for fact_id, nodes in self.nodes.items():
+            for node, node_type in nodes:
+                self.index.add(fact_id, node, node_type)
+        self._bridges: dict[Node, list[tuple[str, Node]]] = {}
+
+    def bridges(self, answer: Node) -> list[tuple[str, Node]]:
+        """(fact id, node) for each fact whose graph has a node naming `answer`; exact spellings first."""
+        if answer not in self._bridges:
+            found = []
+            for fact_id in sorted(self.index.owners(*answer), key=self.order.__getitem__):
+                nodes = self.nodes[fact_id]
+                exact = [node for node in nodes if normalize(node[0]) == normalize(answer[0])]
+                fuzzy = [node for node in nodes if same_node(*answer, *node)]
+                if exact or fuzzy:
+                    found.append((fact_id, (exact or fuzzy)[0]))
+            self._bridges[answer] = found
+        return self._bridges[answer]
+
+    def continuations(self, chain: Sequence[PlanHop]) -> list[PlanHop]:
+        """Every next hop: a new fact naming the last answer, masking a node no earlier hop names."""
+        used = {hop.fact_id for hop in chain}
+        answers = [(hop.answer, hop.answer_type) for hop in chain]
+        earlier = [node for hop in chain for node in self.nodes[hop.fact_id]]
+        hops = []
+        for fact_id, bridge in self.bridges(answers[-1]):
+            if fact_id in used:
+                continue
+            for node in self.maskable[fact_id]:
+                if same_node(*node, *bridge) or any(same_node(*node, *other) for other in answers + earlier):
+                    continue
+                base = self.base[fact_id]
+                update = {"answer": node[0], "answer_type": node[1], "bridge": bridge[0]}
+                hops.append(base.model_copy(update=update))
+        return hops
+
+    def hop_label(self, hop: PlanHop) -> str:
+        """The fact id, with "/k" when the hop masks the fact's k-th maskable node, not its own answer."""
+        if normalize(hop.answer) == normalize(self.base[hop.fact_id].answer):
+            return hop.fact_id
+        keys = [normalize(node) for node, _ in self.maskable[hop.fact_id]]
+        return f"{hop.fact_id}/{keys.index(normalize(hop.answer)) + 1}"
+
+
+def multi_hop_plans(
+    single: Sequence[QuestionPlan],
+    max_hops: int,
+    rng: random.Random,
+    *,
+    maskable: Mapping[str, Sequence[Node]] | None = None,
+    max_per_answer: int = 3,
+) -> list[QuestionPlan]:
+    """Chains of 2..max_hops single-hop facts, innermost first, each hop's answer named in the next.
+
+    Hop i+1 is another fact whose graph has a node naming hop i's answer (`same_node`; that node is the
+    bridge) and masks one of its `maskable` nodes (default: its single-hop answer) that is not the
+    bridge, not an earlier answer and not a node of an earlier hop (which would give the answer away).
+    No fact or answer repeats. Where a chain has more than `max_per_answer` next hops, the seeded `rng`
+    samples that many, so big dumps stay bounded. Plans come depth-first in the order of `single`.
+    """
+    if not 1 <= max_hops <= MAX_HOPS:
+        raise BadInputError(f"max_hops must be between 1 and {MAX_HOPS}, got {max_hops}")
+    if max_per_answer < 1:
+        raise BadInputError(f"max_per_answer must be at least 1, got {max_per_answer}")
+    if maskable is None:
+        maskable = {
+            plan.hops[0].fact_id: [(plan.hops[0].answer, plan.hops[0].answer_type)] for plan in single
+        }
+    chainer = _Chainer(single, maskable)
+    plans: list[QuestionPlan] = []
+
+    def extend(chain: list[PlanHop]) -> None:
+        if len(chain) >= 2:
+            plan_id = "m:" + ">".join(chainer.hop_label(hop) for hop in chain)
+            plans.append(QuestionPlan(id=plan_id, kind="multi_hop", hops=list(chain)))
+        if len(chain) == max_hops:
+            return
+        options = chainer.continuations(chain)
+        if len(options) > max_per_answer:
+            picked = sorted(rng.sample(range(len(options)), max_per_answer))
+            options = [options[index] for index in picked]
+        for hop in options:
+            extend(chain + [hop])
+
+    for plan in single:
+        extend([plan.hops[0]])
+    return plans
+
+
+# --- changes and false premises ---------------------------------------------------------------------
+
+
+def changeable_nodes(plan: QuestionPlan) -> list[Node]:
+    """Unmasked Person, Date, Country and Quantity nodes of all hops: not an answer, bridge or a
+    spelling of an answer; one per normalized node, in hop and graph order."""
+    masked = [(hop.answer, hop.answer_type) for hop in plan.hops]
+    bridges = {normalize(hop.bridge) for hop in plan.hops if hop.bridge}
+    nodes: list[Node] = []
+    seen: set[str] = set()
+    for hop in plan.hops:
+        for node, node_type, _ in triple_nodes(hop.triples):
+            key = normalize(node)
+            if node_type not in TRANSFORMED_TYPES or key in seen or key in bridges:
+                continue
+            if any(same_node(node, node_type, *answer) for answer in masked):
+                continue
+            seen.add(key)
+            nodes.append((node, node_type))
+    return nodes
+
+
+def paraphrase_changes(plan: QuestionPlan, reference: date) -> list[NodeChange]:
+    """The paraphrase of every changeable node that has one."""
+    changes = (paraphrase(node, node_type, reference) for node, node_type in changeable_nodes(plan))
+    return [change for change in changes if change is not None]
+
+
+def false_premise_target(valid: int, share: float) -> int:
+    """How many false premises make them `share` of all plans: round half up of share*valid/(1-share)."""
+    return math.floor(share * valid / (1 - share) + 0.5)
+
+
+def _false_change(
+    plan: QuestionPlan, reference: date, seed: int, surnames: Sequence[str], countries: Sequence[str] | None
+) -> NodeChange | None:
+    """One false change for the plan, from an rng of its own so it does not depend on other plans."""
+    rng = random.Random(f"{seed}:false:{plan.id}")
+    nodes = changeable_nodes(plan)
+    rng.shuffle(nodes)
+    for node, node_type in nodes:
+        change = perturb(node, node_type, reference, rng, surnames, countries)
+        if change is not None:
+            return change
+    return None
+
+
+def false_premise_plans(
+    valid: Sequence[QuestionPlan],
+    share: float,
+    reference: date,
+    seed: int,
+    surnames: Sequence[str],
+    countries: Sequence[str] | None = None,
+) -> tuple[list[QuestionPlan], list[Reject]]:
+    """False-premise plans ("f:<plan id>") making up `share` of all plans, in the order of `valid`.
+
+    Each is a valid plan with one changeable node made false (its paraphrase dropped). Too few plans
+    with such a node: as many as possible, and a reject "false_premise_short" says how many are missing.
+    """
+    target = false_premise_target(len(valid), share)
+    candidates = []
+    for plan in valid:
+        change = _false_change(plan, reference, seed, surnames, countries) if target else None
+        if change is not None:
+            candidates.append((plan, change))
+    picked = sorted(
+        random.Random(f"{seed}:false").sample(range(len(candidates)), min(target, len(candidates)))
+    )
+    plans = []
+    for index in picked:
+        plan, change = candidates[index]
+        kept = [old for old in plan.changes if normalize(old.node) != normalize(change.node)]
+        plans.append(
+            QuestionPlan(id=f"f:{plan.id}", kind="false_premise", hops=plan.hops, changes=kept + [change])
+        )
+    rejects = []
+    if len(plans) < target:
+        short = target - len(plans)
+        detail = f"wanted {target} false-premise plans, made {len(plans)}: {short} short"
+        detail += " (too few plans with a Person, Date, Country or Quantity node to change)"
+        extra = {"wanted": target, "made": len(plans), "short": short}
+        rejects.append(
+            Reject(stage=STAGE, reason="false_premise_short", key="false_premise", detail=detail, extra=extra)
+        )
+    return plans, rejects
+
+
+def make_plans(
+    facts: Iterable[Fact],
+    graphs: Iterable[KnowledgeGraph],
+    *,
+    max_hops: int = 2,
+    false_premise_share: float = 0.2,
+    reference_date: date,
+    seed: int,
+    surnames: Sequence[str],
+    max_multi_hop: int | None = None,
+    max_per_answer: int = 3,
+    countries: Sequence[str] | None = None,
+) -> tuple[list[QuestionPlan], list[Reject]]:
+    """(plans, rejects): single-hop, then multi-hop, then false-premise plans; valid ones paraphrased.
+
+    `max_multi_hop` keeps a seeded sample of that many multi-hop plans (in their order).
+    """
+    if not 0 <= false_premise_share < 1:
+        raise BadInputError(f"false_premise_share must be in [0, 1), got {false_premise_share}")
+    if max_multi_hop is not None and max_multi_hop < 0:
+        raise BadInputError(f"max_multi_hop must not be negative, got {max_multi_hop}")
+    facts, graphs = list(facts), list(graphs)
+    single, rejects = single_hop_plans(facts, graphs)
+    keypoints = {fact.id: [keypoint.text for keypoint in fact.keypoints] for fact in facts}
+    graph_of = {graph.fact_id: graph for graph in reversed(graphs)}  # the first graph of a fact wins
+    planned = [plan.hops[0].fact_id for plan in single]
+    maskable = {fact_id: maskable_nodes(graph_of[fact_id], keypoints[fact_id]) for fact_id in planned}
+    multi = multi_hop_plans(
+        single, max_hops, random.Random(f"{seed}:multi"), maskable=maskable, max_per_answer=max_per_answer
+    )
+    if max_multi_hop is not None and len(multi) > max_multi_hop:
+        kept = sorted(random.Random(f"{seed}:multi-cap").sample(range(len(multi)), max_multi_hop))
+        multi = [multi[index] for index in kept]
+    valid = [
+        plan.model_copy(update={"changes": paraphrase_changes(plan, reference_date)})
+        for plan in single + multi
+    ]
+    false, short = false_premise_plans(valid, false_premise_share, reference_date, seed, surnames, countries)
+    return valid + false, rejects + short

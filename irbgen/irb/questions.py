@@ -1,0 +1,472 @@
+"""The question stage: a question plan becomes a question with one sub-question per hop, or a reject.
+
+Two backends, chosen by name. "rules" (offline): template realisation of the masked keypoints
+(`irbgen.irb.realize`), uniqueness by looking in the run's knowledge graphs for another node of the same
+type on the same relation and other end (`UniquenessIndex`). "llm": one irb_question_step call per masked
+triple with the earlier triples and questions given, then irb_question_check (one answer?) and
+irb_question_refine (fluency). Either way a question that contains its own answer is dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from num2words import num2words
+from pydantic import BaseModel, ConfigDict
+from rapidfuzz import fuzz
+
+from irbgen.errors import BadInputError
+from irbgen.irb.keypoints import check_backend
+from irbgen.irb.realize import NodeNotFound, realize_plan
+from irbgen.irb.records import GeneratedQuestion, KnowledgeGraph, PlanHop, QuestionPlan, Reject, Triple
+from irbgen.irb.text import TOKEN, fold, stem, words
+from irbgen.irb.transforms import apply_changes
+from irbgen.llm.prompts import Prompt, load_prompt
+from irbgen.pipeline.stage import StageContext
+
+STEP_PROMPT = "irb_question_step"
+CHECK_PROMPT = "irb_question_check"
+REFINE_PROMPT = "irb_question_refine"
+BACKENDS = ("llm", "rules")
+MAX_RAW_CHARS = 2000  # of a bad reply kept in a reject
+MIN_QUESTION_WORDS = 3
+FUZZY_SAME = 90  # rapidfuzz ratio above which two digit-free spellings name the same node
+NAME_SUFFIXES = frozenset("jr sr ii iii iv".split())
+_ARTICLES = frozenset(("a", "an", "the"))
+_RELATION_FILLERS = frozenset("a an the is was were are be been being has have had".split())
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+Position = Literal["head", "tail"]
+Reply = TypeVar("Reply", bound=BaseModel)
+
+
+class QuestionStepReply(BaseModel):
+    """One step's reply: the question rewritten to carry one more triple."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    question: str
+
+
+class QuestionCheckReply(BaseModel):
+    """The check's reply: whether the question admits one answer, and why."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    unique: bool
+    reason: str = ""
+
+
+class QuestionRefineReply(BaseModel):
+    """The refinement's reply: the polished question."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    question: str
+
+
+REPLY_MODELS: dict[str, type[BaseModel]] = {
+    "QuestionStepReply": QuestionStepReply,
+    "QuestionCheckReply": QuestionCheckReply,
+    "QuestionRefineReply": QuestionRefineReply,
+}
+
+
+# --- answers inside questions ------------------------------------------------------------------------
+
+
+def normalize(text: str) -> str:
+    """Folded tokens without articles or punctuation; "&" reads "and" and "18,400" reads "18400"."""
+    text = fold(text).replace("&", " and ")
+    text = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text)
+    return " ".join(token for token in TOKEN.findall(text) if token not in _ARTICLES)
+
+
+def _has(haystack: str, needle: str) -> bool:
+    return bool(needle) and f" {needle} " in f" {haystack} "
+
+
+def _number_forms(number: str) -> set[str]:
+    """A number as digits and in words: "240" -> {"240", "two hundred and forty"}."""
+    digits = number.replace(",", "")
+    forms = {normalize(digits)}
+    try:
+        forms.add(normalize(num2words(float(digits) if "." in digits else int(digits))))
+    except (ValueError, OverflowError):
+        pass
+    return forms
+
+
+def _surname(answer: str) -> str | None:
+    tokens = [token for token in normalize(answer).split() if token not in NAME_SUFFIXES]
+    return tokens[-1] if len(tokens) >= 2 and len(tokens[-1]) >= 3 else None
+
+
+def contains_answer(question: str, answer: str, answer_type: str | None = None) -> bool:
+    """Whether the question gives the answer away.
+
+    True when the normalised answer occurs as whole words in the normalised question; when every number
+    in the answer occurs in the question, as digits or in words ("£212 million" -> "212"); and, for a
+    Person, when the surname does ("Ilse Marrow" -> "Marrow", which also covers "I. Marrow").
+    """
+    target = normalize(question)
+    if _has(target, normalize(answer)):
+        return True
+    numbers = _NUMBER.findall(answer)
+    if numbers and all(any(_has(target, form) for form in _number_forms(n)) for n in numbers):
+        return True
+    surname = _surname(answer) if answer_type == "Person" else None
+    return surname is not None and _has(target, surname)
+
+
+def is_question(text: str) -> bool:
+    """A non-empty question: ends with '?' and has at least three words."""
+    text = text.strip()
+    return text.endswith("?") and len(TOKEN.findall(text)) >= MIN_QUESTION_WORDS
+
+
+def squash(text: str) -> str:
+    """Single spaces and one final '?' (a model's "??" or trailing space is not a reason to reject)."""
+    return re.sub(r"\?+$", "?", re.sub(r"\s+", " ", text).strip())
+
+
+# --- uniqueness over the run's graphs ----------------------------------------------------------------
+
+
+def relation_key(relation: str) -> str:
+    """A relation's comparable form: stemmed words without articles or auxiliaries ("was designed by")."""
+    tokens = [stem(word) for word in words(relation) if word not in _RELATION_FILLERS]
+    return " ".join(tokens) or fold(relation).strip()
+
+
+def same_node(a: str, b: str, node_type: str = "") -> bool:
+    """Whether two spellings name one node: equal normalised, a Person's part name, or a close spelling."""
+    left, right = normalize(a), normalize(b)
+    if left == right:
+        return bool(left)
+    if node_type == "Person":
+        small, large = sorted((set(left.split()), set(right.split())), key=len)
+        if small and small <= large:
+            return True
+    if re.search(r"\d", left + right):
+        return False
+    return fuzz.ratio(left, right) >= FUZZY_SAME
+
+
+def _ends(triple: Triple, position: Position) -> tuple[str, str, str]:
+    """(masked node, its type, other end) of a triple for a masked position."""
+    if position == "head":
+        return triple.head, triple.head_type, triple.tail
+    return triple.tail, triple.tail_type, triple.head
+
+
+@dataclass(frozen=True)
+class Ambiguity:
+    """Another triple that fits the masked slot with a different node: a second answer."""
+
+    fact_id: str
+    triple: Triple
+    node: str
+
+    def __str__(self) -> str:
+        t = self.triple
+        return f"{self.node!r} fits too: ({t.head}; {t.relation}; {t.tail}) in fact {self.fact_id}"
+
+
+def masked_triples(triples: Sequence[Triple], answer: str, answer_type: str) -> list[tuple[Triple, Position]]:
+    """The triples holding the masked node, with the end it is at."""
+    found: list[tuple[Triple, Position]] = []
+    for triple in triples:
+        if same_node(triple.head, answer, answer_type):
+            found.append((triple, "head"))
+        elif same_node(triple.tail, answer, answer_type):
+            found.append((triple, "tail"))
+    return found
+
+
+def _clash(masked: Triple, position: Position, other: Triple) -> str | None:
+    """The other triple's node if it fills the same slot (same relation and other end) differently."""
+    node, node_type, end = _ends(masked, position)
+    other_node, other_type, other_end = _ends(other, position)
+    if relation_key(other.relation) != relation_key(masked.relation) or other_type != node_type:
+        return None
+    if not same_node(other_end, end) or same_node(other_node, node, node_type):
+        return None
+    return other_node
+
+
+class UniquenessIndex:
+    """Every triple of a run's knowledge graphs by relation, to find a second node that fits a masked slot.
+
+    Conservative: qualifiers held in other triples (a year, a place) are not compared, so two facts
+    "X joined A" and "X joined B" make both ambiguous even if they happened in different years.
+    """
+
+    def __init__(self, graphs: Iterable[KnowledgeGraph] = ()) -> None:
+        self._by_relation: dict[str, list[tuple[str, Triple]]] = {}
+        for graph in graphs:
+            for triple in graph.triples:
+                self._by_relation.setdefault(relation_key(triple.relation), []).append(
+                    (graph.fact_id, triple)
+                )
+
+    def __len__(self) -> int:
+        return sum(len(entries) for entries in self._by_relation.values())
+
+    def conflicts(self, fact_id: str, triple: Triple, position: Position) -> list[Ambiguity]:
+        """Other facts' triples that fill the masked slot of `triple` with a different node of its type."""
+        found = []
+        for other_fact, other in self._by_relation.get(relation_key(triple.relation), []):
+            if other_fact != fact_id:
+                node = _clash(triple, position, other)
+                if node is not None:
+                    found.append(Ambiguity(other_fact, other, node))
+        return sorted(found, key=lambda a: (a.fact_id, a.triple.head, a.triple.relation, a.triple.tail))
+
+    def ambiguities(self, hop: PlanHop) -> list[Ambiguity]:
+        """Second answers for a hop's masked node: in its own graph, then in the other facts'."""
+        found: list[Ambiguity] = []
+        for triple, position in masked_triples(hop.triples, hop.answer, hop.answer_type):
+            for other in hop.triples:
+                node = _clash(triple, position, other)
+                if node is not None:
+                    found.append(Ambiguity(hop.fact_id, other, node))
+            found.extend(self.conflicts(hop.fact_id, triple, position))
+        return found
+
+
+# --- the stage ---------------------------------------------------------------------------------------
+
+
+def _model_name(client: object) -> str | None:
+    return getattr(getattr(client, "settings", None), "model", None)
+
+
+def variable(index: int) -> str:
+    """The name a masked node goes by in the prompts: hop 0's answer is ?x0."""
+    return f"?x{index}"
+
+
+def render_triple(triple: Triple, hop: PlanHop, index: int, plan: QuestionPlan) -> str:
+    """A triple as the prompts show it: masked nodes as variables, other nodes with the plan's changes."""
+
+    def node(text: str) -> str:
+        if same_node(text, hop.answer, hop.answer_type):
+            return variable(index)
+        if index > 0 and hop.bridge and same_node(text, hop.bridge, plan.hops[index - 1].answer_type):
+            return variable(index - 1)
+        return apply_changes(text, plan.changes)
+
+    head, tail = node(triple.head), node(triple.tail)
+    return f"({head} [{triple.head_type}]; {triple.relation}; {tail} [{triple.tail_type}])"
+
+
+def plan_rows(plan: QuestionPlan) -> list[tuple[int, str]]:
+    """(hop index, rendered triple) in generation order: hop by hop, the masked node's triples first."""
+    rows = []
+    for index, hop in enumerate(plan.hops):
+        masked = [triple for triple, _ in masked_triples(hop.triples, hop.answer, hop.answer_type)]
+        ordered = masked + [triple for triple in hop.triples if triple not in masked]
+        rows.extend((index, render_triple(triple, hop, index, plan)) for triple in ordered)
+    return rows
+
+
+def _missing_node(plan: QuestionPlan) -> str | None:
+    """Why the masked graph cannot be written (a hop's answer or bridge in none of its triples), or None."""
+    for index, hop in enumerate(plan.hops):
+        if not masked_triples(hop.triples, hop.answer, hop.answer_type):
+            return f"hop {index}: no triple holds the answer {hop.answer!r}"
+        if index > 0:
+            bridge_type = plan.hops[index - 1].answer_type
+            if not hop.bridge or not masked_triples(hop.triples, hop.bridge, bridge_type):
+                return f"hop {index}: no triple holds the bridge {hop.bridge!r}"
+    return None
+
+
+class WriteQuestions:
+    """QuestionPlan -> GeneratedQuestion (or Reject). "rules" runs in `process`, "llm" in `aprocess`."""
+
+    name = "questions"
+    input_model = QuestionPlan
+    output_model = GeneratedQuestion
+
+    def __init__(
+        self,
+        backend: str = "rules",
+        *,
+        graphs: Iterable[KnowledgeGraph] = (),
+        temperature: float = 0.0,
+        prompt_dir: Path | str | None = None,
+    ) -> None:
+        self.backend = check_backend(backend, BACKENDS)
+        self.index = UniquenessIndex(graphs)
+        self.temperature = temperature
+        self.prompt_dir = prompt_dir
+        self._prompts: dict[str, Prompt] = {}  # loaded on first use: constructing does no I/O
+
+    def __repr__(self) -> str:
+        return f"WriteQuestions(backend={self.backend!r}, graphs={len(self.index)} triples)"
+
+    def key(self, record: QuestionPlan) -> str:
+        """The plan id."""
+        return record.id
+
+    def process(self, record: QuestionPlan, context: StageContext) -> list[GeneratedQuestion | Reject]:
+        """The rules backend (the llm backend is asynchronous: use `aprocess`)."""
+        if self.backend != "rules":
+            raise TypeError(f"backend {self.backend!r} is asynchronous: call aprocess")
+        return [self._rules(record)]
+
+    async def aprocess(self, record: QuestionPlan, context: StageContext) -> list[GeneratedQuestion | Reject]:
+        """Either backend; the llm one calls `context.llm`."""
+        if self.backend == "rules":
+            return [self._rules(record)]
+        return [await self._llm(record, context)]
+
+    # --- shared checks -----------------------------------------------------------------------------
+
+    def _reject(self, plan: QuestionPlan, reason: str, detail: str, raw: str | None = None) -> Reject:
+        extra = {"raw": raw[:MAX_RAW_CHARS]} if raw else {}
+        return Reject(stage=self.name, reason=reason, key=plan.id, detail=detail, extra=extra)
+
+    def _final_check(self, plan: QuestionPlan, sub_questions: Sequence[str]) -> Reject | None:
+        """bad_question for a non-question; answer_leak when sub-question i holds the answer of hop <= i."""
+        for index, question in enumerate(sub_questions):
+            if not is_question(question):
+                detail = "empty question" if not question.strip() else f"not a question: {question!r}"
+                return self._reject(plan, "bad_question", f"sub-question {index}: {detail}", raw=question)
+        for index, question in enumerate(sub_questions):
+            for earlier, hop in enumerate(plan.hops[: index + 1]):
+                if contains_answer(question, hop.answer, hop.answer_type):
+                    whose = "its own answer" if earlier == index else f"hop {earlier}'s answer"
+                    detail = f"sub-question {index} contains {whose} {hop.answer!r}: {question}"
+                    return self._reject(plan, "answer_leak", detail)
+        return None
+
+    # --- rules -------------------------------------------------------------------------------------
+
+    def _rules(self, plan: QuestionPlan) -> GeneratedQuestion | Reject:
+        try:
+            realization = realize_plan(plan)
+        except NodeNotFound as error:
+            return self._reject(plan, "node_not_found", str(error))
+        for index, hop in enumerate(plan.hops):
+            ambiguities = self.index.ambiguities(hop)
+            if ambiguities:
+                return self._reject(plan, "not_unique", f"hop {index}: {ambiguities[0]}")
+        rejected = self._final_check(plan, realization.sub_questions)
+        if rejected is not None:
+            return rejected
+        return GeneratedQuestion(
+            plan_id=plan.id,
+            question=realization.question,
+            sub_questions=list(realization.sub_questions),
+            method="rules",
+        )
+
+    # --- llm ---------------------------------------------------------------------------------------
+
+    def prompt(self, name: str) -> Prompt:
+        """One of the three question prompts with its output model, loaded once."""
+        if name not in self._prompts:
+            self._prompts[name] = load_prompt(name, self.prompt_dir, models=REPLY_MODELS)
+        return self._prompts[name]
+
+    async def _ask(
+        self, client: Any, prompt: Prompt, model: type[Reply], **values: str
+    ) -> tuple[Reply | None, str, str]:
+        """(parsed reply, error, raw text) of one call; error is "" on success."""
+        completion = await client.complete(
+            prompt.render(**values),
+            stage=self.name,
+            response_model=prompt.output_model or model,
+            temperature=self.temperature,
+        )
+        raw = completion.text or ""
+        if not completion.ok:
+            return None, completion.error or "no reply", raw
+        if not isinstance(completion.parsed, model):
+            return None, f"reply is not a {model.__name__}", raw
+        return completion.parsed, "", raw
+
+    async def _write_steps(
+        self, plan: QuestionPlan, client: Any, step: Prompt
+    ) -> tuple[list[str], list[str]] | Reject:
+        """One step call per triple: (the drafts, the draft after each hop's last triple) or a reject."""
+        rows = plan_rows(plan)
+        history: list[str] = []
+        steps: list[str] = []
+        sub_questions: list[str] = []
+        for number, (hop_index, triple) in enumerate(rows, start=1):
+            known = (f"{variable(i)} ({plan.hops[i].answer_type})" for i in range(hop_index + 1))
+            reply, error, raw = await self._ask(
+                client,
+                step,
+                QuestionStepReply,
+                variables=", ".join(known),
+                variable=variable(hop_index),
+                history="\n".join(history) or "(none)",
+                question=steps[-1] if steps else "(none yet)",
+                triple=triple,
+            )
+            where = f"step {number} of {len(rows)}"
+            if reply is None:
+                return self._reject(plan, "llm_error", f"{where}: {error}", raw=raw)
+            question = squash(reply.question)
+            if not is_question(question):
+                return self._reject(plan, "bad_question", f"{where}: not a question: {question!r}", raw=raw)
+            steps.append(question)
+            history.append(f"{number}. {triple} -> {question}")
+            if number == len(rows) or rows[number][0] != hop_index:
+                sub_questions.append(question)
+        return steps, sub_questions
+
+    async def _llm(self, plan: QuestionPlan, context: StageContext) -> GeneratedQuestion | Reject:
+        client = context.llm
+        if client is None:
+            raise BadInputError("the llm question backend needs an LLM client (context.llm is None)")
+        missing = _missing_node(plan)
+        if missing is not None:
+            return self._reject(plan, "node_not_found", missing)
+        step, check, refine = (self.prompt(name) for name in (STEP_PROMPT, CHECK_PROMPT, REFINE_PROMPT))
+        written = await self._write_steps(plan, client, step)
+        if isinstance(written, Reject):
+            return written
+        steps, sub_questions = written
+        triples = "\n".join(triple for _, triple in plan_rows(plan))
+        verdict, error, raw = await self._ask(
+            client,
+            check,
+            QuestionCheckReply,
+            question=steps[-1],
+            triples=triples,
+            variable=variable(len(plan.hops) - 1),
+            answer=plan.answer,
+        )
+        if verdict is None:
+            return self._reject(plan, "llm_error", f"check: {error}", raw=raw)
+        if not verdict.unique:
+            why = verdict.reason.strip() or "the check found several answers"
+            return self._reject(plan, "not_unique", why)
+        polished, error, raw = await self._ask(
+            client, refine, QuestionRefineReply, question=steps[-1], answer=plan.answer
+        )
+        if polished is None:
+            return self._reject(plan, "llm_error", f"refine: {error}", raw=raw)
+        sub_questions[-1] = squash(polished.question)
+        rejected = self._final_check(plan, sub_questions)
+        if rejected is not None:
+            return rejected
+        return GeneratedQuestion(
+            plan_id=plan.id,
+            question=sub_questions[-1],
+            sub_questions=sub_questions,
+            steps=steps,
+            method="llm",
+            prompts=[step.ref, check.ref, refine.ref],
+            model=_model_name(client),
+        )

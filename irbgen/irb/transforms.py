@@ -1,0 +1,411 @@
+"""Node transforms for question plans: paraphrases that make a question harder, and false premises.
+
+Paraphrases (IRB §3): Person -> initials and surname ("Cristiano Ronaldo" -> "C. Ronaldo"); Date ->
+relative to a reference date ("30 Nov 2024" -> "10 months ago" on 29 Sep 2025: whole units rounded
+half up); Country -> "the country whose flag is <flag emoji>"; Quantity -> words ("1.5" -> "one point
+five"). False premises: another surname, a relative time at least a year off, another country, a value
+scaled by a factor far from 1. Pure functions; randomness comes from the caller's `random.Random`.
+"""
+
+from __future__ import annotations
+
+import calendar
+import math
+import random
+import re
+from collections.abc import Callable, Sequence
+from datetime import date
+from decimal import ROUND_HALF_UP, Decimal
+from functools import lru_cache
+from pathlib import Path
+
+from num2words import num2words
+
+from irbgen.irb.records import NodeChange
+
+TRANSFORMED_TYPES = ("Country", "Date", "Person", "Quantity")
+DATE_RULES = ("relative_date", "wrong_relative_date")
+DAYS_PER_MONTH = 365.25 / 12
+MONTHS_LIMIT = 24  # "18 months ago" says more than "2 years ago"
+
+# --- dates ------------------------------------------------------------------------------------------
+
+_MONTHS = {name.lower(): number for number, name in enumerate(calendar.month_name) if name}
+_MONTHS.update({name.lower(): number for number, name in enumerate(calendar.month_abbr) if name})
+_MONTHS["sept"] = 9
+_MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"(?P<year>[12]\d{3})"
+_DATE_FORMS = (
+    (re.compile(r"(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})"), "day"),
+    (re.compile(r"(?P<year>\d{4})-(?P<month>\d{1,2})"), "month"),
+    (re.compile(rf"{_DAY}\s+{_MONTH},?\s+{_YEAR}", re.IGNORECASE), "day"),
+    (re.compile(rf"{_MONTH}\s+{_DAY},?\s+{_YEAR}", re.IGNORECASE), "day"),
+    (re.compile(rf"{_MONTH},?\s+{_YEAR}", re.IGNORECASE), "month"),
+    (re.compile(_YEAR), "year"),
+)
+
+
+def parse_date(text: str) -> tuple[date, str] | None:
+    """(date, precision) for a date written alone; precision is "day", "month" or "year"; else None."""
+    cleaned = text.strip().rstrip(".").strip()
+    for pattern, precision in _DATE_FORMS:
+        match = pattern.fullmatch(cleaned)
+        if match is None:
+            continue
+        parts = match.groupdict()
+        month = parts.get("month") or "1"
+        month_number = int(month) if month.isdigit() else _MONTHS[month.lower()]
+        try:
+            return date(int(parts["year"]), month_number, int(parts.get("day") or 1)), precision
+        except ValueError:
+            return None
+    return None
+
+
+def _round_half_up(value: float) -> int:
+    return math.floor(value + 0.5)
+
+
+def _count(number: int, unit: str) -> str:
+    return f"{number} {unit}" + ("" if number == 1 else "s")
+
+
+def _relative(amount: int, unit: str, now: str) -> str:
+    if amount == 0:
+        return now
+    phrase = _count(abs(amount), unit)
+    return f"{phrase} ago" if amount > 0 else f"in {phrase}"
+
+
+def _relative_days(days: int) -> str:
+    size = abs(days)
+    sign = 1 if days >= 0 else -1
+    if size < 14:
+        return _relative(days, "day", "today")
+    if size < 60:
+        return _relative(sign * _round_half_up(size / 7), "week", "today")
+    months = _round_half_up(size / DAYS_PER_MONTH)
+    if months < MONTHS_LIMIT:
+        return _relative(sign * months, "month", "this month")
+    return _relative(sign * max(1, _round_half_up(size / 365.25)), "year", "this year")
+
+
+def relative_time(text: str, reference: date) -> str | None:
+    """`text` as a time relative to `reference` ("10 months ago", "in 2 years"), or None if unparseable.
+
+    Day precision: days under two weeks, weeks under 60 days, months under two years, then years; each
+    rounded half up from the day count (a month is 365.25/12 days). Month precision counts calendar
+    months (years from two years on); year precision counts calendar years.
+    """
+    parsed = parse_date(text)
+    if parsed is None:
+        return None
+    when, precision = parsed
+    if precision == "year":
+        return _relative(reference.year - when.year, "year", "this year")
+    if precision == "month":
+        months = (reference.year - when.year) * 12 + reference.month - when.month
+        if abs(months) < MONTHS_LIMIT:
+            return _relative(months, "month", "this month")
+        sign = 1 if months > 0 else -1
+        return _relative(sign * _round_half_up(abs(months) / 12), "year", "this year")
+    return _relative_days((reference - when).days)
+
+
+def years_before(text: str, reference: date) -> float | None:
+    """How many years `text` lies before `reference` (negative in the future), or None if unparseable."""
+    parsed = parse_date(text)
+    if parsed is None:
+        return None
+    when, precision = parsed
+    if precision == "year":
+        return float(reference.year - when.year)
+    if precision == "month":
+        return ((reference.year - when.year) * 12 + reference.month - when.month) / 12
+    return (reference - when).days / 365.25
+
+
+def wrong_relative_time(text: str, reference: date, rng: random.Random) -> str | None:
+    """ "N years ago" with N at least one year away from the true distance (within six where possible)."""
+    true = years_before(text, reference)
+    if true is None:
+        return None
+    top = max(2, math.ceil(true)) + 6
+    pool = [n for n in range(1, top) if abs(n - true) >= 1]
+    near = [n for n in pool if abs(n - true) <= 6] or pool
+    return _relative(rng.choice(near), "year", "this year")
+
+
+# --- quantities -------------------------------------------------------------------------------------
+
+_NUMBER = re.compile(r"(?<![\d.,])(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d+)?(?!\d)")
+_SCALE = re.compile(r"\s+(?:thousand|million|billion|trillion)\b", re.IGNORECASE)
+_CURRENCIES = {"£": "pound", "$": "dollar", "€": "euro", "¥": "yen"}
+
+
+def _number_value(match: re.Match[str]) -> Decimal:
+    return Decimal(match.group("int").replace(",", "") + (match.group("frac") or ""))
+
+
+def number_words(text: str) -> str | None:
+    """`text` with its first number in words ("1.5" -> "one point five", "£212 million" -> "two hundred
+    and twelve million pounds"); None when it has no number."""
+    match = _NUMBER.search(text)
+    if match is None:
+        return None
+    value = _number_value(match)
+    words = num2words(value).replace(",", "").replace("-", " ")
+    start, end = match.span()
+    symbol = text[start - 1] if start > 0 else ""
+    if symbol not in _CURRENCIES:
+        return text[:start] + words + text[end:]
+    scale = _SCALE.match(text, end)
+    if scale is not None:
+        words += scale.group(0)
+        end = scale.end()
+    currency = _CURRENCIES[symbol]
+    plural = currency != "yen" and not (value == 1 and scale is None)
+    return text[: start - 1] + f"{words} {currency}{'s' if plural else ''}" + text[end:]
+
+
+def _format_like(value: Decimal, match: re.Match[str]) -> str:
+    decimals = len(match.group("frac") or "") - (1 if match.group("frac") else 0)
+    quantized = value.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+    return f"{quantized:,.{decimals}f}" if "," in match.group("int") else f"{quantized:.{decimals}f}"
+
+
+def perturbed_value(text: str, rng: random.Random) -> str | None:
+    """`text` with its first number scaled by a factor in [0.25, 0.7] or [1.4, 3], formatted the same way
+    (decimals, thousands separators); always different from `text`. None when it has no number."""
+    match = _NUMBER.search(text)
+    if match is None:
+        return None
+    value = _number_value(match)
+    original = match.group(0)
+    for _ in range(8):
+        factor = rng.uniform(0.25, 0.7) if rng.random() < 0.5 else rng.uniform(1.4, 3.0)
+        candidate = _format_like(value * Decimal(str(round(factor, 6))), match)
+        if candidate != original and Decimal(candidate.replace(",", "")) > 0:
+            break
+    else:  # tiny values round back to themselves or to zero: step up by whole units of the last digit
+        frac = match.group("frac") or ""
+        step = Decimal(1).scaleb(-(len(frac) - 1 if frac else 0))
+        candidate = _format_like(value + step * rng.randint(1, 9), match)
+    return text[: match.start()] + candidate + text[match.end() :]
+
+
+# --- people -----------------------------------------------------------------------------------------
+
+_HONORIFICS = {"dr", "mr", "mrs", "ms", "miss", "sir", "dame", "lord", "lady", "prof", "professor"}
+_SUFFIXES = {"jr", "sr", "ii", "iii", "iv", "phd"}
+
+
+def _name_parts(name: str) -> tuple[list[str], list[str], list[str], list[str]] | None:
+    """(honorifics, given names, surname words, suffixes), or None for a name without a given name."""
+    tokens = name.split()
+    prefix: list[str] = []
+    while tokens and tokens[0].rstrip(".").lower() in _HONORIFICS:
+        prefix.append(tokens.pop(0))
+    suffix: list[str] = []
+    while tokens and tokens[-1].rstrip(".,").lower() in _SUFFIXES:
+        suffix.insert(0, tokens.pop())
+    if len(tokens) < 2:
+        return None
+    cut = len(tokens) - 1
+    while cut > 1 and tokens[cut - 1][:1].islower():  # particles: "van Beethoven", "de la Cruz"
+        cut -= 1
+    return prefix, tokens[:cut], tokens[cut:], suffix
+
+
+def _initial(given: str) -> str:
+    return "-".join(part[:1].upper() + "." for part in given.split("-") if part)
+
+
+def initials_and_surname(name: str) -> str | None:
+    """ "Cristiano Ronaldo" -> "C. Ronaldo" (given names to initials); None when nothing would change."""
+    parts = _name_parts(name)
+    if parts is None:
+        return None
+    prefix, given, surname, suffix = parts
+    short = " ".join(prefix + [_initial(word) for word in given] + surname + suffix)
+    return None if short == " ".join(name.split()) else short
+
+
+def other_surname(name: str, rng: random.Random, surnames: Sequence[str]) -> str | None:
+    """The name with initials and a different surname from `surnames` ("C. Smith"); None if none left."""
+    parts = _name_parts(name)
+    given, surname = ([_initial(word) for word in parts[1]], parts[2]) if parts else ([], name.split()[-1:])
+    taken = " ".join(surname).casefold()
+    if not surnames or not surname:
+        return None
+    for _ in range(8):  # a few draws from the whole list before filtering it: the list may be long
+        pick = rng.choice(surnames)
+        if pick.casefold() != taken:
+            return " ".join(given + [pick])
+    pool = [candidate for candidate in surnames if candidate.casefold() != taken]
+    return " ".join(given + [rng.choice(pool)]) if pool else None
+
+
+def load_surnames(path: Path | str) -> list[str]:
+    """Surnames from a one-per-line file (blank lines and '#' comments skipped), sorted and unique."""
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    return sorted({line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")})
+
+
+# --- countries --------------------------------------------------------------------------------------
+
+# English names pycountry does not know; ISO 3166 alpha-2 codes (XK is Kosovo's user-assigned code).
+_COUNTRY_ALIASES = {
+    "britain": "GB",
+    "great britain": "GB",
+    "uk": "GB",
+    "russia": "RU",
+    "turkey": "TR",
+    "ivory coast": "CI",
+    "palestine": "PS",
+    "kosovo": "XK",
+    "micronesia": "FM",
+    "macedonia": "MK",
+    "dr congo": "CD",
+    "democratic republic of the congo": "CD",
+    "republic of the congo": "CG",
+    "cape verde": "CV",
+    "swaziland": "SZ",
+    "burma": "MM",
+    "east timor": "TL",
+    "vatican city": "VA",
+    "vatican": "VA",
+    "brunei": "BN",
+}
+
+
+def _strip_the(text: str) -> str:
+    return re.sub(r"^the\s+", "", " ".join(text.split()), flags=re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def country_code(name: str) -> str | None:
+    """The ISO 3166 alpha-2 code of a country name ("the Netherlands" -> "NL"), or None."""
+    import pycountry
+
+    key = _strip_the(name).strip(" .")
+    if len(key) < 2:
+        return None
+    if key.casefold() in _COUNTRY_ALIASES:
+        return _COUNTRY_ALIASES[key.casefold()]
+    try:
+        return pycountry.countries.lookup(key).alpha_2
+    except LookupError:
+        return None
+
+
+def flag_emoji(code: str) -> str:
+    """The regional-indicator flag of an alpha-2 code ("FR" -> 🇫🇷)."""
+    return "".join(chr(0x1F1E6 + ord(letter) - ord("A")) for letter in code.upper())
+
+
+def flag_phrase(country: str) -> str | None:
+    """ "the country whose flag is <flag>" for a known country, else None."""
+    code = country_code(country)
+    return None if code is None else f"the country whose flag is {flag_emoji(code)}"
+
+
+@lru_cache(maxsize=1)
+def country_names() -> tuple[str, ...]:
+    """pycountry's countries by common name, sorted; names with commas or brackets left out."""
+    import pycountry
+
+    names = (getattr(country, "common_name", None) or country.name for country in pycountry.countries)
+    return tuple(sorted(name for name in names if "," not in name and "(" not in name))
+
+
+def other_country(country: str, rng: random.Random, countries: Sequence[str]) -> str | None:
+    """A country from `countries` that is not `country`, or None if `country` is unknown or none is left."""
+    code = country_code(country)
+    if code is None:
+        return None
+    pool = [name for name in countries if country_code(name) not in (code, None)]
+    return rng.choice(pool) if pool else None
+
+
+# --- dispatch ---------------------------------------------------------------------------------------
+
+_PARAPHRASES: dict[str, tuple[str, Callable[[str, date], str | None]]] = {
+    "Person": ("initials", lambda node, reference: initials_and_surname(node)),
+    "Date": ("relative_date", relative_time),
+    "Country": ("flag", lambda node, reference: flag_phrase(node)),
+    "Quantity": ("number_words", lambda node, reference: number_words(node)),
+}
+
+
+def paraphrase(node: str, node_type: str, reference: date) -> NodeChange | None:
+    """The paraphrase of an unmasked node, or None for other types or when it cannot be rewritten."""
+    if node_type not in _PARAPHRASES:
+        return None
+    rule, rewrite = _PARAPHRASES[node_type]
+    replacement = rewrite(node, reference)
+    if replacement is None or replacement.casefold() == node.casefold():
+        return None
+    return NodeChange(node=node, node_type=node_type, replacement=replacement, kind="paraphrase", rule=rule)
+
+
+def perturb(
+    node: str,
+    node_type: str,
+    reference: date,
+    rng: random.Random,
+    surnames: Sequence[str],
+    countries: Sequence[str] | None = None,
+) -> NodeChange | None:
+    """A false value for the node (a false premise), always different from it, or None if it has none."""
+    if node_type == "Person":
+        rule, replacement = "other_surname", other_surname(node, rng, surnames)
+    elif node_type == "Date":
+        rule, replacement = "wrong_relative_date", wrong_relative_time(node, reference, rng)
+    elif node_type == "Country":
+        rule, replacement = "other_country", other_country(node, rng, countries or country_names())
+    elif node_type == "Quantity":
+        rule, replacement = "perturbed_value", perturbed_value(node, rng)
+    else:
+        return None
+    if replacement is None or replacement.casefold() == node.casefold():
+        return None
+    return NodeChange(
+        node=node, node_type=node_type, replacement=replacement, kind="false_premise", rule=rule
+    )
+
+
+# --- applying changes -------------------------------------------------------------------------------
+
+
+def _change_pattern(change: NodeChange) -> str:
+    words = _strip_the(change.node).split()
+    body = r"\s+".join(re.escape(word) for word in words)
+    if change.replacement.lower().startswith("the "):
+        body = r"(?:the\s+)?" + body  # "the Netherlands" -> "the country whose flag is ...", not "the the"
+    if change.rule in DATE_RULES:
+        body = r"(?:(?:in|on)\s+)?" + body  # "opened on 12 March 2024" -> "opened 1 year ago"
+    return body
+
+
+def apply_changes(text: str, changes: Sequence[NodeChange]) -> str:
+    """`text` with each change's node replaced (whole words, case-insensitive, longest node first, one
+    pass so a replacement is never rewritten); a replacement opening `text` is capitalised unless the
+    node was written in lower case there."""
+    ordered = sorted(
+        (change for change in changes if _strip_the(change.node)),
+        key=lambda change: (-len(_strip_the(change.node)), change.node),
+    )
+    if not ordered:
+        return text
+    alternatives = [f"(?P<c{index}>{_change_pattern(change)})" for index, change in enumerate(ordered)]
+    pattern = re.compile(r"(?<!\w)(?:" + "|".join(alternatives) + r")(?!\w)", re.IGNORECASE)
+
+    def replace(match: re.Match[str]) -> str:
+        replacement = ordered[int(match.lastgroup[1:])].replacement
+        if match.start() == 0 and not match.group(0)[:1].islower():
+            replacement = replacement[:1].upper() + replacement[1:]
+        return replacement
+
+    return pattern.sub(replace, text)
