@@ -1,0 +1,1 @@
+"""MINTQA-style benchmarks from Wikidata dumps: reader, knowledge base, chains, questions, corpus."""

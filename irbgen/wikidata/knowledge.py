@@ -1,0 +1,63 @@
+"""The knowledge base a Wikidata build works on: entities, their truthy statements, and indexes.
+
+Built once from the entities a dump reader yields (items and properties). Everything later reads it:
+chain sampling walks `by_head`, question realisation reads labels, uniqueness checks count tails.
+It holds the selected entities in memory; restrict a large dump before building it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from irbgen.wikidata.records import Statement, Value, WikidataEntity
+
+
+class KnowledgeBase:
+    """Entities by id, with statements indexed by head, by (head, property) and by entity tail."""
+
+    def __init__(self, entities: Iterable[WikidataEntity]) -> None:
+        self.entities: dict[str, WikidataEntity] = {}
+        self.statements: list[Statement] = []
+        self.by_head: dict[str, list[Statement]] = defaultdict(list)
+        self.by_head_property: dict[tuple[str, str], list[Statement]] = defaultdict(list)
+        self.by_tail: dict[str, list[Statement]] = defaultdict(list)
+        for entity in entities:
+            self.entities[entity.id] = entity
+            for statement in entity.statements:
+                self.statements.append(statement)
+                self.by_head[statement.head].append(statement)
+                self.by_head_property[(statement.head, statement.property)].append(statement)
+                if statement.tail.type == "entity" and statement.tail.id:
+                    self.by_tail[statement.tail.id].append(statement)
+        self._keys = {statement.key for statement in self.statements}
+
+    def __contains__(self, entity_id: str) -> bool:
+        return entity_id in self.entities
+
+    def items(self) -> list[WikidataEntity]:
+        """The items (Q-ids), in reading order."""
+        return [entity for entity in self.entities.values() if entity.kind == "item"]
+
+    def label(self, entity_id: str) -> str:
+        """The English label of an item or property, or the id itself when unknown."""
+        entity = self.entities.get(entity_id)
+        return entity.label if entity is not None and entity.label else entity_id
+
+    def text(self, value: Value) -> str:
+        """A value as a reader sees it: an entity's label, or the literal's text."""
+        if value.type == "entity" and value.id:
+            return self.label(value.id)
+        return value.text
+
+    def tails(self, head: str, property_id: str) -> list[Statement]:
+        """Every truthy statement (head, property, *)."""
+        return self.by_head_property.get((head, property_id), [])
+
+    def has(self, statement: Statement) -> bool:
+        """Whether this exact (head, property, tail) is in the base."""
+        return statement.key in self._keys
+
+    def about(self, entity_id: str) -> list[Statement]:
+        """Statements whose head is the entity, then those whose tail is."""
+        return [*self.by_head.get(entity_id, []), *self.by_tail.get(entity_id, [])]
