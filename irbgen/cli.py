@@ -10,10 +10,10 @@ from pathlib import Path
 import click
 
 from irbgen import __version__
+from irbgen.build_cli import build
 from irbgen.cli_support import counting, progress_display, reporting_errors
 from irbgen.errors import BadInputError
 from irbgen.eval.commands import compare, eval_group, report
-from irbgen.irb.commands import build
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

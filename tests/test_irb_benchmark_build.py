@@ -138,3 +138,8 @@ def test_from_facts_names_a_broken_line(tmp_path):
     assert result.exit_code == 2 and "facts.jsonl:1" in result.output
     missing = run("build", "--source", "wikipedia-dump", "--out", tmp_path / "o2")
     assert missing.exit_code == 2 and "--dump" in missing.output
+
+
+def test_a_flag_of_another_source_is_refused(tmp_path):
+    result = run(*BUILD, "--dump", SAMPLE_DUMP, "--hops", "2", "--out", tmp_path / "o")
+    assert result.exit_code == 2 and "--hops does not apply to --source wikipedia-dump" in result.output

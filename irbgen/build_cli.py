@@ -1,19 +1,29 @@
-"""`irbgen build --source wikipedia-dump`: flags in, the build library called, a one-line summary out."""
+"""`irbgen build`: flags in, the source's build library called, a one-line summary out.
+
+One command for every real-corpus source. Each source has its config model; a flag that the chosen
+source does not use is refused rather than silently ignored.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
 from irbgen.cli_support import progress_display, reporting_errors
 
-SOURCES = ("wikipedia-dump",)
+SOURCES = ("wikipedia-dump", "wikidata-dump")
+_NOT_CONFIG = {"source", "out"}
 
 
 @click.command()
 @click.option("--source", type=click.Choice(SOURCES), required=True, help="What to build from.")
-@click.option("--dump", type=click.Path(path_type=Path), help="XML (.xml, .bz2) or Cirrus (.json.gz).")
+@click.option(
+    "--dump",
+    type=click.Path(path_type=Path),
+    help="Wikipedia: XML (.xml, .bz2) or Cirrus (.json.gz). Wikidata: JSON dump (.json, .gz, .bz2).",
+)
 @click.option(
     "--from-facts",
     type=click.Path(path_type=Path),
@@ -60,83 +70,85 @@ SOURCES = ("wikipedia-dump",)
     help="Share of false-premise samples.",
 )
 @click.option("--reference-date", help="YYYY-MM-DD for relative dates (default: newest page revision).")
+@click.option(
+    "--old-dump", type=click.Path(path_type=Path), help="Wikidata: an older dump, for new/old labels."
+)
+@click.option(
+    "--wikipedia-dump",
+    type=click.Path(path_type=Path),
+    help="Wikidata: Wikipedia articles for REBEL and the corpus.",
+)
+@click.option(
+    "--rebel-model", type=click.Path(path_type=Path), help="Wikidata: a local REBEL-format seq2seq model."
+)
+@click.option(
+    "--popularity",
+    type=click.Choice(["sitelinks", "wikipedia-frequency", "counts-file"]),
+    help="Wikidata: how popularity is counted (default: sitelinks; wikipedia-frequency with --rebel-model).",
+)
+@click.option("--counts-file", type=click.Path(path_type=Path), help="Wikidata: popularity counts (TSV).")
+@click.option("--popular-threshold", type=float, help="Wikidata: popular at or above this score.")
+@click.option(
+    "--hops", default="1-4", show_default=True, help="Wikidata: chain lengths, N or N-M within 1-4."
+)
+@click.option("--per-hop", default=50, show_default=True, type=int, help="Wikidata: chains per hop count.")
+@click.option("--mix", help='Wikidata: weights per stratum, e.g. "unpopular-new=2,*=1".')
+@click.option(
+    "--chunk-tokens", default=512, show_default=True, type=int, help="Wikidata: passage chunk size."
+)
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of every random choice.")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Run directory (resumable).")
-def build(
-    source: str,
-    dump: Path | None,
-    from_facts: Path | None,
-    facts_only: bool,
-    index: Path | None,
-    shards: int,
-    processes: int,
-    created_after: str | None,
-    created_before: str | None,
-    min_citations: int,
-    titles: Path | None,
-    limit: int | None,
-    llm: str | None,
-    base_url: str | None,
-    model: str | None,
-    api_key_env: str,
-    llm_concurrency: int,
-    max_cost: float | None,
-    offline: bool,
-    warc: tuple[Path, ...],
-    allow_private_hosts: bool,
-    wayback: bool,
-    fetch_concurrency: int,
-    kg_coverage: float,
-    max_hops: int,
-    false_premise_share: float,
-    reference_date: str | None,
-    seed: int,
-    out: Path,
-) -> None:
-    """Build an IRB-style benchmark from a Wikipedia dump: grounded facts, then questions (resumable)."""
+def build(**options: Any) -> None:
+    """Build a benchmark from a real corpus: IRB-style from Wikipedia, MINTQA-style from Wikidata."""
     from pydantic import ValidationError
 
     from irbgen.benchmark import describe_error
     from irbgen.errors import BadInputError
-    from irbgen.irb.build import WikipediaBuildConfig, build_wikipedia
 
+    source, out = options["source"], options["out"]
     with reporting_errors(), progress_display(True) as progress:
-        if llm is None:
-            llm = "openai" if (base_url or model) else "rules"
+        if options["llm"] is None:
+            options["llm"] = "openai" if (options["base_url"] or options["model"]) else "rules"
+        options["warc"] = list(options["warc"])
+        if source == "wikipedia-dump":
+            from irbgen.irb.build import WikipediaBuildConfig as Config
+            from irbgen.irb.build import build_wikipedia as run
+        else:
+            from irbgen.wikidata.build import WikidataBuildConfig as Config
+            from irbgen.wikidata.build import build_wikidata as run
+        _refuse_foreign_flags(click.get_current_context(), Config.model_fields, source)
+        values = {k: v for k, v in options.items() if k in Config.model_fields and k not in _NOT_CONFIG}
         try:
-            config = WikipediaBuildConfig(
-                dump=dump,
-                from_facts=from_facts,
-                facts_only=facts_only,
-                index=index,
-                shards=shards,
-                processes=processes,
-                created_after=created_after,
-                created_before=created_before,
-                min_citations=min_citations,
-                titles=titles,
-                limit=limit,
-                llm=llm,
-                base_url=base_url,
-                model=model,
-                api_key_env=api_key_env,
-                llm_concurrency=llm_concurrency,
-                max_cost=max_cost,
-                offline=offline,
-                warc=list(warc),
-                allow_private_hosts=allow_private_hosts,
-                wayback=wayback,
-                fetch_concurrency=fetch_concurrency,
-                kg_coverage=kg_coverage,
-                max_hops=max_hops,
-                false_premise_share=false_premise_share,
-                reference_date=reference_date,
-                seed=seed,
-            )
+            config = Config(**values)
         except ValidationError as error:
             raise BadInputError(f"bad option: {describe_error(error)}") from None
-        manifest = build_wikipedia(config, out, progress)
-    click.echo(summary_line(manifest, out))
+        manifest = run(config, out, progress)
+    line = summary_line(manifest, out) if source == "wikipedia-dump" else wikidata_summary(manifest, out)
+    click.echo(line)
+
+
+def _refuse_foreign_flags(context: click.Context, fields: dict, source: str) -> None:
+    from irbgen.errors import BadInputError
+
+    for name, _value in context.params.items():
+        if name in _NOT_CONFIG or name in fields:
+            continue
+        if context.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE:
+            flag = "--" + name.replace("_", "-")
+            raise BadInputError(f"{flag} does not apply to --source {source}")
+
+
+def wikidata_summary(manifest: dict, out: Path) -> str:
+    """One line: entities, chains per hop count, samples, rejects."""
+    counts = manifest["counts"]
+    per_hop = ", ".join(
+        f"{counts[key]:,} {key.split('_')[1]}-hop" for key in sorted(counts) if key.startswith("samples_")
+    )
+    return (
+        f"{counts['entities']:,} entities ({counts['old_entities']:,} in the old dump) -> "
+        f"{counts['chains']:,} chains -> {counts['samples']:,} samples ({per_hop}) in {out / 'benchmark'} "
+        f"({counts['rejects']:,} rejects, see {out / 'rejects.jsonl'})"
+    )
 
 
 def summary_line(manifest: dict, out: Path) -> str:
