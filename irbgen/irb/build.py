@@ -25,13 +25,13 @@ from irbgen.irb.facts import assemble_facts
 from irbgen.irb.grounding import CheckGrounding, KeypointDocument
 from irbgen.irb.keypoints import MakeKeypoints
 from irbgen.irb.records import Citation, Fact, Keypoint, Page, Reject, Segment, WebDocument
+from irbgen.llm.run_client import LEDGER, run_client
 from irbgen.pipeline.runner import StageResult, run_stage
 from irbgen.pipeline.stage import StageContext
 from irbgen.wikipedia.dumps import PageFilter, load_titles, read_dump
 from irbgen.wikipedia.stages import CitingSegments
 
 Progress = Callable[[str, int, int | None], None]
-LEDGER = "ledger.json"
 FACTS = "facts.jsonl"
 DOCUMENTS = "documents.jsonl"
 
@@ -154,29 +154,6 @@ def _replace_rejects(run_dir: Path, stage: str, rejects: list[Reject]) -> None:
     os.replace(tmp, path)
 
 
-def _make_llm(config: WikipediaBuildConfig, run_dir: Path):
-    if config.llm == "rules":
-        return None
-    from irbgen.llm.client import LLMClient, check_reachable
-    from irbgen.llm.ledger import Ledger
-    from irbgen.llm.settings import LLMSettings
-
-    if not config.model:
-        raise BadInputError("--llm openai needs --model")
-    settings = LLMSettings(
-        base_url=config.base_url,
-        model=config.model,
-        api_key_env=config.api_key_env,
-        concurrency=config.llm_concurrency,
-        max_cost=config.max_cost,
-        cache_dir=run_dir,
-    )
-    settings.api_key()
-    check_reachable(settings)
-    # One client for every LLM stage: it reconnects on each stage's event loop; the ledger resumes.
-    return LLMClient(settings, ledger=Ledger.load(run_dir / LEDGER, missing_ok=True))
-
-
 def _make_fetcher(config: WikipediaBuildConfig, run_dir: Path):
     from irbgen.web.fetch import Fetcher
 
@@ -210,7 +187,7 @@ def build_wikipedia(config: WikipediaBuildConfig, run_dir: Path, progress: Progr
         facts, documents = read_facts(config.from_facts)  # fail on bad input before any model is set up
     run_dir.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    llm = _make_llm(config, run_dir)
+    llm = run_client(config, run_dir)
     backend = "rules" if llm is None else "llm"
     try:
         if config.from_facts is None:

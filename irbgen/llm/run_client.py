@@ -1,0 +1,35 @@
+"""The LLM client of a build run: None for the rules backend, else one client whose cache and ledger
+live in the run directory, so a rerun asks nothing twice and keeps counting cost where it stopped."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from irbgen.errors import BadInputError
+
+LEDGER = "ledger.json"
+
+
+def run_client(config: Any, run_dir: Path) -> Any:
+    """An LLMClient for `config` (llm, base_url, model, api_key_env, llm_concurrency, max_cost), or None."""
+    if config.llm == "rules":
+        return None
+    from irbgen.llm.client import LLMClient, check_reachable
+    from irbgen.llm.ledger import Ledger
+    from irbgen.llm.settings import LLMSettings
+
+    if not config.model:
+        raise BadInputError("--llm openai needs --model")
+    settings = LLMSettings(
+        base_url=config.base_url,
+        model=config.model,
+        api_key_env=config.api_key_env,
+        concurrency=config.llm_concurrency,
+        max_cost=config.max_cost,
+        cache_dir=run_dir,
+    )
+    settings.api_key()
+    check_reachable(settings)
+    # One client for every LLM stage: it reconnects on each stage's event loop; the ledger resumes.
+    return LLMClient(settings, ledger=Ledger.load(run_dir / LEDGER, missing_ok=True))
