@@ -26,6 +26,7 @@ from irbgen.irb.grounding import CheckGrounding, KeypointDocument
 from irbgen.irb.keypoints import MakeKeypoints
 from irbgen.irb.records import Citation, Fact, Keypoint, Page, Reject, Segment, WebDocument
 from irbgen.llm.run_client import LEDGER, run_client
+from irbgen.pipeline.checkpoint import replace_stage_rejects
 from irbgen.pipeline.runner import StageResult, run_stage
 from irbgen.pipeline.stage import StageContext
 from irbgen.wikipedia.dumps import PageFilter, load_titles, read_dump
@@ -140,20 +141,6 @@ def _write_jsonl(path: Path, records: Iterable[BaseModel]) -> int:
     return count
 
 
-def _replace_rejects(run_dir: Path, stage: str, rejects: list[Reject]) -> None:
-    """Set `stage`'s lines of rejects.jsonl to `rejects` (a stage computed whole each run)."""
-    path = run_dir / "rejects.jsonl"
-    kept = []
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line and json.loads(line).get("stage") != stage:
-                kept.append(line)
-    kept += [json.dumps(reject.model_dump(mode="json"), ensure_ascii=False) for reject in rejects]
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text("".join(line + "\n" for line in kept), encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def _make_fetcher(config: WikipediaBuildConfig, run_dir: Path):
     from irbgen.web.fetch import Fetcher
 
@@ -205,7 +192,6 @@ def build_wikipedia(config: WikipediaBuildConfig, run_dir: Path, progress: Progr
                 run_dir,
                 facts,
                 documents,
-                replace_rejects=_replace_rejects,
                 llm=llm,
                 progress=progress,
                 part1_prompts=part1_prompts,
@@ -310,7 +296,7 @@ def _facts_from_dump(
     facts, fact_rejects = assemble_facts(
         list(segments.values()), keypoints, list(results["grounding"].outputs()), pages
     )
-    _replace_rejects(run_dir, "facts", fact_rejects)
+    replace_stage_rejects(run_dir, "facts", fact_rejects)
     _write_jsonl(run_dir / FACTS, facts)
     fetched = sorted(documents.values(), key=lambda document: document.id)
     _write_jsonl(run_dir / DOCUMENTS, fetched)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ from irbgen.irb.questions import WriteQuestions
 from irbgen.irb.records import Fact, GeneratedQuestion, Reject, WebDocument
 from irbgen.irb.samples import corpus_documents, make_sample
 from irbgen.irb.transforms import load_surnames
+from irbgen.pipeline.checkpoint import replace_stage_rejects
 from irbgen.pipeline.runner import StageResult, run_stage
 from irbgen.pipeline.stage import StageContext
 from irbgen.schema import Manifest, PromptRef, Sample
@@ -94,7 +95,6 @@ def build_questions(
     facts: list[Fact],
     documents: list[WebDocument],
     *,
-    replace_rejects: Callable[[Path, str, list[Reject]], None],
     llm: Any = None,
     progress: Any = None,
     part1_prompts: Iterable[PromptRef] = (),
@@ -128,7 +128,7 @@ def build_questions(
         seed=config.seed,
         surnames=load_surnames(SURNAMES),
     )
-    replace_rejects(run_dir, "plans", plan_rejects)
+    replace_stage_rejects(run_dir, "plans", plan_rejects)
 
     results["questions"] = run_stage(
         WriteQuestions(backend=backend, graphs=list(graphs.values())), plans, context, **options

@@ -337,3 +337,17 @@ def _write_atomic(path: Path, lines: Iterable[str]) -> None:
         os.fsync(folder)
     finally:
         os.close(folder)
+
+
+def replace_stage_rejects(run_dir: Path, stage: str, rejects: Iterable[Any]) -> None:
+    """Set `stage`'s lines of RUN_DIR/rejects.jsonl to `rejects`: for a step computed whole each run."""
+    path = run_dir / "rejects.jsonl"
+    kept = []
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line and json.loads(line).get("stage") != stage:
+                kept.append(line)
+    kept += [json.dumps(reject.model_dump(mode="json"), ensure_ascii=False) for reject in rejects]
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text("".join(line + "\n" for line in kept), encoding="utf-8")
+    os.replace(tmp, path)
