@@ -1,0 +1,305 @@
+"""The retrieval corpus of a Wikidata build: entity passages, optional article text, and per-hop evidence.
+
+One passage per item linearises its own truthy statements (its 1-hop subgraph, outgoing edges) into
+sentences: the label with its description and aliases, then "The <property> of <X> is <Y>." per
+statement, with qualifiers in brackets ("(as of 2020)"). Each statement is written once, in its head's
+passage; an entity that is only ever a tail still gets a passage with its label and description.
+
+With an older knowledge base, a (head, property) that has tails in both snapshots but not the same set
+is a conflict: the old statements whose tail is no longer there go into a separate passage of the head,
+marked in its text as from an older snapshot (ids "Q1#old0", metadata snapshot "old"), so a reader
+never sees the stale and the current fact side by side.
+
+Passages are chunked to at most `chunk_tokens` whitespace tokens, cutting between sentences (a single
+sentence longer than the limit is cut inside). Ids are "<Q-id>#<chunk>"; items come in numeric id order.
+Metadata: entity, source ("wikidata" or "wikipedia"), snapshot ("new" or "old"), chunk, and for
+passages the keys of the statements they hold, which `hop_evidence` reads.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Protocol
+
+from irbgen.errors import BadInputError
+from irbgen.schema import Document
+from irbgen.wikidata.knowledge import KnowledgeBase
+from irbgen.wikidata.records import Chain, Statement, Value, WikidataEntity
+
+DEFAULT_CHUNK_TOKENS = 512
+_ENTITY_ID = re.compile(r"^[QPL]\d+$")
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+# Qualifiers read as time spans; every other qualifier is written "<property>: <values>".
+POINT_IN_TIME, START_TIME, END_TIME = "P585", "P580", "P582"
+
+
+class Labels(Protocol):
+    """What linearisation needs from a knowledge base: an id's label."""
+
+    def label(self, entity_id: str) -> str: ...
+
+
+class _Fallback:
+    """Labels from one base, falling back to another (old statements may name entities gone from new)."""
+
+    def __init__(self, first: KnowledgeBase, second: KnowledgeBase) -> None:
+        self.first, self.second = first, second
+
+    def label(self, entity_id: str) -> str:
+        return self.first.label(entity_id) if entity_id in self.first else self.second.label(entity_id)
+
+
+def _id_order(entity_id: str) -> tuple[str, int, str]:
+    digits = entity_id[1:]
+    return (entity_id[:1], int(digits), "") if digits.isdigit() else (entity_id[:1], -1, entity_id)
+
+
+# --- text ---------------------------------------------------------------------------------------------
+
+
+def value_text(labels: Labels, value: Value) -> str:
+    """A value as a reader sees it: an entity's label, or the literal (a quantity with its unit's label)."""
+    if value.type == "entity" and value.id:
+        return labels.label(value.id)
+    text = value.text
+    if value.type == "quantity" and value.unit and _ENTITY_ID.match(value.unit):
+        unit = labels.label(value.unit)
+        if unit != value.unit and unit.casefold() not in text.casefold():
+            text = f"{text} {unit}"
+    return text
+
+
+def _readable(labels: Labels, text: str) -> str:
+    return labels.label(text) if _ENTITY_ID.match(text) else text
+
+
+def qualifier_text(labels: Labels, qualifiers: Mapping[str, list[str]]) -> str:
+    """Qualifiers in brackets, time spans first: "(as of 2020)", "(from 2010 to 2015; <p>: <v>)", or ""."""
+    values = {prop: [_readable(labels, v) for v in items] for prop, items in qualifiers.items() if items}
+    parts = []
+    start, end = values.pop(START_TIME, None), values.pop(END_TIME, None)
+    if start and end:
+        parts.append(f"from {start[0]} to {end[0]}")
+    elif start:
+        parts.append(f"from {start[0]}")
+    elif end:
+        parts.append(f"until {end[0]}")
+    point = values.pop(POINT_IN_TIME, None)
+    if point:
+        parts.append(f"as of {point[0]}")
+    for prop in sorted(values, key=_id_order):
+        parts.append(f"{labels.label(prop)}: {', '.join(values[prop])}")
+    return f"({'; '.join(parts)})" if parts else ""
+
+
+def statement_sentence(labels: Labels, statement: Statement) -> str:
+    """One statement as a sentence: "The <property> of <head> is <tail> (<qualifiers>)."."""
+    head = labels.label(statement.head)
+    qualifiers = qualifier_text(labels, statement.qualifiers)
+    tail = value_text(labels, statement.tail) + (f" {qualifiers}" if qualifiers else "")
+    return f"The {labels.label(statement.property)} of {head} is {tail}."
+
+
+def entity_header(entity: WikidataEntity) -> list[str]:
+    """The opening sentences of a passage: label and description, then the aliases."""
+    description = entity.description.strip().rstrip(".")
+    sentences = [f"{entity.label}: {description}." if description else f"{entity.label}."]
+    aliases = [alias for alias in entity.aliases if alias and alias != entity.label]
+    if aliases:
+        sentences.append(f"{entity.label} is also known as {', '.join(aliases)}.")
+    return sentences
+
+
+def old_header(label: str) -> str:
+    """The sentence that marks a passage of stale statements."""
+    return f"{label}: statements from an older snapshot of Wikidata, since changed."
+
+
+# --- chunking -----------------------------------------------------------------------------------------
+
+
+def pack_units(units: Sequence[str], chunk_tokens: int = DEFAULT_CHUNK_TOKENS) -> list[tuple[str, list[int]]]:
+    """Sentences (or paragraphs) packed into texts of at most `chunk_tokens` whitespace tokens, in order,
+    each with the indexes of the units it holds a part of."""
+    if chunk_tokens < 1:
+        raise BadInputError(f"chunk_tokens must be at least 1, got {chunk_tokens}")
+    chunks: list[tuple[list[str], list[int]]] = []
+    tokens: list[str] = []
+    held: list[int] = []
+    for index, unit in enumerate(units):
+        words = unit.split()
+        if tokens and len(tokens) + len(words) > chunk_tokens:
+            chunks.append((tokens, held))
+            tokens, held = [], []
+        while len(words) > chunk_tokens:  # only a unit longer than a whole chunk is cut inside
+            chunks.append((words[:chunk_tokens], [index]))
+            words = words[chunk_tokens:]
+        tokens.extend(words)
+        held.append(index)
+    if tokens:
+        chunks.append((tokens, held))
+    return [(" ".join(words), held) for words, held in chunks]
+
+
+def chunk_units(units: Sequence[str], chunk_tokens: int = DEFAULT_CHUNK_TOKENS) -> list[str]:
+    """Sentences (or paragraphs) packed into texts of at most `chunk_tokens` whitespace tokens, in order."""
+    return [text for text, _ in pack_units(units, chunk_tokens)]
+
+
+# --- entity passages ----------------------------------------------------------------------------------
+
+
+def conflicting_old_statements(entity_id: str, kb: KnowledgeBase, old_kb: KnowledgeBase) -> list[Statement]:
+    """Old statements of the entity whose (head, property) has other tails in the new base."""
+    stale = []
+    for statement in old_kb.by_head.get(entity_id, []):
+        new_tails = {s.tail.key for s in kb.tails(entity_id, statement.property)}
+        old_tails = {s.tail.key for s in old_kb.tails(entity_id, statement.property)}
+        if new_tails and new_tails != old_tails and statement.tail.key not in new_tails:
+            stale.append(statement)
+    return stale
+
+
+def _passage_documents(
+    entity: WikidataEntity,
+    header: list[str],
+    statements: Sequence[Statement],
+    labels: Labels,
+    snapshot: str,
+    chunk_tokens: int,
+) -> list[Document]:
+    sentences = [*header, *(statement_sentence(labels, statement) for statement in statements)]
+    prefix = "" if snapshot == "new" else snapshot
+    documents = []
+    for index, (text, held) in enumerate(pack_units(sentences, chunk_tokens)):
+        keys = [statements[i - len(header)].key for i in held if i >= len(header)]
+        metadata = {
+            "entity": entity.id,
+            "source": "wikidata",
+            "snapshot": snapshot,
+            "chunk": index,
+            "statements": keys,
+        }
+        documents.append(
+            Document(id=f"{entity.id}#{prefix}{index}", title=entity.label, text=text, metadata=metadata)
+        )
+    return documents
+
+
+def entity_passages(
+    entity: WikidataEntity,
+    kb: KnowledgeBase,
+    old_kb: KnowledgeBase | None = None,
+    chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
+) -> list[Document]:
+    """One item's documents: its current passage in chunks, then any older-snapshot passage."""
+    statements = kb.by_head.get(entity.id, [])
+    documents = _passage_documents(entity, entity_header(entity), statements, kb, "new", chunk_tokens)
+    if old_kb is not None:
+        stale = conflicting_old_statements(entity.id, kb, old_kb)
+        if stale:
+            header = [old_header(entity.label)]
+            documents += _passage_documents(entity, header, stale, _Fallback(kb, old_kb), "old", chunk_tokens)
+    return documents
+
+
+def entity_documents(
+    kb: KnowledgeBase, old_kb: KnowledgeBase | None = None, chunk_tokens: int = DEFAULT_CHUNK_TOKENS
+) -> list[Document]:
+    """The passages of every item of the base, in numeric id order."""
+    documents: list[Document] = []
+    for entity in sorted(kb.items(), key=lambda item: _id_order(item.id)):
+        documents.extend(entity_passages(entity, kb, old_kb, chunk_tokens))
+    return documents
+
+
+# --- Wikipedia articles -------------------------------------------------------------------------------
+
+
+def _title_key(title: str) -> str:
+    title = " ".join(title.replace("_", " ").split())
+    return title[:1].upper() + title[1:]
+
+
+def link_articles(texts: Mapping[str, str], kb: KnowledgeBase) -> dict[str, tuple[str, str]]:
+    """Entity id -> (title, text) for the keys that are item ids or enwiki titles of the base's items."""
+    by_title = {_title_key(item.enwiki): item.id for item in kb.items() if item.enwiki}
+    linked: dict[str, tuple[str, str]] = {}
+    for key in sorted(texts):
+        entity_id = key if key in kb else by_title.get(_title_key(key))
+        if entity_id is None or entity_id in linked or not texts[key].strip():
+            continue
+        entity = kb.entities[entity_id]
+        title = _title_key(key) if entity_id != key else (entity.enwiki or entity.label)
+        linked[entity_id] = (title, texts[key])
+    return linked
+
+
+def article_documents(
+    texts: Mapping[str, str], kb: KnowledgeBase, chunk_tokens: int = DEFAULT_CHUNK_TOKENS
+) -> list[Document]:
+    """Article text as further documents ("Q1#wiki0"), keyed by item id or enwiki title; others skipped.
+
+    The text is plain (render wikitext first); it is chunked at paragraph breaks like passages.
+    """
+    documents = []
+    linked = link_articles(texts, kb)
+    for entity_id in sorted(linked, key=_id_order):
+        title, text = linked[entity_id]
+        paragraphs = [p for p in _PARAGRAPH_BREAK.split(text) if p.strip()]
+        for index, chunk in enumerate(chunk_units(paragraphs, chunk_tokens)):
+            metadata = {"entity": entity_id, "source": "wikipedia", "snapshot": "new", "chunk": index}
+            documents.append(
+                Document(id=f"{entity_id}#wiki{index}", title=title, text=chunk, metadata=metadata)
+            )
+    return documents
+
+
+# --- evidence -----------------------------------------------------------------------------------------
+
+
+def documents_by_entity(documents: Iterable[Document]) -> dict[str, list[Document]]:
+    """Documents grouped by the entity they are about, in their given order."""
+    grouped: dict[str, list[Document]] = {}
+    for document in documents:
+        entity_id = document.metadata.get("entity")
+        if entity_id:
+            grouped.setdefault(str(entity_id), []).append(document)
+    return grouped
+
+
+def _passages(by_entity: Mapping[str, Sequence[Document]], entity_id: str) -> list[Document]:
+    """An entity's current Wikidata passages (not older-snapshot ones, not articles)."""
+    return [
+        document
+        for document in by_entity.get(entity_id, [])
+        if document.metadata.get("source") == "wikidata" and document.metadata.get("snapshot") == "new"
+    ]
+
+
+def hop_evidence(chain: Chain, by_entity: Mapping[str, Sequence[Document]]) -> list[list[str]]:
+    """Per hop, the ids of the passages that support it.
+
+    A hop's evidence is the head's current passages that hold the hop's statement (metadata
+    "statements"; a sentence cut at a chunk limit is held by every chunk it spans), or all of the
+    head's current passages when none does. The last hop also gets the passages of the answer entity
+    when the answer is an entity. Older-snapshot passages and articles are never evidence: they do not
+    state the current fact, or nothing says they do.
+    """
+    evidence = []
+    for hop in chain.hops:
+        passages = _passages(by_entity, hop.statement.head)
+        key = hop.statement.key
+        holding = [document.id for document in passages if key in document.metadata.get("statements", [])]
+        evidence.append(holding or [document.id for document in passages])
+    answer = chain.hops[-1].statement.tail if chain.hops else None
+    if answer is not None and answer.type == "entity" and answer.id:
+        last = evidence[-1]
+        last.extend(document.id for document in _passages(by_entity, answer.id) if document.id not in last)
+    return evidence
+
+
+def union(evidence: Iterable[Iterable[str]]) -> list[str]:
+    """The ids of every hop's evidence, each once, in first-seen order: a sample's qrels."""
+    return list(dict.fromkeys(doc_id for hop in evidence for doc_id in hop))

@@ -1,0 +1,478 @@
+"""The question stage of a Wikidata build: a Chain becomes a main question with one sub-question per hop.
+
+Two backends, chosen by name. "rules" (offline) realises questions from property labels: hop i asks
+"What is the <property> of <entity>?" and the main question nests the hops, "What is the <p2> of the
+<p1> of <entity>?"; labels that are not nouns ("educated at", "instance of") read as relative clauses
+("the entity that <X> is educated at"). "llm" writes the questions with the mintqa_question prompt and
+checks them by answering each from the chain's triples with the mintqa_answer prompt; a question is
+kept only when every answer matches the gold (label or alias), else it is written again with the
+reason, up to `max_attempts` writes in all.
+
+Both backends name every entity by its label, adding its description when another item of the base
+shares the label, and reject the chain as "ambiguous" when that still does not single it out or when a
+(head, property) of the chain has more than one tail. A question holding its own answer is an
+"answer_leak".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from irbgen.errors import BadInputError
+from irbgen.irb.keypoints import check_backend
+from irbgen.irb.questions import contains_answer, normalize, squash
+from irbgen.irb.records import Reject
+from irbgen.irb.text import fold
+from irbgen.llm.prompts import Prompt, load_prompt
+from irbgen.pipeline.stage import StageContext
+from irbgen.wikidata.corpus import qualifier_text, value_text
+from irbgen.wikidata.knowledge import KnowledgeBase
+from irbgen.wikidata.records import Chain, ChainQuestion, Value
+
+QUESTION_PROMPT = "mintqa_question"
+ANSWER_PROMPT = "mintqa_answer"
+BACKENDS = ("llm", "rules")
+MAX_RAW_CHARS = 2000  # of a bad reply kept in a reject
+MONTHS = "January February March April May June July August September October November December".split()
+AnswerType = Literal["entity", "date", "quantity", "string"]
+
+# Property labels that are not plain nouns, as a phrase for "the value of the property for {x}".
+# Checked in order; our own wording. Anything else falls through to the preposition and verb rules.
+LABEL_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^instance of$"), "the class that {x} is an instance of"),
+    (re.compile(r"^subclass of$"), "the class that {x} is a subclass of"),
+    (re.compile(r"^located (in or next to|in/on|in|on|at|next to) (?:the )?(.+)$"),
+     "the {1} that {x} is located {0}"),
+    (re.compile(r"^member of (.+)$"), "the {0} that {x} is a member of"),
+    (re.compile(r"^has (?:a |an |the )?(.+)$"), "the {0} of {x}"),
+    (re.compile(r"^(.+ (?:received|held|signed|won))$"), "the {0} by {x}"),
+)  # fmt: skip
+PREPOSITIONS = frozenset("of in at by after on to from with for as into".split())
+VERBS = frozenset("follows replaces contains shares depicts uses owns describes includes operates".split())
+_TIME_ISO = re.compile(r"^([+-])(\d+)-(\d\d)-(\d\d)T")
+
+
+# --- answers --------------------------------------------------------------------------------------------
+
+
+def answer_type(value: Value) -> AnswerType:
+    """The answer type a sample records: entity, date, quantity, or string for every other literal."""
+    if value.type == "entity":
+        return "entity"
+    if value.type == "time":
+        return "date"
+    if value.type == "quantity":
+        return "quantity"
+    return "string"
+
+
+def date_forms(value: Value) -> list[str]:
+    """Common spellings of a time value from its raw form and precision ("12 March 2024", "2024-03-12")."""
+    match = _TIME_ISO.match(value.raw)
+    if match is None:
+        return []
+    sign, year_digits, month, day = match.groups()
+    year = int(year_digits)
+    if sign == "-":
+        return [f"{year} BC", f"{year} BCE"]
+    precision = value.precision if value.precision is not None else 11
+    if precision < 9:  # a decade or coarser: the text says it best
+        return []
+    if month == "00" or precision == 9:
+        return [str(year)]
+    name = MONTHS[int(month) - 1]
+    if day == "00" or precision == 10:
+        return [f"{name} {year}", f"{year:04d}-{month}"]
+    return [f"{int(day)} {name} {year}", f"{name} {int(day)}, {year}", f"{year:04d}-{month}-{day}"]
+
+
+def _unique(texts: Sequence[str]) -> list[str]:
+    seen: dict[str, str] = {}
+    for text in texts:
+        text = text.strip()
+        if text and fold(text) not in seen:
+            seen[fold(text)] = text
+    return list(seen.values())
+
+
+def answer_texts(kb: KnowledgeBase, value: Value) -> list[str]:
+    """Every accepted spelling of a gold answer: label and aliases, or the literal's forms."""
+    if value.type == "entity" and value.id:
+        entity = kb.entities.get(value.id)
+        return _unique([kb.label(value.id), *(entity.aliases if entity else [])])
+    forms = [value_text(kb, value), value.text]
+    if value.type == "time":
+        forms.extend(date_forms(value))
+    elif value.type == "quantity" and value.raw:
+        number = value.raw.lstrip("+")
+        if "." in number:  # "1.50" is also "1.5"
+            forms.append(number)
+            number = number.rstrip("0").rstrip(".")
+        forms.append(number)
+        if value.unit and value.unit in kb:
+            forms.append(f"{number} {kb.label(value.unit)}")
+    return _unique(forms)
+
+
+def matches(reply: str, golds: Sequence[str]) -> bool:
+    """Whether a reply gives the gold answer: a gold spelling occurs in it as whole words, normalised."""
+    said = f" {normalize(reply)} "
+    return any(normalize(gold) and f" {normalize(gold)} " in said for gold in golds)
+
+
+def leaks(question: str, golds: Sequence[str]) -> str | None:
+    """The gold spelling a question gives away, or None (one-character aliases are too common to count)."""
+    for index, gold in enumerate(golds):
+        if (index == 0 or len(normalize(gold)) >= 2) and contains_answer(question, gold):
+            return gold
+    return None
+
+
+# --- rules realisation ------------------------------------------------------------------------------
+
+
+def describe(property_label: str, subject: str) -> str:
+    """A noun phrase for "the value of this property for the subject"."""
+    label = " ".join(property_label.split())
+    for pattern, template in LABEL_PATTERNS:
+        match = pattern.match(label)
+        if match:
+            return template.format(*match.groups(), x=subject)
+    words = label.split()
+    if words and words[0] in VERBS:
+        return f"the entity that {subject} {label}"
+    if len(words) > 1 and words[-1] in PREPOSITIONS:
+        return f"the entity that {subject} is {label}"
+    return f"the {label} of {subject}"
+
+
+def ask(phrase: str) -> str:
+    """The question asking for a phrase's value."""
+    return f"What is {phrase}?"
+
+
+class Names:
+    """Entity names for questions: the label, with the description added when another item shares it."""
+
+    def __init__(self, kb: KnowledgeBase) -> None:
+        self.kb = kb
+        self._index: dict[str, set[str]] | None = None
+
+    @staticmethod
+    def _key(text: str) -> str:
+        return normalize(text) or fold(text).strip()
+
+    def index(self) -> dict[str, set[str]]:
+        """Normalised label or alias -> the items that go by it (built on first use)."""
+        if self._index is None:
+            self._index = {}
+            for item in self.kb.items():
+                for name in {item.label, *item.aliases}:
+                    if name:
+                        self._index.setdefault(self._key(name), set()).add(item.id)
+        return self._index
+
+    def name(self, entity_id: str) -> str | None:
+        """How a question names the entity, or None when its label and description fit another item too."""
+        label = self.kb.label(entity_id)
+        others = self.index().get(self._key(label), set()) - {entity_id}
+        if not others:
+            return label
+        entity = self.kb.entities.get(entity_id)
+        description = entity.description.strip() if entity else ""
+        if not description:
+            return None
+        if any(fold(self.kb.entities[other].description.strip()) == fold(description) for other in others):
+            return None
+        return f"{label} ({description})"
+
+
+def check_chain(kb: KnowledgeBase, names: Names, chain: Chain) -> tuple[list[str], str | None]:
+    """(the name of each hop's head, None), or ([], why the chain cannot be asked unambiguously)."""
+    if not chain.hops:
+        return [], "the chain has no hops"
+    heads = []
+    for index, hop in enumerate(chain.hops):
+        statement = hop.statement
+        tails = kb.tails(statement.head, statement.property)
+        if len(tails) != 1 or tails[0].tail.key != statement.tail.key:
+            found = ", ".join(sorted(value_text(kb, s.tail) for s in tails)) or "none"
+            where = f"({kb.label(statement.head)}, {kb.label(statement.property)})"
+            return [], f"hop {index}: {where} has tails {found}, not exactly the chain's"
+        name = names.name(statement.head)
+        if name is None:
+            return [], f"hop {index}: {kb.label(statement.head)!r} names more than one item"
+        heads.append(name)
+    return heads, None
+
+
+def realize(kb: KnowledgeBase, chain: Chain, heads: Sequence[str]) -> tuple[str, list[str]]:
+    """(main question, sub-questions) from property labels and the heads' names."""
+    labels = [kb.label(hop.statement.property) for hop in chain.hops]
+    sub_questions = [ask(describe(label, head)) for label, head in zip(labels, heads, strict=True)]
+    phrase = heads[0]
+    for label in labels:
+        phrase = describe(label, phrase)
+    return ask(phrase), sub_questions
+
+
+# --- llm replies ------------------------------------------------------------------------------------
+
+
+class SubQuestion(BaseModel):
+    """One hop's question and the answer the writer expects."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    question: str
+    answer: str = ""
+
+
+class ChainQuestionReply(BaseModel):
+    """The writer's reply: the main question and one sub-question per hop."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    question: str
+    sub_questions: list[SubQuestion]
+
+
+class AnswerReply(BaseModel):
+    """The checker's reply: a short answer."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    answer: str
+
+
+REPLY_MODELS: dict[str, type[BaseModel]] = {
+    "ChainQuestionReply": ChainQuestionReply,
+    "AnswerReply": AnswerReply,
+}
+
+
+def chain_facts(kb: KnowledgeBase, chain: Chain, heads: Sequence[str]) -> str:
+    """The chain as numbered (subject; property; value) lines, qualifiers after: the source context."""
+    lines = []
+    # A bridge entity goes by the same name as a tail as it does as the next head.
+    tails = [*heads[1:], value_text(kb, chain.hops[-1].statement.tail)]
+    for index, (hop, head, tail) in enumerate(zip(chain.hops, heads, tails, strict=True), start=1):
+        statement = hop.statement
+        qualifiers = qualifier_text(kb, statement.qualifiers)
+        triple = f"({head}; {kb.label(statement.property)}; {tail})"
+        lines.append(f"{index}. {triple}" + (f" {qualifiers}" if qualifiers else ""))
+    return "\n".join(lines)
+
+
+class _Failure(Exception):
+    """One written attempt that did not pass: a reject reason and what to tell the writer next time."""
+
+    def __init__(self, reason: str, detail: str, raw: str = "") -> None:
+        super().__init__(detail)
+        self.reason, self.detail, self.raw = reason, detail, raw
+
+
+def _model_name(client: object) -> str | None:
+    return getattr(getattr(client, "settings", None), "model", None)
+
+
+# --- the stage --------------------------------------------------------------------------------------
+
+
+class WriteChainQuestions:
+    """Chain -> ChainQuestion (or Reject). "rules" runs in `process`, either backend in `aprocess`."""
+
+    name = "questions"
+    input_model = Chain
+    output_model = ChainQuestion
+
+    def __init__(
+        self,
+        backend: str = "rules",
+        *,
+        kb: KnowledgeBase,
+        temperature: float = 0.0,
+        max_attempts: int = 3,
+        prompt_dir: Path | str | None = None,
+    ) -> None:
+        if max_attempts < 1:
+            raise BadInputError(f"max_attempts must be at least 1, got {max_attempts}")
+        self.backend = check_backend(backend, BACKENDS)
+        self.kb = kb
+        self.names = Names(kb)
+        self.temperature = temperature
+        self.max_attempts = max_attempts
+        self.prompt_dir = prompt_dir
+        self._prompts: dict[str, Prompt] = {}  # loaded on first use: constructing does no I/O
+
+    def __repr__(self) -> str:
+        return f"WriteChainQuestions(backend={self.backend!r}, max_attempts={self.max_attempts})"
+
+    def key(self, record: Chain) -> str:
+        """The chain id."""
+        return record.id
+
+    def process(self, record: Chain, context: StageContext) -> list[ChainQuestion | Reject]:
+        """The rules backend (the llm backend is asynchronous: use `aprocess`)."""
+        if self.backend != "rules":
+            raise TypeError(f"backend {self.backend!r} is asynchronous: call aprocess")
+        return [self._rules(record)]
+
+    async def aprocess(self, record: Chain, context: StageContext) -> list[ChainQuestion | Reject]:
+        """Either backend; the llm one calls `context.llm`."""
+        if self.backend == "rules":
+            return [self._rules(record)]
+        return [await self._llm(record, context)]
+
+    # --- shared ------------------------------------------------------------------------------------
+
+    def _reject(self, chain: Chain, reason: str, detail: str, raw: str = "", **extra: Any) -> Reject:
+        if raw:
+            extra["raw"] = raw[:MAX_RAW_CHARS]
+        return Reject(stage=self.name, reason=reason, key=chain.id, detail=detail, extra=extra)
+
+    def golds(self, chain: Chain) -> list[list[str]]:
+        """The accepted answer spellings of each hop."""
+        return [answer_texts(self.kb, hop.statement.tail) for hop in chain.hops]
+
+    def sub_answers(self, chain: Chain) -> list[str]:
+        """Each hop's gold answer as text."""
+        return [value_text(self.kb, hop.statement.tail) for hop in chain.hops]
+
+    def _leak(self, chain: Chain, question: str, sub_questions: Sequence[str]) -> str | None:
+        """Why a question gives its answer away (main or sub-question), or None."""
+        golds = self.golds(chain)
+        found = leaks(question, golds[-1])
+        if found is not None:
+            return f"the question contains its answer {found!r}: {question}"
+        for index, (sub_question, gold) in enumerate(zip(sub_questions, golds, strict=True)):
+            found = leaks(sub_question, gold)
+            if found is not None:
+                return f"sub-question {index} contains its answer {found!r}: {sub_question}"
+        return None
+
+    # --- rules -------------------------------------------------------------------------------------
+
+    def _rules(self, chain: Chain) -> ChainQuestion | Reject:
+        heads, problem = check_chain(self.kb, self.names, chain)
+        if problem is not None:
+            return self._reject(chain, "ambiguous", problem)
+        question, sub_questions = realize(self.kb, chain, heads)
+        leak = self._leak(chain, question, sub_questions)
+        if leak is not None:
+            return self._reject(chain, "answer_leak", leak)
+        return ChainQuestion(
+            chain_id=chain.id,
+            question=question,
+            sub_questions=sub_questions,
+            sub_answers=self.sub_answers(chain),
+            method="rules",
+        )
+
+    # --- llm ---------------------------------------------------------------------------------------
+
+    def prompt(self, name: str) -> Prompt:
+        """The question or answer prompt with its output model, loaded once."""
+        if name not in self._prompts:
+            self._prompts[name] = load_prompt(name, self.prompt_dir, models=REPLY_MODELS)
+        return self._prompts[name]
+
+    async def _call(self, client: Any, prompt: Prompt, model: type[BaseModel], **values: str) -> Any:
+        """The parsed reply of one call; a failed call raises _Failure("llm_error")."""
+        completion = await client.complete(
+            prompt.render(**values),
+            stage=self.name,
+            response_model=prompt.output_model or model,
+            temperature=self.temperature,
+        )
+        if not completion.ok or not isinstance(completion.parsed, model):
+            error = completion.error or f"reply is not a {model.__name__}"
+            raise _Failure("llm_error", f"{prompt.name}: {error}", completion.text or "")
+        return completion.parsed
+
+    def _read_reply(self, chain: Chain, reply: ChainQuestionReply) -> tuple[str, list[str]]:
+        """(question, sub-questions) from a reply that has the right shape; else _Failure("bad_reply")."""
+        question = squash(reply.question)
+        sub_questions = [squash(item.question) for item in reply.sub_questions]
+        if len(sub_questions) != len(chain.hops):
+            detail = f"{len(sub_questions)} sub-questions for {len(chain.hops)} hops"
+            raise _Failure("bad_reply", detail)
+        if not question or not all(sub_questions):
+            raise _Failure("bad_reply", "an empty question or sub-question")
+        if len(chain.hops) == 1:
+            sub_questions = [question]  # one hop: the sub-question is the question
+        return question, sub_questions
+
+    async def _validate(self, client: Any, chain: Chain, facts: str, asked: Sequence[str]) -> None:
+        """Answer the main question, then each sub-question, from the facts; _Failure on a wrong answer."""
+        golds = self.golds(chain)
+        checks = [("the question", asked[0], golds[-1])]
+        if len(chain.hops) > 1:
+            checks.extend(
+                (f"sub-question {i}", q, g) for i, (q, g) in enumerate(zip(asked[1:], golds, strict=True))
+            )
+        for what, question, gold in checks:
+            reply = await self._call(
+                client, self.prompt(ANSWER_PROMPT), AnswerReply, facts=facts, question=question
+            )
+            if not matches(reply.answer, gold):
+                detail = f"{what} {question!r} was answered {reply.answer!r}, expected {gold[0]!r}"
+                raise _Failure("failed_validation", detail)
+
+    async def _attempt(self, client: Any, chain: Chain, values: dict[str, str]) -> tuple[str, list[str]]:
+        """One written and checked question, or _Failure."""
+        reply = await self._call(client, self.prompt(QUESTION_PROMPT), ChainQuestionReply, **values)
+        try:
+            question, sub_questions = self._read_reply(chain, reply)
+            leak = self._leak(chain, question, sub_questions)
+            if leak is not None:
+                raise _Failure("answer_leak", leak)
+            await self._validate(client, chain, values["facts"], [question, *sub_questions])
+        except _Failure as failure:
+            failure.raw = failure.raw or reply.model_dump_json()  # the written reply, to see what failed
+            raise
+        return question, sub_questions
+
+    async def _llm(self, chain: Chain, context: StageContext) -> ChainQuestion | Reject:
+        client = context.llm
+        if client is None:
+            raise BadInputError("the llm question backend needs an LLM client (context.llm is None)")
+        heads, problem = check_chain(self.kb, self.names, chain)
+        if problem is not None:
+            return self._reject(chain, "ambiguous", problem)
+        values = {
+            "hops": str(len(chain.hops)),
+            "facts": chain_facts(self.kb, chain, heads),
+            "start": heads[0],
+            "answer": value_text(self.kb, chain.hops[-1].statement.tail),
+            "feedback": "(first attempt)",
+        }
+        failures: list[str] = []
+        last = _Failure("failed_validation", "no attempt")
+        for attempt in range(1, self.max_attempts + 1):
+            try:
+                question, sub_questions = await self._attempt(client, chain, values)
+            except _Failure as failure:
+                if failure.reason == "llm_error":
+                    return self._reject(chain, "llm_error", failure.detail, failure.raw, attempts=attempt)
+                failures.append(f"attempt {attempt}: {failure.detail}")
+                values["feedback"] = f"An earlier attempt was rejected: {failure.detail}. Write a new one."
+                last = failure
+                continue
+            return ChainQuestion(
+                chain_id=chain.id,
+                question=question,
+                sub_questions=sub_questions,
+                sub_answers=self.sub_answers(chain),
+                method="llm",
+                attempts=attempt,
+                prompts=[self.prompt(QUESTION_PROMPT).ref, self.prompt(ANSWER_PROMPT).ref],
+                model=_model_name(client),
+            )
+        detail = "; ".join(failures)
+        return self._reject(chain, last.reason, detail, last.raw, attempts=self.max_attempts)
