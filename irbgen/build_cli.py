@@ -103,7 +103,7 @@ def build(**options: Any) -> None:
     from pydantic import ValidationError
 
     from irbgen.benchmark import describe_error
-    from irbgen.errors import BadInputError
+    from irbgen.errors import BadInputError, MissingExtraError
 
     source, out = options["source"], options["out"]
     with reporting_errors(), progress_display(True) as progress:
@@ -114,8 +114,13 @@ def build(**options: Any) -> None:
             from irbgen.irb.build import WikipediaBuildConfig as Config
             from irbgen.irb.build import build_wikipedia as run
         else:
-            from irbgen.wikidata.build import WikidataBuildConfig as Config
-            from irbgen.wikidata.build import build_wikidata as run
+            try:
+                from irbgen.wikidata.build import WikidataBuildConfig as Config
+                from irbgen.wikidata.build import build_wikidata as run
+            except ImportError as error:
+                raise MissingExtraError(
+                    f"the Wikidata build needs {error.name}: pip install -e '.[wikidata]'"
+                ) from None
         _refuse_foreign_flags(click.get_current_context(), Config.model_fields, source)
         values = {k: v for k, v in options.items() if k in Config.model_fields and k not in _NOT_CONFIG}
         try:
