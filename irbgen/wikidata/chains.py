@@ -1,0 +1,483 @@
+"""Chains of 1-4 connected Wikidata triples under MINTQA's constraints, stratified by hop count and labels.
+
+A chain is a path Q1 -P-> Q2 -P-> ... -> answer. Every sampled chain is:
+
+- connected: each tail is an item and is the next hop's head; only the last tail may be a literal;
+- acyclic: no entity appears twice on the path;
+- unique: every (head, property) on the path has exactly one distinct truthy tail in the knowledge base,
+  so every hop has one answer;
+- shortcut-free: no statement in the knowledge base (any property, excluded ones too) goes from an
+  entity of the path to a later, non-adjacent node of the path; the final literal counts as a node, so a
+  date reachable in one step from the first head is a shortcut too;
+- not a sub-chain: no output chain is a contiguous part of another output chain. Longer chains win:
+  hop counts are sampled longest first and shorter candidates inside an already chosen chain are
+  skipped, so the shorter hop counts still fill their quotas from other candidates.
+
+Properties that make poor questions are skipped: ids in `DEFAULT_EXCLUDED`, property datatypes in
+`DEFAULT_EXCLUDED_DATATYPES` (external ids, URLs, coordinates, media), and coordinate or unknown tails.
+
+Strata (`irbgen.wikidata.labels.stratum`): a chain's popularity composition (all hops popular, all
+unpopular, or mixed) and newness composition (all new, all old, mixed, or unknown without an old dump),
+written "unpopular-new". Each hop count gets `per_hop` chains, split over the strata by `mix` weights
+(`labels.parse_mix`) with `allocate_quotas`: a stratum short of candidates leaves its share to the others.
+
+Bounded work (`SamplingCaps`): per hop count, seeds (items) are visited in a seeded random order and a
+depth-first search from each tries at most `max_branch` random out-edges per entity and
+`max_seed_expansions` edges in all; a partial path is dropped once every stratum it could still end in
+is full; a seed gives at most `max_per_seed` chains to each stratum; each stratum keeps at most `per_hop`
+candidates; the search stops when every weighted stratum is full or after `max_expansions` edges.
+Nothing enumerates every path of a large graph, and the graph's indexes are built lazily per head.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from urllib.parse import quote
+
+from irbgen.errors import BadInputError
+from irbgen.wikidata.knowledge import KnowledgeBase
+from irbgen.wikidata.labels import (
+    Newness,
+    Popularity,
+    label_hop,
+    mix_weights,
+    possible_strata,
+    stratum_weight,
+)
+from irbgen.wikidata.labels import stratum as stratum  # part of this module's API: the chain's stratum
+from irbgen.wikidata.records import Chain, ChainHop, Statement
+
+DEFAULT_EXCLUDED: frozenset[str] = frozenset(
+    {
+        "P31",  # instance of: a class, not a fact worth a question, and a hub that links everything
+        "P279",  # subclass of: same
+        "P856",  # official website
+        "P625",  # coordinate location
+        "P18",  # image
+        "P154",  # logo image
+        "P373",  # Commons category (a string datatype, so the datatype rule misses it)
+        "P910",  # topic's main category
+        "P1343",  # described by source
+        "P460",  # said to be the same as
+        "P1889",  # different from
+    }
+)
+# media, links and ids: their values are not something a question can ask for in words
+DEFAULT_EXCLUDED_DATATYPES: frozenset[str] = frozenset(
+    "external-id url globe-coordinate commonsMedia geo-shape tabular-data math musical-notation "
+    "wikibase-lexeme wikibase-form wikibase-sense entity-schema".split()
+)
+_BAD_TAILS = frozenset({"globecoordinate", "other"})
+_ID_UNSAFE = re.compile(r"[\s%]")
+
+
+@dataclass(frozen=True)
+class SamplingCaps:
+    """Bounds on the search for one hop count (see the module docstring)."""
+
+    max_expansions: int | None = None  # None: max(20_000, 20 * per_hop * weighted strata)
+    max_seed_expansions: int = 500
+    max_branch: int = 16
+    max_per_seed: int = 2
+
+
+EXHAUSTIVE = SamplingCaps(
+    max_expansions=10**12, max_seed_expansions=10**12, max_branch=10**9, max_per_seed=10**9
+)
+
+
+# --- chains and their constraints -----------------------------------------------------------------------
+
+
+def chain_id(statements: Iterable[Statement]) -> str:
+    """A readable, stable id without whitespace: "c:Q1>P57>Q2>P19>Q3".
+
+    A literal answer is written as its value key with whitespace and "%" percent-encoded
+    ("c:Q1>P1448>monolingualtext:Kingdom%20of%20Aldermark@en"), so the id can be a run file's query id.
+    """
+    statements = list(statements)
+    parts = [statements[0].head] if statements else []
+    for statement in statements:
+        parts += [statement.property, _ID_UNSAFE.sub(lambda m: quote(m.group(), safe=""), statement.tail.key)]
+    return "c:" + ">".join(parts)
+
+
+def path_nodes(chain: Chain) -> list[str]:
+    """The first head, then every tail's key: the nodes a connected chain walks through."""
+    if not chain.hops:
+        return []
+    return [chain.hops[0].statement.head, *(hop.statement.tail.key for hop in chain.hops)]
+
+
+def is_connected(chain: Chain) -> bool:
+    """Non-empty, and every tail but the last is an entity that is the next hop's head."""
+    hops = [hop.statement for hop in chain.hops]
+    if not hops:
+        return False
+    return all(
+        earlier.tail.type == "entity" and earlier.tail.id == later.head
+        for earlier, later in zip(hops, hops[1:], strict=False)
+    )
+
+
+def is_acyclic(chain: Chain) -> bool:
+    """No entity appears twice among the path's nodes (the first head and the entity tails)."""
+    hops = chain.hops
+    entities = [hop.statement.tail.id for hop in hops if hop.statement.tail.type == "entity"]
+    if hops:
+        entities.insert(0, hops[0].statement.head)
+    return len(entities) == len(set(entities))
+
+
+def has_unique_answers(chain: Chain, kb: KnowledgeBase) -> bool:
+    """Every hop's (head, property) has exactly one distinct truthy tail in the base: the hop's own."""
+    for hop in chain.hops:
+        statement = hop.statement
+        tails = {other.tail.key for other in kb.tails(statement.head, statement.property)}
+        if tails != {statement.tail.key}:
+            return False
+    return True
+
+
+def has_shortcut(chain: Chain, kb: KnowledgeBase) -> bool:
+    """Whether some statement goes from a path node straight to a later, non-adjacent path node."""
+    nodes = path_nodes(chain)
+    for i, node in enumerate(nodes[:-2]):
+        reachable = {statement.tail.key for statement in kb.by_head.get(node, ())}
+        if reachable.intersection(nodes[i + 2 :]):
+            return True
+    return False
+
+
+def is_subchain(chain: Chain, other: Chain) -> bool:
+    """Whether chain's triples appear contiguously, in order, in other's (a chain is its own sub-chain)."""
+    inner = [hop.statement.key for hop in chain.hops]
+    outer = [hop.statement.key for hop in other.hops]
+    size = len(inner)
+    return any(outer[start : start + size] == inner for start in range(len(outer) - size + 1))
+
+
+def is_excluded(
+    statement: Statement,
+    kb: KnowledgeBase,
+    exclude_properties: frozenset[str] = DEFAULT_EXCLUDED,
+    exclude_datatypes: frozenset[str] = DEFAULT_EXCLUDED_DATATYPES,
+) -> bool:
+    """Whether the statement's property or tail type makes a poor question."""
+    if statement.property in exclude_properties or statement.tail.type in _BAD_TAILS:
+        return True
+    prop = kb.entities.get(statement.property)
+    return prop is not None and prop.datatype in exclude_datatypes
+
+
+def violations(
+    chain: Chain,
+    kb: KnowledgeBase,
+    exclude_properties: frozenset[str] = DEFAULT_EXCLUDED,
+    exclude_datatypes: frozenset[str] = DEFAULT_EXCLUDED_DATATYPES,
+) -> list[str]:
+    """The constraints a chain breaks: "connected", "acyclic", "unique", "shortcut", "excluded"."""
+    broken = []
+    if not is_connected(chain):
+        broken.append("connected")
+    if not is_acyclic(chain):
+        broken.append("acyclic")
+    if not has_unique_answers(chain, kb):
+        broken.append("unique")
+    if has_shortcut(chain, kb):
+        broken.append("shortcut")
+    if any(is_excluded(hop.statement, kb, exclude_properties, exclude_datatypes) for hop in chain.hops):
+        broken.append("excluded")
+    return broken
+
+
+def subsequences(chain: Chain) -> set[tuple[str, ...]]:
+    """Every contiguous run of the chain's statement keys, the whole chain included."""
+    keys = tuple(hop.statement.key for hop in chain.hops)
+    return {keys[start:end] for start in range(len(keys)) for end in range(start + 1, len(keys) + 1)}
+
+
+# --- quotas -----------------------------------------------------------------------------------------
+
+
+def _shares(total: int, weights: dict[str, float]) -> dict[str, int]:
+    """Split total by weights with largest remainders (ties: stratum name)."""
+    exact = {
+        name: Fraction(total) * Fraction(weight) / sum(map(Fraction, weights.values()))
+        for name, weight in weights.items()
+    }
+    shares = {name: math.floor(value) for name, value in exact.items()}
+    left = total - sum(shares.values())
+    for name in sorted(exact, key=lambda name: (-(exact[name] - shares[name]), name))[:left]:
+        shares[name] += 1
+    return shares
+
+
+def allocate_quotas(total: int, weights: Mapping[str, float], available: Mapping[str, int]) -> dict[str, int]:
+    """Split total over weighted strata; a stratum short of its share gives the rest to the others."""
+    active = sorted(name for name, weight in weights.items() if weight > 0 and available.get(name, 0) > 0)
+    quotas: dict[str, int] = {}
+    remaining = total
+    while active and remaining > 0:
+        shares = _shares(remaining, {name: weights[name] for name in active})
+        short = [name for name in active if shares[name] >= available[name]]
+        if not short:
+            quotas.update(shares)
+            break
+        for name in short:
+            quotas[name] = available[name]
+            remaining -= available[name]
+        active = [name for name in active if name not in short]
+    return {name: quota for name, quota in sorted(quotas.items()) if quota > 0}
+
+
+# --- sampling -------------------------------------------------------------------------------------------
+
+
+Step = tuple[Statement, str, str]  # a usable edge with its statement key and tail key, computed once
+
+
+class _Graph:
+    """Lazy per-head views of the base: edges a chain may use, and every tail a head reaches."""
+
+    def __init__(self, kb: KnowledgeBase, exclude_properties, exclude_datatypes) -> None:
+        self.kb = kb
+        self.exclude = (frozenset(exclude_properties), frozenset(exclude_datatypes))
+        self._out: dict[str, list[Step]] = {}
+        self._reach: dict[str, frozenset[str]] = {}
+        self._seeds: list[str] | None = None
+
+    def _usable(self, statement: Statement) -> bool:
+        if is_excluded(statement, self.kb, *self.exclude):
+            return False
+        tail = statement.tail
+        if tail.type == "entity" and (not tail.id or not self._is_item(tail.id)):
+            return False
+        tails = {other.tail.key for other in self.kb.tails(statement.head, statement.property)}
+        return len(tails) == 1
+
+    def _is_item(self, entity_id: str) -> bool:
+        entity = self.kb.entities.get(entity_id)
+        return entity is not None and entity.kind == "item"
+
+    def seeds(self) -> list[str]:
+        """Items that head at least one statement, sorted (a fresh list each call)."""
+        if self._seeds is None:
+            self._seeds = sorted(head for head in self.kb.by_head if self._is_item(head))
+        return list(self._seeds)
+
+    def out(self, head: str) -> list[Step]:
+        """The head's usable edges, sorted by (property, tail key)."""
+        if head not in self._out:
+            usable = [(s, s.key, s.tail.key) for s in self.kb.by_head.get(head, ()) if self._usable(s)]
+            self._out[head] = sorted(usable, key=lambda step: (step[0].property, step[2]))
+        return self._out[head]
+
+    def reach(self, head: str) -> frozenset[str]:
+        """The tail keys of every statement of the head, usable or not."""
+        if head not in self._reach:
+            self._reach[head] = frozenset(s.tail.key for s in self.kb.by_head.get(head, ()))
+        return self._reach[head]
+
+
+class _Labeller:
+    """label_hop with a cache per statement key."""
+
+    def __init__(self, popularity: Popularity, threshold: float, newness: Newness | None) -> None:
+        self.popularity, self.threshold, self.newness = popularity, threshold, newness
+        self._cache: dict[str, ChainHop] = {}
+
+    def hop(self, statement: Statement, key: str) -> ChainHop:
+        if key not in self._cache:
+            self._cache[key] = label_hop(statement, self.popularity, self.threshold, self.newness)
+        return self._cache[key]
+
+    def chain(self, steps: list[Step]) -> Chain:
+        statements = [statement for statement, _, _ in steps]
+        return Chain(id=chain_id(statements), hops=[self.hop(statement, key) for statement, key, _ in steps])
+
+
+def _reachable(seen: frozenset[bool | None], yes: str, no: str) -> tuple[str, ...]:
+    """Compositions a path can still end in, given the flags of its hops so far."""
+    if None in seen:
+        return ("unknown",)
+    if len(seen) == 2:
+        return ("mixed",)
+    if seen:
+        return (yes if True in seen else no, "mixed")
+    return (yes, no, "mixed", "unknown")
+
+
+def _final(seen: frozenset[bool | None], yes: str, no: str) -> str:
+    """The composition of a finished path (same rule as `stratum`)."""
+    return _reachable(seen, yes, no)[0]
+
+
+class _Walker:
+    """Depth-first search for chains of one length from one seed, within an edge allowance.
+
+    A prefix is abandoned as soon as every stratum it could still end in is closed (full, or weightless).
+    """
+
+    def __init__(self, graph: _Graph, labeller: _Labeller, length: int, rng: random.Random, caps, allowance):
+        self.graph, self.labeller, self.length, self.rng, self.caps = graph, labeller, length, rng, caps
+        self.allowance = allowance
+        self.spent = 0
+        self.open: set[str] = set()  # the strata that still take candidates; the caller keeps it current
+
+    def paths(self, seed: str) -> Iterator[tuple[list[Step], str]]:
+        """Paths from seed that meet the chain constraints and can land in an open stratum, with it."""
+        yield from self._walk([seed], [], frozenset(), frozenset())
+
+    def _is_open(self, pops: frozenset, news: frozenset) -> bool:
+        return any(
+            f"{p}-{n}" in self.open
+            for p in _reachable(pops, "popular", "unpopular")
+            for n in _reachable(news, "new", "old")
+        )
+
+    def _walk(self, nodes: list[str], path: list[Step], pops: frozenset, news: frozenset):
+        options = self.graph.out(nodes[-1])
+        for step in self.rng.sample(options, min(len(options), self.caps.max_branch)):
+            if self.spent >= self.allowance:
+                return
+            self.spent += 1
+            statement, key, tail_key = step
+            last = len(path) + 1 == self.length
+            if not self._may_append(nodes, statement, tail_key, last):
+                continue
+            hop = self.labeller.hop(statement, key)
+            more_pops, more_news = pops | {hop.popular}, news | {hop.new}
+            if not self._is_open(more_pops, more_news):
+                continue
+            path.append(step)
+            if last:
+                name = f"{_final(more_pops, 'popular', 'unpopular')}-{_final(more_news, 'new', 'old')}"
+                if name in self.open:
+                    yield list(path), name
+            else:
+                nodes.append(tail_key)
+                yield from self._walk(nodes, path, more_pops, more_news)
+                nodes.pop()
+            path.pop()
+
+    def _may_append(self, nodes: list[str], statement: Statement, tail_key: str, last: bool) -> bool:
+        if statement.tail.type != "entity" and not last:
+            return False
+        if tail_key in nodes:
+            return False
+        return not any(tail_key in self.graph.reach(node) for node in nodes[:-1])
+
+
+def _hop_counts(hops: tuple[int, int] | Iterable[int]) -> list[int]:
+    """(lo, hi) as an inclusive range, or a range/set of hop counts; each must be >= 1."""
+    if isinstance(hops, tuple | list) and len(hops) == 2:
+        counts = list(range(hops[0], hops[1] + 1))
+    else:
+        counts = sorted(set(hops))
+    if not counts or any(not isinstance(count, int) or count < 1 for count in counts):
+        raise BadInputError(f"--hops: {hops!r} must name hop counts >= 1, e.g. 1-4")
+    return counts
+
+
+def _collect(
+    graph: _Graph,
+    labeller: _Labeller,
+    length: int,
+    weights: dict[str, float],
+    per_hop: int,
+    blocked: set[tuple[str, ...]],
+    caps: SamplingCaps,
+    rng: random.Random,
+    stats: Counter,
+) -> dict[str, list[Chain]]:
+    """Candidates of one length by stratum, each stratum holding at most per_hop."""
+    budget = caps.max_expansions or max(20_000, 20 * per_hop * len(weights))
+    buckets: dict[str, list[Chain]] = {name: [] for name in weights}
+    spent = 0
+    seeds = graph.seeds()
+    rng.shuffle(seeds)
+    for seed in seeds:
+        unfilled = {name for name, bucket in buckets.items() if len(bucket) < per_hop}
+        if spent >= budget or not unfilled:
+            break
+        walker = _Walker(graph, labeller, length, rng, caps, min(caps.max_seed_expansions, budget - spent))
+        walker.open = unfilled
+        given: Counter = Counter()
+        for steps, name in walker.paths(seed):
+            if tuple(key for _, key, _ in steps) in blocked:
+                stats[f"subchains_skipped_{length}_hop"] += 1
+                continue
+            buckets[name].append(labeller.chain(steps))
+            given[name] += 1
+            if len(buckets[name]) >= per_hop or given[name] >= caps.max_per_seed:
+                walker.open.discard(name)
+            if not walker.open:
+                break
+        spent += walker.spent
+    stats[f"expansions_{length}_hop"] += spent
+    return buckets
+
+
+def sample_chains(
+    kb: KnowledgeBase,
+    *,
+    hops: tuple[int, int] | Iterable[int] = (1, 4),
+    per_hop: int = 50,
+    mix: str | Mapping[str, float] | None = None,
+    popularity: Popularity,
+    threshold: float,
+    newness: Newness | None,
+    rng: random.Random,
+    exclude_properties: frozenset[str] = DEFAULT_EXCLUDED,
+    exclude_datatypes: frozenset[str] = DEFAULT_EXCLUDED_DATATYPES,
+    caps: SamplingCaps | None = None,
+    stats: Counter | None = None,
+) -> list[Chain]:
+    """Up to per_hop chains per hop count, split over strata by mix, sorted by (hops, id).
+
+    `hops` is an inclusive (lo, hi) pair or any other collection of hop counts. `mix` is a --mix string
+    or a mapping of the same names (`parse_mix`); without it every stratum weighs the same, so the
+    strata found share each hop count's quota equally. `stats`, when given, receives counts per hop
+    count: edges tried, candidates and chains per stratum, sub-chains skipped.
+    """
+    counts = _hop_counts(hops)
+    if per_hop < 0:
+        raise BadInputError(f"per-hop quota {per_hop} must be >= 0")
+    weights = mix_weights(mix)
+    caps = caps or SamplingCaps()
+    stats = stats if stats is not None else Counter()
+    has_old = newness is not None and newness.old is not None
+    by_length = {
+        length: {
+            name: w for name in possible_strata(length, has_old) if (w := stratum_weight(weights, name)) > 0
+        }
+        for length in counts
+    }
+    if not any(by_length.values()):
+        raise BadInputError(
+            f"--mix gives no weight to a stratum that can occur ({'with' if has_old else 'without'} an old "
+            f"dump: {', '.join(possible_strata(max(counts), has_old))})"
+        )
+    graph = _Graph(kb, exclude_properties, exclude_datatypes)
+    labeller = _Labeller(popularity, threshold, newness)
+    blocked: set[tuple[str, ...]] = set()
+    chosen: list[Chain] = []
+    for length in sorted(counts, reverse=True):  # longest first: shorter chains avoid the chosen ones
+        if not by_length[length] or per_hop == 0:
+            continue
+        buckets = _collect(graph, labeller, length, by_length[length], per_hop, blocked, caps, rng, stats)
+        available = {name: len(bucket) for name, bucket in buckets.items()}
+        stats.update({f"candidates_{length}_hop:{name}": count for name, count in available.items() if count})
+        for name, quota in allocate_quotas(per_hop, by_length[length], available).items():
+            stats[f"chains_{length}_hop:{name}"] += quota
+            for chain in rng.sample(buckets[name], quota):
+                chosen.append(chain)
+                blocked |= subsequences(chain)
+    return sorted(chosen, key=lambda chain: (len(chain.hops), chain.id))

@@ -1,0 +1,145 @@
+"""`irbgen build --source wikidata-dump` end to end: the sample dumps to a benchmark, eval, the LLM path."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from irbgen.cli import main
+from irbgen.irb.questions import contains_answer
+from irbgen.testing.openai_server import OpenAIStubServer
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLES = REPO / "data" / "samples" / "wikidata"
+NEW = SAMPLES / "wikidata-new.json.bz2"
+OLD = SAMPLES / "wikidata-old.json.gz"
+BUILD = ["build", "--source", "wikidata-dump", "--dump", NEW, "--old-dump", OLD, "--offline"]
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(arg) for arg in args])
+
+
+def lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+@pytest.fixture(scope="module")
+def sample_run(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("wd") / "run"
+    result = run(*BUILD, "--out", out)
+    assert result.exit_code == 0, result.output
+    assert "chains" in result.output and "4-hop" in result.output
+    return out
+
+
+def test_sample_dumps_give_1_to_4_hop_questions_with_sub_questions(sample_run):
+    bench = sample_run / "benchmark"
+    assert run("validate", bench).exit_code == 0
+    samples = lines(bench / "samples.jsonl")
+    corpus = {doc["_id"] for doc in lines(bench / "corpus.jsonl")}
+    assert {sample["hops"] for sample in samples} == {1, 2, 3, 4}
+    for sample in samples:
+        assert sample["source"] == "wikidata" and sample["answers"]
+        assert len(sample["chain"]) == sample["hops"] == len(sample["provenance"]["triple_chain"])
+        assert all(hop["question"] and hop["answers"] for hop in sample["chain"])
+        assert sample["evidence"] and set(sample["evidence"]) <= corpus
+        assert not contains_answer(sample["question"], sample["answers"][0]), sample["question"]
+        extra = sample["attributes"]["extra"]
+        assert len(extra["hop_popular"]) == len(extra["hop_new"]) == sample["hops"]
+        assert all(isinstance(flag, bool) for flag in extra["hop_new"])  # an old dump was given
+        assert extra["answer_type"] in ("entity", "date", "quantity", "string")
+    newness = {sample["attributes"]["newness"] for sample in samples}
+    assert "new" in newness and "old" in newness
+    popular = {flag for sample in samples for flag in sample["attributes"]["extra"]["hop_popular"]}
+    assert popular == {True, False}
+
+
+def test_malformed_dump_lines_are_per_line_rejects_and_counted(sample_run):
+    rejects = lines(sample_run / "rejects.jsonl")
+    bad = [reject for reject in rejects if reject["stage"] == "read" and reject["reason"] == "bad_line"]
+    assert bad and all(re.search(r":\d+$", reject["key"]) for reject in bad)
+    manifest = json.loads((sample_run / "manifest.json").read_text())
+    assert manifest["rejects"]["read:bad_line"] == len(bad)
+    assert manifest["counts"]["rejects"] == len(rejects)
+    assert manifest["counts"]["samples"] == len(lines(sample_run / "benchmark" / "samples.jsonl"))
+
+
+def test_rerun_resumes_and_gives_identical_files_and_eval_runs(sample_run, tmp_path):
+    before = (sample_run / "benchmark" / "samples.jsonl").read_bytes()
+    again = run(*BUILD, "--out", sample_run)
+    assert again.exit_code == 0, again.output
+    assert (sample_run / "benchmark" / "samples.jsonl").read_bytes() == before
+    fresh = tmp_path / "fresh"
+    assert run(*BUILD, "--out", fresh).exit_code == 0
+    assert (fresh / "benchmark" / "samples.jsonl").read_bytes() == before
+
+    result = run(
+        "eval",
+        "retrieval",
+        "--benchmark",
+        sample_run / "benchmark",
+        "--retriever",
+        "bm25",
+        "--out",
+        tmp_path / "e",
+    )
+    assert result.exit_code == 0, result.output
+    assert "nDCG@10" in result.output
+
+
+def test_hops_and_bad_options(tmp_path):
+    out = tmp_path / "two"
+    assert run(*BUILD, "--hops", "2", "--per-hop", "5", "--out", out).exit_code == 0
+    samples = lines(out / "benchmark" / "samples.jsonl")
+    assert samples and {sample["hops"] for sample in samples} == {2} and len(samples) <= 5
+    assert run(*BUILD, "--hops", "0-5", "--out", tmp_path / "x").exit_code == 2
+    assert run(*BUILD, "--warc", NEW, "--out", tmp_path / "y").exit_code == 2  # a Wikipedia flag
+    missing = run(
+        "build", "--source", "wikidata-dump", "--dump", tmp_path / "nope.json", "--out", tmp_path / "z"
+    )
+    assert missing.exit_code == 2 and "nope.json" in missing.output
+
+
+_FACT = re.compile(r"^\d+\. \((.+?); (.+?); (.+?)\)", re.MULTILINE)
+
+
+def _llm_reply(request: dict) -> str:
+    """A careful writer and checker: sub-questions from the facts, answers looked up in them."""
+    text = request["messages"][-1]["content"]
+    facts = _FACT.findall(text)
+    if "Question:" in text and "Name the first subject" not in text:
+        question = text.rsplit("Question:", 1)[1].strip()
+        for head, prop, tail in facts:
+            if question == f"What is the {prop} of {head}?":
+                return json.dumps({"answer": tail})
+        return json.dumps({"answer": facts[-1][2]})
+    start = text.split("Name the first subject as:", 1)[1].split("\n", 1)[0].strip()
+    subs = [{"question": f"What is the {prop} of {head}?", "answer": tail} for head, prop, tail in facts]
+    main = start
+    for _, prop, _ in facts:
+        main = f"the {prop} of {main}"
+    return json.dumps({"question": f"What is {main}?", "sub_questions": subs})
+
+
+def test_llm_path_through_a_loopback_server(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    out = tmp_path / "llm"
+    with OpenAIStubServer(responder=_llm_reply) as server:
+        args = [*BUILD, "--hops", "1-2", "--per-hop", "4", "--base-url", server.base_url, "--model", "stub"]
+        result = run(*args, "--out", out)
+        assert result.exit_code == 0, result.output
+        calls = server.requests
+        assert calls > 0
+        assert run(*args, "--out", out).exit_code == 0
+        assert server.requests == calls  # the rerun asks nothing again
+    samples = lines(out / "benchmark" / "samples.jsonl")
+    assert samples and all(sample["provenance"]["model"] == "stub" for sample in samples)
+    names = {p["name"] for sample in samples for p in sample["provenance"]["prompts"]}
+    assert names >= {"mintqa_question", "mintqa_answer"}
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["llm_usage"]["stages"]["questions"]["calls"] == calls
