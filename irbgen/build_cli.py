@@ -118,6 +118,8 @@ def build(**options: Any) -> None:
                 from irbgen.wikidata.build import WikidataBuildConfig as Config
                 from irbgen.wikidata.build import build_wikidata as run
             except ImportError as error:
+                if (error.name or "irbgen").startswith("irbgen"):
+                    raise  # a bug in irbgen, not a missing package
                 raise MissingExtraError(
                     f"the Wikidata build needs {error.name}: pip install -e '.[wikidata]'"
                 ) from None
