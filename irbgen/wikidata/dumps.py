@@ -243,6 +243,17 @@ def _entity_kind(obj: dict[str, Any]) -> str | None:
     return kind
 
 
+def _without_references(claims: dict[str, Any]) -> dict[str, Any]:
+    """Claims minus their references, which irbgen never reads: qwikidata would parse them all."""
+    if not isinstance(claims, dict):
+        return claims
+    return {
+        pid: [{k: v for k, v in claim.items() if k != "references"} if isinstance(claim, dict) else claim
+              for claim in group] if isinstance(group, list) else group
+        for pid, group in claims.items()
+    }  # fmt: skip
+
+
 def _parse(obj: dict[str, Any]) -> WikidataEntity | Reject:
     """An entity, or a Reject for one we do not keep; raises when the JSON breaks the Wikibase data model."""
     entity_id = str(obj["id"])
@@ -253,9 +264,9 @@ def _parse(obj: dict[str, Any]) -> WikidataEntity | Reject:
         "labels": {},
         "descriptions": {},
         "aliases": {},
-        "claims": {},
         "sitelinks": {},
         **obj,
+        "claims": _without_references(obj.get("claims") or {}),
         "type": kind,
     }
     entity = WikidataItem(full) if kind == "item" else WikidataProperty(full)
