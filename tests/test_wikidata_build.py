@@ -143,3 +143,26 @@ def test_llm_path_through_a_loopback_server(tmp_path, monkeypatch):
     assert names >= {"mintqa_question", "mintqa_answer"}
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["llm_usage"]["stages"]["questions"]["calls"] == calls
+
+
+def test_rebel_frequencies_and_counts_file_reach_the_popularity_labels(tmp_path):
+    from test_wikidata_rebel import build_checkpoint
+
+    model = build_checkpoint(tmp_path / "rebel", train_steps=0)
+    wiki = REPO / "data" / "samples" / "wiki" / "sample-pages-articles.xml.bz2"
+    out = tmp_path / "rebel-run"
+    args = [*BUILD, "--hops", "1", "--per-hop", "5", "--wikipedia-dump", wiki, "--rebel-model", model]
+    result = run(*args, "--out", out)
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["popularity"]["kind"] == "wikipedia-frequency"
+    assert manifest["counts"]["rebel_pages"] > 0 and manifest["counts"]["rebel_passages"] > 0
+
+    counts = tmp_path / "counts.tsv"
+    counts.write_text("".join(f"Q{9000001 + n}\t{n}\n" for n in range(400)))
+    out = tmp_path / "counts-run"
+    args = [*BUILD, "--hops", "1", "--per-hop", "8", "--popularity", "counts-file", "--counts-file", counts]
+    assert run(*args, "--popular-threshold", "100", "--out", out).exit_code == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["popularity"] == {"kind": "counts-file", "threshold": 100.0}
+    assert run(*BUILD, "--popularity", "counts-file", "--out", tmp_path / "bad").exit_code == 2
