@@ -21,10 +21,9 @@ from irbgen.irb.triples import (
     node_type,
     rules_triples,
 )
-from irbgen.llm.client import LLMClient
-from irbgen.llm.settings import LLMSettings
 from irbgen.pipeline.stage import StageContext
 from irbgen.testing import OpenAIStubServer
+from irbgen.testing.stages import replies, run_llm_stage
 
 CONTEXT = StageContext(run_dir=Path("."))
 BRIDGE = "The Vellmouth Harbour Bridge opened to traffic on 12 March 2024 after four years of construction."
@@ -278,33 +277,7 @@ def test_stage_config_errors():
 
 
 def run_llm(server: OpenAIStubServer, record: Fact, **options: Any) -> KnowledgeGraph | Reject:
-    settings = LLMSettings(
-        base_url=server.base_url,
-        model="stub",
-        timeout=2.0,
-        max_retries=2,
-        backoff_base=0.01,
-        backoff_max=0.02,
-    )
-
-    async def go() -> list[KnowledgeGraph | Reject]:
-        async with LLMClient(settings) as client:
-            return await BuildGraphs("llm", **options).aprocess(
-                record, StageContext(run_dir=Path("."), llm=client)
-            )
-
-    (out,) = asyncio.run(go())
-    return out
-
-
-def replies(*texts: str):
-    """A responder that answers with the given texts in order (the last one repeats)."""
-    queue = list(texts)
-
-    def respond(request: dict[str, Any]) -> str:
-        return queue.pop(0) if len(queue) > 1 else queue[0]
-
-    return respond
+    return run_llm_stage(BuildGraphs("llm", **options), record, server.base_url)
 
 
 def reply(*triples: tuple[str, str, str, str, str]) -> str:

@@ -16,10 +16,9 @@ from irbgen.irb.facts import assemble_facts
 from irbgen.irb.grounding import CheckGrounding, GroundingVerdict, KeypointDocument
 from irbgen.irb.records import Citation, Fact, Grounding, Keypoint, Page, Reject, Segment, WebDocument
 from irbgen.irb.support import dates, entities, excerpt, numbers, split_sentences, support
-from irbgen.llm.client import LLMClient
-from irbgen.llm.settings import LLMSettings
 from irbgen.pipeline.stage import StageContext
 from irbgen.testing import OpenAIStubServer
+from irbgen.testing.stages import replies, run_llm_stage
 
 DOCUMENT_TEXT = """The Golden Gate Bridge was designed by Joseph Strauss and opened to vehicular traffic \
 on May 28, 1937, after four years of construction. At the time, its main span of 4,200 feet (1,280 m) was \
@@ -156,31 +155,8 @@ def test_stage_contract_and_config_errors():
 # --- llm backend through a real loopback server ------------------------------------------------------
 
 
-def replies(*texts: str):
-    queue = list(texts)
-
-    def respond(request: dict[str, Any]) -> str:
-        return queue.pop(0) if len(queue) > 1 else queue[0]
-
-    return respond
-
-
 def run_llm(server: OpenAIStubServer, record: KeypointDocument, **config: Any) -> Grounding | Reject:
-    settings = LLMSettings(
-        base_url=server.base_url,
-        model="stub",
-        timeout=2.0,
-        max_retries=2,
-        backoff_base=0.01,
-        backoff_max=0.02,
-    )
-
-    async def go() -> list[Grounding | Reject]:
-        async with LLMClient(settings) as client:
-            return await CheckGrounding("llm", **config).aprocess(record, StageContext(Path("."), llm=client))
-
-    (out,) = asyncio.run(go())
-    return out
+    return run_llm_stage(CheckGrounding("llm", **config), record, server.base_url)
 
 
 SUPPORTED_REPLY = json.dumps(
