@@ -15,10 +15,10 @@ from irbgen.errors import BadInputError
 from irbgen.irb.decontext import decontextualize, page_subject
 from irbgen.irb.keypoints import MakeKeypoints
 from irbgen.irb.records import Citation, Keypoint, Reject, Segment
-from irbgen.llm.client import LLMClient
 from irbgen.llm.settings import LLMSettings
 from irbgen.pipeline.stage import StageContext
 from irbgen.testing import OpenAIStubServer
+from irbgen.testing.stages import replies, run_llm_stage
 
 BRIDGE_LEAD = (
     "The Golden Gate Bridge is a suspension bridge spanning the Golden Gate, the strait connecting "
@@ -186,23 +186,7 @@ def settings_for(server: OpenAIStubServer, **overrides: Any) -> LLMSettings:
 
 
 def run_llm(server: OpenAIStubServer, seg: Segment, **overrides: Any) -> Keypoint | Reject:
-    async def go() -> list[Keypoint | Reject]:
-        async with LLMClient(settings_for(server, **overrides)) as client:
-            context = StageContext(run_dir=Path("."), llm=client)
-            return await MakeKeypoints("llm").aprocess(seg, context)
-
-    (out,) = asyncio.run(go())
-    return out
-
-
-def replies(*texts: str):
-    """A responder that answers with the given texts in order (the last one repeats)."""
-    queue = list(texts)
-
-    def respond(request: dict[str, Any]) -> str:
-        return queue.pop(0) if len(queue) > 1 else queue[0]
-
-    return respond
+    return run_llm_stage(MakeKeypoints("llm"), seg, server.base_url, **overrides)
 
 
 GOOD = json.dumps({"keypoint": "The Golden Gate Bridge opened to traffic in 1937."})
