@@ -15,7 +15,6 @@ from irbgen.errors import BadInputError
 from irbgen.irb.decontext import decontextualize, page_subject
 from irbgen.irb.keypoints import MakeKeypoints
 from irbgen.irb.records import Citation, Keypoint, Reject, Segment
-from irbgen.llm.settings import LLMSettings
 from irbgen.pipeline.stage import StageContext
 from irbgen.testing import OpenAIStubServer
 from irbgen.testing.stages import replies, run_llm_stage
@@ -170,19 +169,6 @@ def test_stage_contract_and_config_errors():
 
 
 # --- llm backend through a real loopback server ------------------------------------------------------
-
-
-def settings_for(server: OpenAIStubServer, **overrides: Any) -> LLMSettings:
-    values: dict[str, Any] = {
-        "base_url": server.base_url,
-        "model": "stub",
-        "timeout": 2.0,
-        "max_retries": 2,
-        "backoff_base": 0.01,
-        "backoff_max": 0.02,
-    }
-    values.update(overrides)
-    return LLMSettings(**values)
 
 
 def run_llm(server: OpenAIStubServer, seg: Segment, **overrides: Any) -> Keypoint | Reject:
