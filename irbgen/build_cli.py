@@ -137,7 +137,7 @@ def build(**options: Any) -> None:
 def _refuse_foreign_flags(context: click.Context, fields: dict, source: str) -> None:
     from irbgen.errors import BadInputError
 
-    for name, _value in context.params.items():
+    for name in context.params:
         if name in _NOT_CONFIG or name in fields:
             continue
         if context.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE:
