@@ -20,8 +20,8 @@ from pydantic import BaseModel
 from irbgen.errors import IrbgenError
 from irbgen.irb.records import Reject
 from irbgen.llm.types import BudgetExceeded
-from irbgen.pipeline.checkpoint import CheckpointStore
-from irbgen.pipeline.runner import StageResult, run_one, run_pipeline, run_stage
+from irbgen.pipeline.checkpoint import KEY_BUFFER_LINES, CheckpointStore
+from irbgen.pipeline.runner import SPILL_RECORDS, StageResult, run_one, run_pipeline, run_stage
 from irbgen.pipeline.stage import StageContext
 from irbgen.pipeline.stats import StageStats, reject_counts
 
@@ -296,6 +296,99 @@ def test_unpicklable_stage_is_refused_for_a_pool(tmp_path: Path) -> None:
     stage.hook = lambda: None  # type: ignore[attr-defined]
     with pytest.raises(TypeError, match="must pickle"):
         run_stage(stage, texts(3), context(tmp_path), processes=2)
+
+
+# -- keys with many outputs stream -------------------------------------------------------------------
+
+
+class ManyWords(SplitWords):
+    """One Word per number below `count` for a record whose text is "many"; it watches the checkpoint."""
+
+    name = "many"
+
+    def __init__(self, count: int, fail_after: int | None = None) -> None:
+        self.count = count
+        self.fail_after = fail_after
+
+    def process(self, record: Text, context: StageContext) -> Iterator[Word | Reject]:
+        if record.text != "many":
+            yield from super().process(record, context)
+            return
+        outputs = context.run_dir / "stages" / self.name / "outputs.jsonl"
+        spills = context.run_dir / "stages" / f".spill-{self.name}"
+        for number in range(self.count):
+            if number == self.count - 1 and "watch" in context.options:  # what reached disk before the end
+                with open(context.options["watch"], "a", encoding="utf-8") as log:
+                    streamed = outputs.read_bytes().count(f'"{record.id}:'.encode())
+                    spilled = len(list(spills.iterdir())) if spills.exists() else 0
+                    log.write(f"{record.id} {streamed} {spilled}\n")
+            if number == self.fail_after:
+                raise ValueError(f"failed after {number} outputs")
+            yield Word(id=f"{record.id}:{number}", word=str(number))
+
+
+def many_texts() -> list[Text]:
+    return [Text(id="a", text="one two"), Text(id="b", text="many"), Text(id="c", text="three")]
+
+
+def test_a_key_with_many_outputs_streams_to_the_checkpoint(tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    result = run_stage(
+        ManyWords(3 * KEY_BUFFER_LINES), many_texts(), context(tmp_path / "run", watch=str(log))
+    )
+    key, streamed, _ = log.read_text().split()
+    assert key == "b" and int(streamed) >= 2 * KEY_BUFFER_LINES  # on disk before the key finished
+    assert [row["id"] for row in rows(result)] == [
+        "a:0",
+        "a:1",
+        *(f"b:{n}" for n in range(3 * KEY_BUFFER_LINES)),
+        "c:0",
+    ]
+    assert result.stats.outputs == 3 + 3 * KEY_BUFFER_LINES
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_a_failure_midway_through_a_streamed_key_rejects_the_whole_key(
+    tmp_path: Path, processes: int
+) -> None:
+    stage = ManyWords(3 * SPILL_RECORDS, fail_after=2 * SPILL_RECORDS + 5)
+    result = run_stage(stage, many_texts(), context(tmp_path), processes=processes)
+    assert [row["id"] for row in rows(result)] == ["a:0", "a:1", "c:0"]
+    assert [(r.reason, r.key, r.detail) for r in result.rejects()] == [
+        ("error:ValueError", "b", f"failed after {2 * SPILL_RECORDS + 5} outputs")
+    ]
+    assert result.stats.outputs == 3 and result.stats.errors == 1
+    assert [r["key"] for r in run_rejects(tmp_path)] == ["b"]
+    assert not (tmp_path / "stages" / ".spill-many").exists()
+
+
+def test_a_pool_worker_spills_a_key_with_many_outputs(tmp_path: Path) -> None:
+    stage = ManyWords(2 * SPILL_RECORDS + 7)
+    inline = run_stage(stage, many_texts(), context(tmp_path / "one"))
+    log = tmp_path / "log"
+    pooled = run_stage(stage, many_texts(), context(tmp_path / "two", watch=str(log)), processes=2)
+    assert log.read_text().split() == ["b", "0", "1"]  # the worker wrote to a spill file, not the parent
+    assert rows(pooled) == rows(inline) and len(rows(pooled)) == 2 * SPILL_RECORDS + 10
+    assert without_wall(pooled.stats) == without_wall(inline.stats)
+    assert not (tmp_path / "two" / "stages" / ".spill-many").exists()
+
+
+def test_a_fatal_error_inside_a_streamed_key_leaves_it_to_be_redone(tmp_path: Path) -> None:
+    class StopMidway(ManyWords):
+        def process(self, record: Text, context: StageContext) -> Iterator[Word | Reject]:
+            for number, word in enumerate(super().process(record, context)):
+                if record.id == "b" and number == 2 * KEY_BUFFER_LINES and context.options.get("stop"):
+                    raise StopRun("stopped")
+                yield word
+
+    records = many_texts()
+    with pytest.raises(StopRun):
+        run_stage(StopMidway(3 * KEY_BUFFER_LINES), records, context(tmp_path, stop=True))
+    assert CheckpointStore(tmp_path, "many").finished_keys() == {"a"}
+    assert (tmp_path / "stages" / "many" / "outputs.jsonl").read_text().count('"b:') == 0
+    resumed = run_stage(StopMidway(3 * KEY_BUFFER_LINES), records, context(tmp_path))
+    assert [row["id"] for row in rows(resumed)][-2:] == [f"b:{3 * KEY_BUFFER_LINES - 1}", "c:0"]
+    assert resumed.totals.outputs == 3 + 3 * KEY_BUFFER_LINES
 
 
 # -- resume -------------------------------------------------------------------------------------------

@@ -17,6 +17,11 @@ those lines are flushed *and fsynced*. fsync is grouped: pending done lines are 
 done line is written after its outputs were durable). Flush-only would be safe against SIGKILL but not
 against a power cut, since two files reach the disk in no guaranteed order.
 
+Streaming: a key's lines are held in memory only up to KEY_BUFFER_LINES, then stream to the files, so a
+key with millions of outputs (a dump shard read as one key) needs no more memory than a small one. If the
+stage fails midway through such a key, `discard` cuts the files back to where the key began; a SIGKILL
+leaves its lines without a done line, and the repair below drops them (the whole key is redone).
+
 Repair on open (a stage that is not complete): a torn last line (no trailing newline) is cut from every
 file; output and reject lines of keys without a done line are dropped, so a rerun redoes exactly those
 keys and never appends a second copy; this stage's lines in RUN_DIR/rejects.jsonl are made equal to its
@@ -43,6 +48,7 @@ _STAGE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 _KEY_PREFIX = '{"key": '
 _DECODER = json.JSONDecoder()
 _BLOCK = 1 << 16
+KEY_BUFFER_LINES = 256  # lines of one key held in memory before they stream to disk
 
 
 class CheckpointStore:
@@ -65,6 +71,10 @@ class CheckpointStore:
         self._dirty: set[str] = set()
         self._pending: list[str] = []
         self._last_sync = 0.0
+        self._key: str | None = None  # the input key being written
+        self._buffer: dict[str, list[str]] = {"outputs": [], "rejects": [], "run_rejects": []}
+        self._buffered = 0
+        self._marks: dict[str, int] | None = None  # file sizes where the open key's streamed lines start
 
     # -- state ---------------------------------------------------------------------------------------
 
@@ -90,8 +100,8 @@ class CheckpointStore:
     def summary(self) -> StageStats:
         """The stage's totals over every run that contributed, counted from the checkpoint files."""
         stats = StageStats(stage=self.stage)
-        stats.processed = sum(1 for _ in _tagged_lines(self.done_path))
-        stats.outputs = sum(1 for _ in _tagged_lines(self.outputs_path))
+        stats.processed = _count_lines(self.done_path)
+        stats.outputs = _count_lines(self.outputs_path)  # counted, not parsed: outputs can be gigabytes
         for reject in self.rejects():
             stats.add_reject(reject.get("reason", ""))
         stats.inputs = stats.processed + stats.rejects[DUPLICATE_KEY]
@@ -137,19 +147,71 @@ class CheckpointStore:
         finished: bool = True,
     ) -> None:
         """Append one input key's outputs and rejects; its done line follows at the next commit."""
+        self.begin(key)
+        for record in outputs:
+            self.write(record)
+        for record in rejects:
+            self.write(record, reject=True)
+        self.end(finished=finished)
+
+    def begin(self, key: str) -> None:
+        """Start one input key's lines; `write` them as they come, then `end` (or `discard`) the key."""
         if not self._handles:
             raise RuntimeError(f"checkpoint of stage {self.stage!r} is not open for writing")
-        for record in outputs:
-            self._handles["outputs"].write(_tagged(key, record))
-            self._dirty.add("outputs")
-        for record in rejects:
-            self._handles["rejects"].write(_tagged(key, record))
-            self._handles["run_rejects"].write(json.dumps(record, ensure_ascii=False) + "\n")
-            self._dirty.update(("rejects", "run_rejects"))
-        if finished:
-            self._pending.append(key)
+        if self._key is not None:
+            raise RuntimeError(f"key {self._key!r} of stage {self.stage!r} was not ended")
+        self._key = key
+
+    def write(self, record: dict[str, Any], *, reject: bool = False) -> None:
+        """Add an output (or reject) line of the current key; long keys stream to disk as they grow."""
+        if self._key is None:
+            raise RuntimeError(f"checkpoint of stage {self.stage!r}: write() outside begin()/end()")
+        if reject:
+            self._buffer["rejects"].append(_tagged(self._key, record))
+            self._buffer["run_rejects"].append(json.dumps(record, ensure_ascii=False) + "\n")
+        else:
+            self._buffer["outputs"].append(_tagged(self._key, record))
+        self._buffered += 1
+        if self._buffered >= KEY_BUFFER_LINES:
+            if self._marks is None:  # where this key's lines start, so that discard() can cut them
+                self._marks = {name: self._size(name) for name in self._buffer}
+            self._write_buffer()
+
+    def end(self, *, finished: bool = True) -> None:
+        """Close the current key; a finished key's done line follows once its lines are durable."""
+        self._write_buffer()
+        if finished and self._key is not None:
+            self._pending.append(self._key)
+        self._key, self._marks = None, None
         if time.monotonic() - self._last_sync >= self.sync_seconds:
             self.commit()
+
+    def discard(self) -> None:
+        """Drop every line of the current key (a stage failed midway through it)."""
+        for lines in self._buffer.values():
+            lines.clear()
+        self._buffered = 0
+        if self._marks is not None:
+            for name, size in self._marks.items():
+                handle = self._handles[name]
+                handle.flush()
+                os.ftruncate(handle.fileno(), size)  # the files are opened for appending
+        self._key, self._marks = None, None
+
+    def _size(self, name: str) -> int:
+        handle = self._handles[name]
+        handle.flush()
+        return os.fstat(handle.fileno()).st_size
+
+    def _write_buffer(self) -> None:
+        for name, lines in self._buffer.items():
+            if lines:
+                self._handles[name].write("".join(lines))
+                self._dirty.add(name)
+                lines.clear()
+        self._buffered = 0
+        if self._marks is not None and time.monotonic() - self._last_sync >= self.sync_seconds:
+            self.commit()  # the open key's lines are durable too; its done line still waits for end()
 
     def commit(self) -> None:
         """Make written lines durable (flush + fsync), then release the pending done lines."""
@@ -173,6 +235,7 @@ class CheckpointStore:
         if not self._handles:
             return
         try:
+            self.discard()  # a key left open by a fatal error is redone on the next run
             self.commit()
             os.fsync(self._handles["done"].fileno())
         finally:
@@ -266,6 +329,16 @@ def _tagged_lines(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
             if not isinstance(value.get("key"), str):
                 raise IrbgenError(f"{path}:{number}: corrupt checkpoint line (no string key)")
             yield value["key"], value
+
+
+def _count_lines(path: Path) -> int:
+    if not path.exists():
+        return 0
+    count = 0
+    with open(path, "rb") as file:
+        while block := file.read(_BLOCK * 16):
+            count += block.count(b"\n")
+    return count
 
 
 def _truncate_torn_tail(path: Path) -> int:

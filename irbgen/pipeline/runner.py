@@ -16,7 +16,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
 import pickle
+import shutil
 import time
 import traceback
 from collections import deque
@@ -25,7 +27,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, BinaryIO, Protocol
 
 from pydantic import BaseModel
 
@@ -52,11 +54,15 @@ class WorkItem:
     record: BaseModel | None
 
 
-Sink = Callable[[WorkItem, list[BaseModel]], None]
+Sink = Callable[[WorkItem, Iterable[BaseModel]], None]
 
 
 class Executor(Protocol):
-    """Calls the sink once per item, in item order; if `items` raises, finishes what it started, re-raises."""
+    """Calls the sink once per item, in item order; if `items` raises, finishes what it started, re-raises.
+
+    The sink takes an item's results as any iterable, consumed once: a list, or a lazy iterator (the
+    inline executor streams a stage's generator straight to the checkpoint, so memory stays flat).
+    """
 
     def __call__(self, stage: Stage, items: Iterator[WorkItem], context: StageContext, sink: Sink) -> None:
         """Process every item and hand its results to the sink in input order."""
@@ -196,21 +202,37 @@ class _Writer:
         self.handled += 1
         self.report()
 
-    def write(self, item: WorkItem, results: list[BaseModel]) -> None:
-        outputs: list[dict[str, Any]] = []
-        rejects: list[dict[str, Any]] = []
-        for result in results:
-            if isinstance(result, Reject):
-                if result.stage != self.stage:
-                    result = result.model_copy(update={"stage": self.stage})
-                rejects.append(result.model_dump(mode="json"))
-                self.stats.add_reject(result.reason)
-            else:
-                outputs.append(result.model_dump(mode="json"))
-        self.stats.outputs += len(outputs)
+    def write(self, item: WorkItem, results: Iterable[BaseModel]) -> None:
+        """Checkpoint one item's results as they come; a non-fatal error midway rejects the whole item."""
+        self.store.begin(item.key)
+        outputs = 0
+        reasons: list[str] = []
+        try:
+            for result in results:
+                if isinstance(result, Reject):
+                    if result.stage != self.stage:
+                        result = result.model_copy(update={"stage": self.stage})
+                    self.store.write(result.model_dump(mode="json"), reject=True)
+                    reasons.append(result.reason)
+                elif isinstance(result, BaseModel):
+                    self.store.write(result.model_dump(mode="json"))
+                    outputs += 1
+                else:
+                    raise TypeError(f"a stage yielded {type(result).__name__}, not a record or Reject")
+        except Exception as error:
+            if is_fatal(error):
+                raise
+            self.store.discard()
+            reject = _error_reject(self.stage, item.key, error)
+            self.store.begin(item.key)
+            self.store.write(reject.model_dump(mode="json"), reject=True)
+            outputs, reasons = 0, [reject.reason]
+        self.store.end(finished=item.record is not None)
+        self.stats.outputs += outputs
+        for reason in reasons:
+            self.stats.add_reject(reason)
         if item.record is not None:
             self.stats.processed += 1
-        self.store.add(item.key, outputs, rejects, finished=item.record is not None)
         self.handled += 1
         self.report()
 
@@ -241,6 +263,14 @@ def _plan(
 
 
 # -- what every executor calls per item --------------------------------------------------------------
+
+
+def iter_one(stage: Stage, item: WorkItem, context: StageContext) -> Iterator[BaseModel]:
+    """A CPU stage's results for one item, lazily; exceptions reach the caller (the sink rejects them)."""
+    if item.record is None:
+        yield _duplicate(stage.name, item)
+        return
+    yield from stage.process(item.record, context)  # type: ignore[attr-defined]
 
 
 def run_one(stage: Stage, item: WorkItem, context: StageContext) -> list[BaseModel]:
@@ -309,7 +339,7 @@ def _local_executor(stage: Stage, concurrency: int, processes: int, chunk_size: 
 
 def _run_inline(stage: Stage, items: Iterator[WorkItem], context: StageContext, sink: Sink) -> None:
     for item in items:
-        sink(item, run_one(stage, item, context))
+        sink(item, iter_one(stage, item, context))
 
 
 async def _run_async(
@@ -364,7 +394,11 @@ def _run_pool(
     processes: int,
     chunk_size: int,
 ) -> None:
-    """Chunks of items on spawned processes; at most 4 chunks per process in flight, written in order."""
+    """Chunks of items on spawned processes; at most 4 chunks per process in flight, written in order.
+
+    An item with more than SPILL_RECORDS results is pickled by its worker to a spill file under
+    RUN_DIR/stages/.spill-<stage>/ and streamed from there to the checkpoint, so neither process holds it.
+    """
     try:
         pickle.dumps((stage, context))
     except Exception as error:
@@ -372,15 +406,18 @@ def _run_pool(
             f"stage {stage.name!r} and its context must pickle to run with processes > 1 "
             f"(constructors hold configuration only): {error}"
         ) from error
+    spill_dir = Path(context.run_dir) / "stages" / f".spill-{stage.name}"
+    shutil.rmtree(spill_dir, ignore_errors=True)  # left by a killed run
+    spill_dir.mkdir(parents=True)
     window = processes * 4
-    pending: deque[tuple[list[WorkItem], Future[list[list[BaseModel]]]]] = deque()
+    pending: deque[tuple[list[WorkItem], Future[list[list[BaseModel] | Spill]]]] = deque()
     input_error: BaseException | None = None
     exhausted = False
     pool = ProcessPoolExecutor(
         processes,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=_init_worker,
-        initargs=(stage, context),
+        initargs=(stage, context, spill_dir),
     )
     try:
         while True:
@@ -401,17 +438,68 @@ def _run_pool(
                 sink(item, results)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        shutil.rmtree(spill_dir, ignore_errors=True)
     if input_error is not None:
         raise input_error
 
 
-_worker: dict[str, Any] = {}  # the stage and context of this pool process, set once by _init_worker
+SPILL_RECORDS = 1000  # results of one item a pool worker sends back in memory; more go to a spill file
 
 
-def _init_worker(stage: Stage, context: StageContext) -> None:
-    _worker["stage"] = stage
-    _worker["context"] = context
+@dataclass(frozen=True)
+class Spill:
+    """An item's results pickled to a file by a pool worker; iterating reads them back, then deletes it."""
+
+    path: Path
+
+    def __iter__(self) -> Iterator[BaseModel]:
+        try:
+            with open(self.path, "rb") as file:
+                while True:
+                    try:
+                        yield pickle.load(file)
+                    except EOFError:
+                        return
+        finally:
+            self.path.unlink(missing_ok=True)
 
 
-def _process_chunk(chunk: list[WorkItem]) -> list[list[BaseModel]]:
-    return [run_one(_worker["stage"], item, _worker["context"]) for item in chunk]
+_worker: dict[str, Any] = {}  # the stage, context and spill folder of this pool process, set once
+
+
+def _init_worker(stage: Stage, context: StageContext, spill_dir: Path) -> None:
+    _worker.update(stage=stage, context=context, spill_dir=spill_dir)
+
+
+def _process_chunk(chunk: list[WorkItem]) -> list[list[BaseModel] | Spill]:
+    return [_run_spilling(_worker["stage"], item, _worker["context"], _worker["spill_dir"]) for item in chunk]
+
+
+def _run_spilling(
+    stage: Stage, item: WorkItem, context: StageContext, spill_dir: Path
+) -> list[BaseModel] | Spill:
+    """run_one, except that past SPILL_RECORDS results the rest goes to a spill file."""
+    held: list[BaseModel] = []
+    path = spill_dir / f"{os.getpid()}-{item.index}.pickle"
+    spill: BinaryIO | None = None
+    try:
+        for result in iter_one(stage, item, context):
+            held.append(result)
+            if len(held) >= SPILL_RECORDS:
+                spill = spill or open(path, "wb")
+                for record in held:
+                    pickle.dump(record, spill, protocol=pickle.HIGHEST_PROTOCOL)
+                held.clear()
+        if spill is None:
+            return _checked(held)
+        for record in held:
+            pickle.dump(record, spill, protocol=pickle.HIGHEST_PROTOCOL)
+        spill.close()
+        return Spill(path)
+    except Exception as error:
+        if spill is not None:
+            spill.close()
+            path.unlink(missing_ok=True)
+        if is_fatal(error):
+            raise
+        return [_error_reject(stage.name, item.key, error)]
