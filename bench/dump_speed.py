@@ -12,8 +12,11 @@ each in a fresh child process (one core each):
     shards2    read_xml_dump(multistream, k, 2) for k = 0, 1 in two processes at once (wall time)
     wikitext   read + CitingSegments(check_complete=False)       (no spaCy: parse, refs, sentences)
     extract    read + CitingSegments() (spaCy parse of candidate segments)
+    stage-read      the build's path: run_stage(ReadPages) over the .bz2 with its checkpoint
+    stage-segments  stage-read, then run_stage(CitingSegments) over its checkpoint (--processes)
 
     python bench/dump_speed.py --mb 20 --json bench/dump_speed.json
+    python bench/dump_speed.py --mb 80 --only stage-read,stage-segments --processes 2
 """
 
 from __future__ import annotations
@@ -151,6 +154,34 @@ def measure(kind: str, workdir: Path, shard: int = 0, shards: int = 1) -> dict[s
     }
 
 
+def measure_stages(workdir: Path, segments: bool, processes: int) -> dict[str, Any]:
+    """The build's read (and segment) stages through the runner, in a fresh run directory."""
+    from irbgen.irb.build import DumpShard, ReadPages
+    from irbgen.pipeline.runner import run_stage
+    from irbgen.pipeline.stage import StageContext
+    from irbgen.wikipedia.stages import CitingSegments, load_parser
+
+    out: dict[str, Any] = {"kind": "stage-segments" if segments else "stage-read", "processes": processes}
+    with tempfile.TemporaryDirectory(prefix="irbgen-dump-stage-") as run_dir:
+        context = StageContext(run_dir=Path(run_dir))
+        shard = DumpShard(path=str(workdir / "bench.xml.bz2"), shard=0, shards=1)
+        start = time.perf_counter()
+        read = run_stage(ReadPages(), [shard], context)
+        out.update(read_seconds=time.perf_counter() - start, pages=read.totals.outputs)
+        out["read_max_rss_mib"] = peak_rss_mib()
+        out["read_checkpoint_bytes"] = (Path(run_dir) / "stages" / "read" / "outputs.jsonl").stat().st_size
+        if segments:
+            stage = CitingSegments()
+            load_parser(stage.model)  # model loading is not part of the throughput
+            start = time.perf_counter()
+            result = run_stage(stage, read.outputs(), context, processes=processes)
+            out.update(segments_seconds=time.perf_counter() - start, segments=result.totals.outputs)
+            out["segments_rejects"] = sum(result.totals.rejects.values())
+    out["max_rss_mib"] = peak_rss_mib()
+    out["children_max_rss_mib"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return out
+
+
 def peak_rss_mib() -> float:
     """This process's peak RSS (VmHWM; ru_maxrss would include the parent's, inherited across exec)."""
     try:
@@ -176,13 +207,16 @@ def _parsed_volume(workdir: Path) -> dict[str, int]:
     return {"parsed_segments": segments, "parsed_words": tokens}
 
 
-def child(kind: str, workdir: Path, shard: int = 0, shards: int = 1) -> subprocess.Popen[str]:
+def child(
+    kind: str, workdir: Path, shard: int = 0, shards: int = 1, processes: int = 1
+) -> subprocess.Popen[str]:
     cmd = [sys.executable, __file__, "--child", kind, "--workdir", str(workdir), "--shard", str(shard)]
+    cmd += ["--processes", str(processes)]
     return subprocess.Popen([*cmd, "--shards", str(shards)], stdout=subprocess.PIPE, text=True)
 
 
-def run_child(kind: str, workdir: Path) -> dict[str, Any]:
-    proc = child(kind, workdir)
+def run_child(kind: str, workdir: Path, processes: int = 1) -> dict[str, Any]:
+    proc = child(kind, workdir, processes=processes)
     out, _ = proc.communicate()
     if proc.returncode:
         raise SystemExit(f"child {kind} failed with {proc.returncode}")
@@ -239,14 +273,35 @@ def main() -> None:
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--shard", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--shards", type=int, default=1, help=argparse.SUPPRESS)
+    parser.add_argument("--processes", type=int, default=1, help="processes of the stage-segments run")
+    parser.add_argument("--only", default=None, help="comma-separated kinds to run (e.g. stage-read)")
+    parser.add_argument("--runs", type=int, default=1, help="runs of each --only kind (the median is kept)")
     args = parser.parse_args()
+    if args.child in ("stage-read", "stage-segments"):
+        result = measure_stages(args.workdir, args.child == "stage-segments", args.processes)
+        print(json.dumps(result))
+        return
     if args.child:
         print(json.dumps(measure(args.child, args.workdir, args.shard, args.shards)))
         return
     with tempfile.TemporaryDirectory(prefix="irbgen-dump-bench-") as tmp:
         workdir = args.workdir or Path(tmp)
         workdir.mkdir(parents=True, exist_ok=True)
-        results: dict[str, Any] = {"machine": machine(), "dump": make_dump(workdir, args.mb)}
+        results: dict[str, Any] = {"machine": machine()}
+        if (workdir / "bench.xml.bz2").exists() and args.workdir:
+            results["dump"] = {"reused": str(workdir)}
+        else:
+            results["dump"] = make_dump(workdir, args.mb)
+        if args.only:
+            for kind in args.only.split(","):
+                runs = [run_child(kind, workdir, args.processes) for _ in range(args.runs)]
+                seconds = "segments_seconds" if kind == "stage-segments" else "read_seconds"
+                runs.sort(key=lambda run: run.get(seconds, run.get("seconds", 0)))
+                results[kind] = {**runs[len(runs) // 2], "runs": runs}
+                print(kind, json.dumps(results[kind]["runs"]), file=sys.stderr)
+            if args.json:
+                args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+            return
         results["bzip2_seconds"] = bzip2_seconds(workdir / "bench.xml.bz2")
         results["bzip2_multistream_seconds"] = bzip2_seconds(workdir / "bench-multistream.xml.bz2")
         for kind in ("read", "read-ms", "wikitext", "extract"):
