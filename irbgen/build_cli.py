@@ -69,6 +69,11 @@ _NOT_CONFIG = {"source", "out"}
     type=float,
     help="Share of false-premise samples.",
 )
+@click.option(
+    "--keep-shortcuts",
+    is_flag=True,
+    help="Keep multi-hop questions whose answer is already in a first-hop document.",
+)
 @click.option("--reference-date", help="YYYY-MM-DD for relative dates (default: newest page revision).")
 @click.option(
     "--old-dump", type=click.Path(path_type=Path), help="Wikidata: an older dump, for new/old labels."

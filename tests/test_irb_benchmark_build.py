@@ -113,6 +113,33 @@ def test_max_hops_and_false_premise_share_and_facts_only(sample_run, tmp_path):
     assert (facts_only / "facts.jsonl").exists() and not (facts_only / "benchmark").exists()
 
 
+def test_processes_do_not_change_the_output(sample_run, tmp_path):
+    pooled = tmp_path / "pooled"
+    result = run(*BUILD, "--dump", SAMPLE_DUMP, "--processes", "2", "--out", pooled)
+    assert result.exit_code == 0, result.output
+    for name in ("samples.jsonl", "corpus.jsonl", "qrels/test.tsv"):
+        assert (pooled / "benchmark" / name).read_bytes() == (sample_run / "benchmark" / name).read_bytes()
+    assert (pooled / "facts.jsonl").read_bytes() == (sample_run / "facts.jsonl").read_bytes()
+
+
+def test_multi_hop_shortcuts_are_dropped_unless_kept(sample_run, tmp_path):
+    documents = {doc["_id"]: doc["text"] for doc in lines(sample_run / "benchmark" / "corpus.jsonl")}
+    shortcuts = [r for r in lines(sample_run / "rejects.jsonl") if r["reason"] == "multi_hop_shortcut"]
+    assert shortcuts and all(r["stage"] == "plans" and r["key"].startswith("m:") for r in shortcuts)
+    multi = [s for s in lines(sample_run / "benchmark" / "samples.jsonl") if s["hops"] > 1]
+    for sample in multi:  # no kept multi-hop answer stands in a document of its first hop
+        first_hop = sample["chain"][0]["evidence"]
+        answer = sample["attributes"]["extra"].get("premise_answer") or sample["answers"][0]
+        assert not any(contains_answer(documents[doc], answer) for doc in first_hop), sample["id"]
+
+    kept = tmp_path / "kept"
+    args = ["--from-facts", sample_run, "--keep-shortcuts", "--out", kept]
+    assert run("build", "--source", "wikipedia-dump", *args).exit_code == 0
+    kept_ids = {s["id"] for s in lines(kept / "benchmark" / "samples.jsonl")}
+    assert {r["key"] for r in shortcuts} <= kept_ids
+    assert not any(r["reason"] == "multi_hop_shortcut" for r in lines(kept / "rejects.jsonl"))
+
+
 @pytest.mark.parametrize(
     ("args", "needle"),
     [

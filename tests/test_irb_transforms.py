@@ -305,7 +305,8 @@ def test_make_plans_reports_too_few_false_premise_candidates():
     ]
 
 
-def test_make_plans_multi_hop_keeps_answers_and_bridges_unchanged():
+def chained_inputs() -> tuple[list[Fact], list[KnowledgeGraph]]:
+    """Two facts that chain: x1 masks Alpha Corp, which x0 names; documents d0 and d1."""
     texts = ["Ann Boa founded Alpha Corp in 1990.", "Alpha Corp hired Ilse Marrow in 2001."]
     facts = [
         Fact(
@@ -340,6 +341,11 @@ def test_make_plans_multi_hop_keeps_answers_and_bridges_unchanged():
         )
         for i, row in enumerate(rows)
     ]
+    return facts, graphs
+
+
+def test_make_plans_multi_hop_keeps_answers_and_bridges_unchanged():
+    facts, graphs = chained_inputs()
     plans, _ = plans_for(facts, graphs, false_premise_share=0.0)
     multi = [plan for plan in plans if plan.kind == "multi_hop"]
     # x1 masks Alpha Corp, named in x0, which masks Ann Boa (its own answer) or 1990 (its 3rd maskable node)
@@ -358,6 +364,29 @@ def test_make_plans_multi_hop_keeps_answers_and_bridges_unchanged():
     assert len(plans_for(facts, graphs, false_premise_share=0.0, max_hops=1)[0]) == 2
     capped, _ = plans_for(facts, graphs, false_premise_share=0.0, max_multi_hop=1)
     assert len([plan for plan in capped if plan.kind == "multi_hop"]) == 1
+
+
+def test_make_plans_rejects_multi_hop_shortcuts():
+    facts, graphs = chained_inputs()
+    # m:x1>x0 asks for Ann Boa (x0's masked node) and m:x1>x0/3 for 1990, through Alpha Corp (x1, document d1)
+    documents = {"d0": "Alpha Corp was founded by Ann Boa in 1990.", "d1": "Alpha Corp hired Ilse Marrow."}
+    plans, rejects = plans_for(facts, graphs, false_premise_share=0.0, documents=documents)
+    assert [p.id for p in plans if p.kind == "multi_hop"] == ["m:x1>x0", "m:x1>x0/3"]
+    assert rejects == []
+
+    documents["d1"] = "Alpha Corp, founded in 1990 by Ann Boa, hired Ilse Marrow."
+    plans, rejects = plans_for(facts, graphs, false_premise_share=0.0, documents=documents)
+    assert [p.kind for p in plans] == ["single_hop", "single_hop"]  # single hops are never shortcuts
+    assert [(r.stage, r.reason, r.key) for r in rejects] == [
+        ("plans", "multi_hop_shortcut", "m:x1>x0"),
+        ("plans", "multi_hop_shortcut", "m:x1>x0/3"),
+    ]
+    assert rejects[0].detail == "the answer 'Ann Boa' is in d1, a document of the first hop"
+
+    documents["d1"] = "Alpha Corp hired Ilse Marrow; its founder, Boa, left in 1995."
+    plans, rejects = plans_for(facts, graphs, false_premise_share=0.0, documents=documents)
+    assert [r.key for r in rejects] == ["m:x1>x0"]  # a person's surname is enough; 1995 is not 1990
+    assert [p.id for p in plans if p.kind == "multi_hop"] == ["m:x1>x0/3"]
 
 
 def test_make_plans_is_deterministic_per_seed():

@@ -92,6 +92,16 @@ def test_rerun_resumes_and_gives_identical_files_and_eval_runs(sample_run, tmp_p
     assert "nDCG@10" in result.output
 
 
+def test_processes_do_not_change_the_output(tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two"
+    assert run(*BUILD, "--hops", "1-2", "--shards", "2", "--out", one).exit_code == 0
+    result = run(*BUILD, "--hops", "1-2", "--shards", "2", "--processes", "2", "--out", two)
+    assert result.exit_code == 0, result.output
+    for name in ("samples.jsonl", "corpus.jsonl", "qrels/test.tsv"):
+        assert (two / "benchmark" / name).read_bytes() == (one / "benchmark" / name).read_bytes()
+    assert (two / "rejects.jsonl").read_bytes() == (one / "rejects.jsonl").read_bytes()
+
+
 def test_hops_and_bad_options(tmp_path):
     out = tmp_path / "two"
     assert run(*BUILD, "--hops", "2", "--per-hop", "5", "--out", out).exit_code == 0

@@ -24,6 +24,7 @@ from irbgen.irb.masking import (
     why_not_maskable,
 )
 from irbgen.irb.records import Fact, KnowledgeGraph, NodeChange, PlanHop, QuestionPlan, Reject
+from irbgen.irb.shortcuts import drop_shortcuts
 from irbgen.irb.transforms import TRANSFORMED_TYPES, paraphrase, perturb
 
 STAGE = "plans"
@@ -291,10 +292,13 @@ def make_plans(
     max_multi_hop: int | None = None,
     max_per_answer: int = 3,
     countries: Sequence[str] | None = None,
+    documents: Mapping[str, str] | None = None,
 ) -> tuple[list[QuestionPlan], list[Reject]]:
     """(plans, rejects): single-hop, then multi-hop, then false-premise plans; valid ones paraphrased.
 
-    `max_multi_hop` keeps a seeded sample of that many multi-hop plans (in their order).
+    With `documents` (document id -> main text), multi-hop plans whose answer is already in a first-hop
+    document are rejected as shortcuts (see irb/shortcuts.py). `max_multi_hop` then keeps a seeded
+    sample of that many multi-hop plans (in their order).
     """
     if not 0 <= false_premise_share < 1:
         raise BadInputError(f"false_premise_share must be in [0, 1), got {false_premise_share}")
@@ -309,6 +313,9 @@ def make_plans(
     multi = multi_hop_plans(
         single, max_hops, random.Random(f"{seed}:multi"), maskable=maskable, max_per_answer=max_per_answer
     )
+    if documents is not None:
+        multi, shortcuts = drop_shortcuts(multi, documents)
+        rejects = rejects + shortcuts
     if max_multi_hop is not None and len(multi) > max_multi_hop:
         kept = sorted(random.Random(f"{seed}:multi-cap").sample(range(len(multi)), max_multi_hop))
         multi = [multi[index] for index in kept]

@@ -113,7 +113,11 @@ def contains_answer(question: str, answer: str, answer_type: str | None = None) 
     in the answer occurs in the question, as digits or in words ("£212 million" -> "212"); and, for a
     Person, when the surname does ("Ilse Marrow" -> "Marrow", which also covers "I. Marrow").
     """
-    target = normalize(question)
+    return answer_in(normalize(question), answer, answer_type)
+
+
+def answer_in(target: str, answer: str, answer_type: str | None = None) -> bool:
+    """contains_answer over a text already passed through `normalize` (normalise a long text once)."""
     if _has(target, normalize(answer)):
         return True
     numbers = _NUMBER.findall(answer)

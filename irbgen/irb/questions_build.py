@@ -127,6 +127,7 @@ def build_questions(
         reference_date=reference,
         seed=config.seed,
         surnames=load_surnames(SURNAMES),
+        documents=None if config.keep_shortcuts else {document.id: document.text for document in documents},
     )
     replace_stage_rejects(run_dir, "plans", plan_rejects)
 
