@@ -331,6 +331,38 @@ def test_evaluate_with_other_measures_and_chunks(small: Path, tmp_path: Path) ->
     assert config["measures"] == ["nDCG@5", "P@5"] and config["chunk_tokens"] == 32
 
 
+def test_hard_negatives_are_the_best_ranked_non_relevant_documents(small: Path, tmp_path: Path) -> None:
+    plain = evaluate_retrieval(small, tmp_path / "plain")
+    metrics = evaluate_retrieval(small, tmp_path / "neg", negatives=5)
+    assert metrics == plain  # mining searches on its own: the evaluated run is the same
+    for name in ("run.trec", "per_query.jsonl", "metrics.json"):
+        assert (tmp_path / "neg" / name).read_bytes() == (tmp_path / "plain" / name).read_bytes()
+    assert json.loads((tmp_path / "neg" / "config.json").read_text())["negatives"] == 5
+
+    rows = [json.loads(line) for line in (tmp_path / "neg" / "negatives.jsonl").read_text().splitlines()]
+    qrels = read_qrels(small)
+    assert [row["query_id"] for row in rows] == [s.id for s in read_samples(small)]
+    deep = {qid: ranking for qid, ranking in _bm25_rankings(small, 200).items()}
+    for row in rows:
+        relevant = {doc for doc, score in qrels[row["query_id"]].items() if score > 0}
+        expected = [doc for doc, _ in deep[row["query_id"]] if doc not in relevant][:5]
+        assert [n["doc_id"] for n in row["negatives"]] == expected
+        scores = [n["score"] for n in row["negatives"]]
+        assert scores == sorted(scores, reverse=True)
+    assert sum(len(row["negatives"]) for row in rows) > 0
+    with pytest.raises(BadInputError, match="--negatives"):
+        evaluate_retrieval(small, tmp_path / "bad", negatives=-1)
+
+
+def _bm25_rankings(bench: Path, depth: int) -> dict:
+    from irbgen.benchmark import read_documents, read_queries
+    from irbgen.eval.chunking import chunk_documents
+
+    engine = build_retriever("bm25")
+    engine.index(chunk_documents(read_documents(bench), 512, 32))
+    return engine.search({q["_id"]: q["text"] for q in read_queries(bench)}, depth)
+
+
 @dense_only
 @pytest.mark.parametrize("retriever", ["dense", "hybrid"])
 def test_evaluate_dense_and_hybrid_with_the_packaged_model(

@@ -23,6 +23,13 @@ def eval_group() -> None:
 @click.option(
     "--model-path", type=click.Path(path_type=Path), help="Local sentence-transformers model (dense)."
 )
+@click.option(
+    "--negatives",
+    default=0,
+    show_default=True,
+    type=int,
+    help="Also write this many hard negatives per query to negatives.jsonl.",
+)
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Evaluation directory to write.")
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")
 def retrieval(
@@ -32,6 +39,7 @@ def retrieval(
     chunk_tokens: int,
     chunk_overlap: int,
     model_path: Path | None,
+    negatives: int,
     out: Path,
     force: bool,
 ) -> None:
@@ -48,6 +56,7 @@ def retrieval(
             chunk_tokens=chunk_tokens,
             chunk_overlap=chunk_overlap,
             force=force,
+            negatives=negatives,
             **options,
         )
     overall = ", ".join(f"{name} {value:.4f}" for name, value in metrics["overall"].items())

@@ -2,7 +2,8 @@
 
 The evaluation directory holds config.json (what was run), run.trec (the ranking, TREC format),
 per_query.jsonl (one row per sample, in samples order: its attributes and its value per measure) and
-metrics.json (means overall and per attribute value). It is written to a temporary sibling and renamed
+metrics.json (means overall and per attribute value), and with `negatives` negatives.jsonl (hard
+negatives per query). It is written to a temporary sibling and renamed
 into place, and the same inputs give byte-identical files; stage timings go to the log only.
 """
 
@@ -30,6 +31,7 @@ from irbgen.errors import BadInputError
 from irbgen.eval.breakdown import aggregate, sample_attributes
 from irbgen.eval.chunking import check_chunking, chunk_documents
 from irbgen.eval.metrics import default_measures, parse_measures, per_query, run_from_rankings, write_run
+from irbgen.eval.negatives import NEGATIVES, check_negatives, mine_negatives, negative_rows
 from irbgen.eval.retrievers import build_retriever, check_k
 from irbgen.validation import validate_benchmark
 
@@ -57,18 +59,21 @@ def evaluate_retrieval(
     chunk_overlap: int = 32,
     measures: Iterable[str] | None = None,
     force: bool = False,
+    negatives: int = 0,
     **options: Any,
 ) -> dict[str, Any]:
     """Evaluate a retriever on a benchmark directory, write the evaluation directory, return its metrics.
 
     Args:
         measures: names such as nDCG@10 or ndcg_cut.10; default nDCG@k, R@k, RR@k and AP.
+        negatives: also write negatives.jsonl with this many hard negatives per query (0: none).
         options: settings of the retriever (e.g. model_path for dense, k1 and b for bm25).
     """
     benchmark_dir, out_dir = Path(benchmark_dir), Path(out_dir)
     # Every setting is checked before the benchmark is read.
     check_k(k)
     check_chunking(chunk_tokens, chunk_overlap)
+    check_negatives(negatives)
     parsed = parse_measures(default_measures(k) if measures is None else measures)
     names = [str(measure) for measure in parsed]
     engine = build_retriever(retriever, **options)
@@ -96,6 +101,10 @@ def evaluate_retrieval(
         rows = [_row(sample, values) for sample in read_samples(benchmark_dir)]
         judged = [row for row in rows if row["judged"]]
         metrics = aggregate(judged, names) | {"unjudged_queries": len(rows) - len(judged), "notes": NOTES}
+    mined = None
+    if negatives:
+        with _stage("negatives"):
+            mined = negative_rows(mine_negatives(engine, queries, qrels, negatives))
     config = {
         "kind": "retrieval",
         "benchmark": str(benchmark_dir),
@@ -106,11 +115,12 @@ def evaluate_retrieval(
         "chunk_tokens": chunk_tokens,
         "chunk_overlap": chunk_overlap,
         "measures": names,
+        "negatives": negatives,
         "irbgen_version": __version__,
         "notes": NOTES,
     }
     with _stage("write"):
-        _write(out_dir, force, config, rankings, rows, metrics)
+        _write(out_dir, force, config, rankings, rows, metrics, mined)
     return metrics
 
 
@@ -132,6 +142,7 @@ def _write(
     rankings: dict[str, list[tuple[str, float]]],
     rows: list[dict[str, Any]],
     metrics: dict[str, Any],
+    negatives: list[dict[str, Any]] | None = None,
 ) -> None:
     with staged_directory(out, force) as tmp:
         (tmp / CONFIG).write_text(_pretty(config), encoding="utf-8")
@@ -139,6 +150,9 @@ def _write(
         with (tmp / PER_QUERY).open("w", encoding="utf-8") as file:
             file.writelines(_encode(row) + "\n" for row in rows)
         (tmp / METRICS).write_text(_pretty(metrics), encoding="utf-8")
+        if negatives is not None:
+            with (tmp / NEGATIVES).open("w", encoding="utf-8") as file:
+                file.writelines(_encode(row) + "\n" for row in negatives)
 
 
 def _pretty(value: dict[str, Any]) -> str:
