@@ -224,3 +224,18 @@ def test_a_property_known_only_as_an_entity_is_still_new():
     prop = WikidataEntity(id="P1037", kind="property", label="director / manager", datatype="wikibase-item")
     old = KnowledgeBase([*OLD.entities.values(), prop])
     assert Newness(old).reason(edge("Q1", "P1037", "Q2")) == "new-property"
+
+
+# --- the knowledge base ---------------------------------------------------------------------------------
+
+
+def test_the_base_shares_repeated_tails_and_answers_membership():
+    kb = make_kb(
+        [edge("Q1", "P31", "Q5"), edge("Q2", "P31", "Q5"), date("Q2", "P569", "+1901-01-01T00:00:00Z")]
+    )
+    first, second = kb.tails("Q1", "P31")[0], kb.tails("Q2", "P31")[0]
+    assert first.tail is second.tail and first.tail.id == "Q5"  # one Value per distinct tail
+    assert first.qualifiers == {} and first.property is second.property
+    assert kb.has(edge("Q2", "P31", "Q5")) and kb.has(date("Q2", "P569", "+1901-01-01T00:00:00Z"))
+    assert not kb.has(edge("Q2", "P31", "Q6")) and not kb.has(edge("Q3", "P31", "Q5"))
+    assert [s.key for s in kb.about("Q5")] == ["Q1|P31|Q5", "Q2|P31|Q5"]

@@ -7,6 +7,7 @@ It holds the selected entities in memory; restrict a large dump before building 
 
 from __future__ import annotations
 
+import sys
 from collections import defaultdict
 from collections.abc import Iterable
 
@@ -22,15 +23,17 @@ class KnowledgeBase:
         self.by_head: dict[str, list[Statement]] = defaultdict(list)
         self.by_head_property: dict[tuple[str, str], list[Statement]] = defaultdict(list)
         self.by_tail: dict[str, list[Statement]] = defaultdict(list)
+        values: dict[str, Value] = {}  # one shared Value per distinct tail
+        no_qualifiers: dict[str, list[str]] = {}
         for entity in entities:
             self.entities[entity.id] = entity
             for statement in entity.statements:
+                _compact(statement, values, no_qualifiers)
                 self.statements.append(statement)
                 self.by_head[statement.head].append(statement)
                 self.by_head_property[(statement.head, statement.property)].append(statement)
                 if statement.tail.type == "entity" and statement.tail.id:
                     self.by_tail[statement.tail.id].append(statement)
-        self._keys = {statement.key for statement in self.statements}
 
     def __contains__(self, entity_id: str) -> bool:
         return entity_id in self.entities
@@ -56,8 +59,22 @@ class KnowledgeBase:
 
     def has(self, statement: Statement) -> bool:
         """Whether this exact (head, property, tail) is in the base."""
-        return statement.key in self._keys
+        key = statement.tail.key
+        return any(other.tail.key == key for other in self.tails(statement.head, statement.property))
 
     def about(self, entity_id: str) -> list[Statement]:
         """Statements whose head is the entity, then those whose tail is."""
         return [*self.by_head.get(entity_id, []), *self.by_tail.get(entity_id, [])]
+
+
+def _compact(statement: Statement, values: dict[str, Value], no_qualifiers: dict[str, list[str]]) -> None:
+    """Share what statements repeat: interned ids, one Value per tail, one empty qualifier map.
+
+    The base holds every statement of the dump it reads, so this decides how large a dump fits in memory.
+    The records are the base's own (read from a checkpoint) and are never changed afterwards.
+    """
+    statement.head = sys.intern(statement.head)
+    statement.property = sys.intern(statement.property)
+    statement.tail = values.setdefault(statement.tail.key, statement.tail)
+    if not statement.qualifiers:
+        statement.qualifiers = no_qualifiers
