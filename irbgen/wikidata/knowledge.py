@@ -71,10 +71,12 @@ def _compact(statement: Statement, values: dict[str, Value], no_qualifiers: dict
     """Share what statements repeat: interned ids, one Value per tail, one empty qualifier map.
 
     The base holds every statement of the dump it reads, so this decides how large a dump fits in memory.
-    The records are the base's own (read from a checkpoint) and are never changed afterwards.
+    The records are the base's own (read from a checkpoint) and are never changed afterwards. Fields are
+    replaced through __dict__: pydantic's setattr would also grow each record's set of fields set.
     """
-    statement.head = sys.intern(statement.head)
-    statement.property = sys.intern(statement.property)
-    statement.tail = values.setdefault(statement.tail.key, statement.tail)
+    fields = statement.__dict__
+    fields["head"] = sys.intern(statement.head)
+    fields["property"] = sys.intern(statement.property)
+    fields["tail"] = values.setdefault(statement.tail.key, statement.tail)
     if not statement.qualifiers:
-        statement.qualifiers = no_qualifiers
+        fields["qualifiers"] = no_qualifiers
