@@ -236,6 +236,10 @@ def test_the_base_shares_repeated_tails_and_answers_membership():
     first, second = kb.tails("Q1", "P31")[0], kb.tails("Q2", "P31")[0]
     assert first.tail is second.tail and first.tail.id == "Q5"  # one Value per distinct tail
     assert first.qualifiers == {} and first.property is second.property
+    assert first.model_fields_set == set(Statement.model_fields)  # shared, and still every field
+    assert Statement.model_validate_json(first.model_dump_json()) == first
+    changed = first.model_copy(update={"rank": "preferred"})
+    assert changed.rank == "preferred" and first.rank == "normal" and second.rank == "normal"
     assert kb.has(edge("Q2", "P31", "Q5")) and kb.has(date("Q2", "P569", "+1901-01-01T00:00:00Z"))
     assert not kb.has(edge("Q2", "P31", "Q6")) and not kb.has(edge("Q3", "P31", "Q5"))
     assert [s.key for s in kb.about("Q5")] == ["Q1|P31|Q5", "Q2|P31|Q5"]

@@ -67,16 +67,28 @@ class KnowledgeBase:
         return [*self.by_head.get(entity_id, []), *self.by_tail.get(entity_id, [])]
 
 
+# One shared "fields set" per record type instead of a set of up to 728 B per record. Every field then
+# counts as set, which only matters to model_dump(exclude_unset=True); irbgen never dumps that way.
+_ALL_FIELDS = set(Statement.model_fields)
+_VALUE_FIELDS = set(Value.model_fields)
+
+
 def _compact(statement: Statement, values: dict[str, Value], no_qualifiers: dict[str, list[str]]) -> None:
-    """Share what statements repeat: interned ids, one Value per tail, one empty qualifier map.
+    """Share what statements repeat: interned ids, one Value per tail, one empty qualifier map, and
+    one set of set fields (pydantic keeps a set per record).
 
     The base holds every statement of the dump it reads, so this decides how large a dump fits in memory.
     The records are the base's own (read from a checkpoint) and are never changed afterwards. Fields are
     replaced through __dict__: pydantic's setattr would also grow each record's set of fields set.
     """
     fields = statement.__dict__
+    object.__setattr__(statement, "__pydantic_fields_set__", _ALL_FIELDS)
     fields["head"] = sys.intern(statement.head)
     fields["property"] = sys.intern(statement.property)
-    fields["tail"] = values.setdefault(statement.tail.key, statement.tail)
+    tail = values.get(statement.tail.key)
+    if tail is None:
+        tail = values[statement.tail.key] = statement.tail
+        object.__setattr__(tail, "__pydantic_fields_set__", _VALUE_FIELDS)
+    fields["tail"] = tail
     if not statement.qualifiers:
         fields["qualifiers"] = no_qualifiers
