@@ -91,6 +91,18 @@ _NOT_CONFIG = {"source", "out"}
     type=click.Choice(["sitelinks", "wikipedia-frequency", "counts-file"]),
     help="Wikidata: how popularity is counted (default: sitelinks; wikipedia-frequency with --rebel-model).",
 )
+@click.option(
+    "--min-sitelinks",
+    default=0,
+    show_default=True,
+    type=int,
+    help="Wikidata: keep items with at least this many sitelinks.",
+)
+@click.option(
+    "--entities",
+    type=click.Path(path_type=Path),
+    help="Wikidata: keep only the items listed in this file (one id a line).",
+)
 @click.option("--counts-file", type=click.Path(path_type=Path), help="Wikidata: popularity counts (TSV).")
 @click.option("--popular-threshold", type=float, help="Wikidata: popular at or above this score.")
 @click.option(

@@ -102,6 +102,34 @@ def test_processes_do_not_change_the_output(tmp_path):
     assert (two / "rejects.jsonl").read_bytes() == (one / "rejects.jsonl").read_bytes()
 
 
+def test_a_sitelink_filter_or_an_entity_list_restricts_both_dumps(sample_run, tmp_path):
+    out = tmp_path / "popular"
+    result = run(*BUILD, "--min-sitelinks", "3", "--out", out)
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    full = json.loads((sample_run / "manifest.json").read_text())
+    assert manifest["counts"]["entities"] < full["counts"]["entities"]
+    assert manifest["rejects"]["read:few_sitelinks"] > 0 and manifest["rejects"]["read_old:not_listed"] > 0
+    kept = set((out / "kept-entities.txt").read_text().split())
+    assert len(kept) == manifest["counts"]["entities"]
+    assert manifest["counts"]["old_entities"] <= manifest["counts"]["entities"]
+    samples = lines(out / "benchmark" / "samples.jsonl")
+    assert samples and all(set(s["attributes"]["extra"]["entities"]) <= kept for s in samples)
+    assert run("validate", out / "benchmark").exit_code == 0
+
+    listed = tmp_path / "ids.txt"
+    listed.write_text("\n".join(sorted(kept)[:40]) + "\n", encoding="utf-8")
+    subset = tmp_path / "subset"
+    assert run(*BUILD, "--entities", listed, "--hops", "1-2", "--out", subset).exit_code == 0
+    subset_items = {i for i in (subset / "kept-entities.txt").read_text().split() if i.startswith("Q")}
+    assert subset_items == {i for i in sorted(kept)[:40] if i.startswith("Q")}
+    subset_manifest = json.loads((subset / "manifest.json").read_text())
+    assert subset_manifest["config"]["entities"] == "ids.txt"  # a file name, not a local path
+    listed.write_text("Q1\nnot-an-id\n", encoding="utf-8")
+    bad = run(*BUILD, "--entities", listed, "--out", tmp_path / "bad")
+    assert bad.exit_code == 2 and "ids.txt:2" in bad.output
+
+
 def test_hops_and_bad_options(tmp_path):
     out = tmp_path / "two"
     assert run(*BUILD, "--hops", "2", "--per-hop", "5", "--out", out).exit_code == 0

@@ -291,6 +291,14 @@ def test_uniqueness_skips_a_head_property_with_two_tails():
     assert not has_unique_answers(as_chain(kb, [edge("Q1", "P1", "Q2")]), kb)
 
 
+def test_a_value_repeated_with_other_qualifiers_is_one_hop():
+    first = edge("Q1", "P39", "Q2").model_copy(update={"qualifiers": {"P580": ["2001"]}})
+    again = edge("Q1", "P39", "Q2").model_copy(update={"qualifiers": {"P580": ["2009"]}})
+    kb = make_kb([first, again, edge("Q2", "P17", "Q3")])
+    assert ids(sample(kb, hops=(1, 2))) == ["c:Q1>P39>Q2>P17>Q3"]  # once, not twice
+    assert ids(sample(kb, hops=(1, 1))) == ["c:Q1>P39>Q2", "c:Q2>P17>Q3"]
+
+
 def test_a_direct_link_to_a_later_node_is_a_shortcut_but_a_backward_one_is_not():
     path = [edge("Q1", "P1", "Q2"), edge("Q2", "P2", "Q3")]
     shortcut = make_kb([*path, edge("Q1", "P9", "Q3")])

@@ -30,6 +30,7 @@ from irbgen.wikidata.dumps import (
     wikidata_shards,
 )
 from irbgen.wikidata.records import Statement, WikidataEntity
+from irbgen.wikidata.selection import EntityFilter, load_entity_ids
 
 SAMPLES = Path(__file__).resolve().parents[1] / "data" / "samples" / "wikidata"
 OLD_DUMP = SAMPLES / "wikidata-old.json.gz"
@@ -597,3 +598,45 @@ def test_the_generator_reproduces_the_sample_files_byte_for_byte() -> None:
     assert sorted(rendered) == ["wikidata-new.json.bz2", "wikidata-old.json.gz"]
     for name, data in rendered.items():
         assert data == (SAMPLES / name).read_bytes(), name
+
+
+# --- selection ------------------------------------------------------------------------------------------
+
+
+def test_a_filter_drops_items_before_parsing_and_keeps_every_property(tmp_path: Path) -> None:
+    everything = [r for r in read_wikidata_dump(NEW_DUMP) if isinstance(r, WikidataEntity)]
+    kept = list(read_wikidata_dump(NEW_DUMP, keep=EntityFilter(min_sitelinks=3)))
+    items = {e.id for e in kept if isinstance(e, WikidataEntity) and e.kind == "item"}
+    assert items == {e.id for e in everything if e.kind == "item" and e.sitelinks >= 3}
+    properties = {e.id for e in everything if e.kind == "property"}
+    assert properties and properties <= {e.id for e in kept if isinstance(e, WikidataEntity)}
+    dropped = [r for r in kept if isinstance(r, Reject) and r.reason == "few_sitelinks"]
+    assert dropped and all(r.stage == "read" and r.key.startswith("Q") for r in dropped)
+    assert dropped[0].detail.endswith("fewer than 3")
+
+    listed = tmp_path / "ids.txt"
+    wanted = sorted(items)[:5]
+    listed.write_text("# five items\n\n" + "\n".join(wanted) + "\n", encoding="utf-8")
+    shard = WikidataShard(path=str(NEW_DUMP), entities=str(listed), min_sitelinks=3)
+    records = list(ReadEntities().process(shard, StageContext(run_dir=tmp_path)))
+    assert sorted(r.id for r in records if isinstance(r, WikidataEntity) and r.kind == "item") == wanted
+    assert Counter(r.reason for r in records if isinstance(r, Reject))["not_listed"] > 0
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("Q1\nQ01\n", r"ids.txt:2: 'Q01' is not"), ("Q1\nL5\n", r"ids.txt:2: 'L5' is not"), ("Q1 Q2\n", ":1:")],
+)
+def test_an_entity_list_names_its_bad_line(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "ids.txt"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(BadInputError, match=message):
+        load_entity_ids(path)
+    assert load_entity_ids(_write(tmp_path / "ok.txt", "Q1\n  P31 \n#Q9\n")) == {"Q1", "P31"}
+    with pytest.raises(BadInputError, match="--min-sitelinks"):
+        EntityFilter(min_sitelinks=-1)
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -34,16 +34,18 @@ from irbgen.pipeline.runner import StageResult, run_stage
 from irbgen.pipeline.stage import StageContext
 from irbgen.schema import Manifest
 from irbgen.wikidata.chains import sample_chains
-from irbgen.wikidata.corpus import entity_documents
-from irbgen.wikidata.dumps import ReadEntities, WikidataShard
+from irbgen.wikidata.corpus import entity_documents, id_order
+from irbgen.wikidata.dumps import ReadEntities, wikidata_shards
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.labels import Newness, make_popularity
 from irbgen.wikidata.questions import WriteChainQuestions
 from irbgen.wikidata.records import ChainQuestion
 from irbgen.wikidata.samples import chain_sample, parse_hops
+from irbgen.wikidata.selection import write_entity_ids
 
 Progress = Callable[[str, int, int | None], None]
 BENCHMARK = "benchmark"
+KEPT_ENTITIES = "kept-entities.txt"
 COMMAND = "irbgen build --source wikidata-dump"
 DESCRIPTION = (
     "Multi-hop questions over chains of 1-4 Wikidata triples (MINTQA-style), each with its sub-questions "
@@ -63,6 +65,8 @@ class WikidataBuildConfig(LLMOptions):
     shards: int = Field(1, ge=1)
     processes: int = Field(1, ge=1)
     limit: int | None = Field(None, ge=0)
+    min_sitelinks: int = Field(0, ge=0)  # keep items with at least this many sitelinks
+    entities: Path | None = None  # keep only the items listed in this file
     wikipedia_dump: Path | None = None
     rebel_model: Path | None = None
     popularity: Literal["sitelinks", "wikipedia-frequency", "counts-file"] | None = None
@@ -77,7 +81,7 @@ class WikidataBuildConfig(LLMOptions):
 
 
 def _check_inputs(config: WikidataBuildConfig) -> None:
-    for name in ("dump", "old_dump", "wikipedia_dump", "rebel_model", "counts_file"):
+    for name in ("dump", "old_dump", "entities", "wikipedia_dump", "rebel_model", "counts_file"):
         path = getattr(config, name)
         if path is not None and not Path(path).exists():
             raise BadInputError(f"{path}: not found (--{name.replace('_', '-')})")
@@ -90,15 +94,36 @@ def _check_inputs(config: WikidataBuildConfig) -> None:
     parse_hops(config.hops)
 
 
-def _read(path: Path, name: str, config: WikidataBuildConfig, run_dir: Path, progress) -> StageResult:
-    shards = [
-        WikidataShard(path=str(path), shard=number, shards=config.shards, limit=config.limit)
-        for number in range(config.shards)
-    ]
+def _read(
+    path: Path,
+    name: str,
+    config: WikidataBuildConfig,
+    run_dir: Path,
+    progress,
+    *,
+    min_sitelinks: int = 0,
+    entities: Path | None = None,
+) -> StageResult:
+    options = {"limit": config.limit, "min_sitelinks": min_sitelinks}
+    options["entities"] = str(entities) if entities is not None else None
+    shards = wikidata_shards(path, config.shards, **options)
     stage = ReadEntities()
     stage.name = name  # the old dump checkpoints apart from the new one
     context = StageContext(run_dir=run_dir)
     return run_stage(stage, shards, context, processes=config.processes, progress=progress)
+
+
+def _kept_entities(kb: KnowledgeBase, config: WikidataBuildConfig, run_dir: Path) -> Path | None:
+    """With a filter, the old dump is read for the kept items only: RUN/kept-entities.txt lists them.
+
+    The old snapshot is only asked whether the new base's triples were there, so that is all it needs.
+    Filtering it by its own sitelink counts instead would call an item new just for having had fewer.
+    """
+    if not config.min_sitelinks and config.entities is None:
+        return None
+    path = run_dir / KEPT_ENTITIES
+    write_entity_ids(path, sorted(kb.entities, key=id_order))
+    return path
 
 
 def _frequencies(
@@ -153,13 +178,16 @@ def build_wikidata(config: WikidataBuildConfig, run_dir: Path, progress: Progres
     hops = parse_hops(config.hops)
     run_dir.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    results: dict[str, StageResult] = {"read": _read(config.dump, "read", config, run_dir, progress)}
-    old_kb = None
-    if config.old_dump is not None:
-        results["read_old"] = _read(config.old_dump, "read_old", config, run_dir, progress)
+    filters = {"min_sitelinks": config.min_sitelinks, "entities": config.entities}
+    results: dict[str, StageResult] = {}
+    results["read"] = _read(config.dump, "read", config, run_dir, progress, **filters)
     with _collector_paused():  # millions of long-lived records: full collections only cost time
         kb = KnowledgeBase(results["read"].outputs())
-        if "read_old" in results:
+    old_kb = None
+    if config.old_dump is not None:
+        kept = _kept_entities(kb, config, run_dir)
+        results["read_old"] = _read(config.old_dump, "read_old", config, run_dir, progress, entities=kept)
+        with _collector_paused():
             old_kb = KnowledgeBase(results["read_old"].outputs())
 
     frequencies, rebel_stats = _frequencies(config, kb, run_dir)
@@ -252,7 +280,7 @@ def _manifest(config, results, kind, threshold, chains, samples, rebel_stats, ll
 def _recorded_config(config: WikidataBuildConfig) -> dict[str, Any]:
     """The config with file names instead of local paths, so the benchmark does not depend on them."""
     recorded = json.loads(config.model_dump_json(exclude={"api_key_env"}))
-    for name in ("dump", "old_dump", "wikipedia_dump", "rebel_model", "counts_file"):
+    for name in ("dump", "old_dump", "entities", "wikipedia_dump", "rebel_model", "counts_file"):
         if recorded.get(name):
             recorded[name] = Path(recorded[name]).name
     return recorded

@@ -273,10 +273,17 @@ class _Graph:
         return list(self._seeds)
 
     def out(self, head: str) -> list[Step]:
-        """The head's usable edges, sorted by (property, tail key)."""
+        """The head's usable edges, one per statement key, sorted by (property, tail key).
+
+        Wikidata repeats a value under one property when the claims differ in qualifiers (two terms of
+        the same office); as hops they are the same, and two of them would make one chain twice.
+        """
         if head not in self._out:
-            usable = [(s, s.key, s.tail.key) for s in self.kb.by_head.get(head, ()) if self._usable(s)]
-            self._out[head] = sorted(usable, key=lambda step: (step[0].property, step[2]))
+            usable: dict[str, Step] = {}
+            for statement in self.kb.by_head.get(head, ()):
+                if statement.key not in usable and self._usable(statement):
+                    usable[statement.key] = (statement, statement.key, statement.tail.key)
+            self._out[head] = sorted(usable.values(), key=lambda step: (step[0].property, step[2]))
         return self._out[head]
 
     def reach(self, head: str) -> frozenset[str]:

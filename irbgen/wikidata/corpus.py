@@ -50,7 +50,8 @@ class _Fallback:
         return self.first.label(entity_id) if entity_id in self.first else self.second.label(entity_id)
 
 
-def _id_order(entity_id: str) -> tuple[str, int, str]:
+def id_order(entity_id: str) -> tuple[str, int, str]:
+    """Sort key of entity ids: Q2 before Q10."""
     digits = entity_id[1:]
     return (entity_id[:1], int(digits), "") if digits.isdigit() else (entity_id[:1], -1, entity_id)
 
@@ -88,7 +89,7 @@ def qualifier_text(labels: Labels, qualifiers: Mapping[str, list[str]]) -> str:
     point = values.pop(POINT_IN_TIME, None)
     if point:
         parts.append(f"as of {point[0]}")
-    for prop in sorted(values, key=_id_order):
+    for prop in sorted(values, key=id_order):
         parts.append(f"{labels.label(prop)}: {', '.join(values[prop])}")
     return f"({'; '.join(parts)})" if parts else ""
 
@@ -209,7 +210,7 @@ def entity_documents(
 ) -> list[Document]:
     """The passages of every item of the base, in numeric id order."""
     documents: list[Document] = []
-    for entity in sorted(kb.items(), key=lambda item: _id_order(item.id)):
+    for entity in sorted(kb.items(), key=lambda item: id_order(item.id)):
         documents.extend(entity_passages(entity, kb, old_kb, chunk_tokens))
     return documents
 
@@ -245,7 +246,7 @@ def article_documents(
     """
     documents = []
     linked = link_articles(texts, kb)
-    for entity_id in sorted(linked, key=_id_order):
+    for entity_id in sorted(linked, key=id_order):
         title, text = linked[entity_id]
         paragraphs = [p for p in _PARAGRAPH_BREAK.split(text) if p.strip()]
         for index, chunk in enumerate(chunk_units(paragraphs, chunk_tokens)):

@@ -50,6 +50,7 @@ from irbgen.errors import BadInputError
 from irbgen.irb.records import Reject
 from irbgen.pipeline.stage import StageContext
 from irbgen.wikidata.records import Statement, Value, WikidataEntity
+from irbgen.wikidata.selection import EntityFilter, load_entity_ids
 
 STAGE = "read"
 MAX_BAD_LINES_IN_A_ROW = 100  # more consecutive bad lines means the file is not a Wikidata JSON dump
@@ -294,12 +295,17 @@ def parse_entity(obj: dict[str, Any], *, where: str) -> WikidataEntity | Reject:
     return _entity_or_reject(obj, lambda: where)
 
 
-def _entity_or_reject(obj: Any, where: Callable[[], str]) -> WikidataEntity | Reject:
+def _entity_or_reject(
+    obj: Any, where: Callable[[], str], keep: EntityFilter | None = None
+) -> WikidataEntity | Reject:
     """Like parse_entity; `where` is only called for a reject (a line number may cost a scan)."""
     if not isinstance(obj, dict):
         return _bad_line(where(), f"a JSON {type(obj).__name__}, not an entity object")
     if not isinstance(obj.get("id"), str) or not obj["id"]:
         return _bad_line(where(), f"no entity id: {json.dumps(obj, ensure_ascii=False)[:80]}")
+    dropped = keep.reason(obj, _entity_kind(obj)) if keep is not None else None
+    if dropped is not None:
+        return Reject(stage=STAGE, reason=dropped[0], key=obj["id"], detail=dropped[1])
     try:
         return _parse(obj)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:  # qwikidata's checks, pydantic's too
@@ -314,13 +320,15 @@ def _bad_line(where: str, detail: str) -> Reject:
     return Reject(stage=STAGE, reason="bad_line", key=where, detail=detail)
 
 
-def _line_record(line: bytes, where: Callable[[], str]) -> WikidataEntity | Reject:
+def _line_record(
+    line: bytes, where: Callable[[], str], keep: EntityFilter | None = None
+) -> WikidataEntity | Reject:
     """The record for one entity line of the array (the trailing comma already removed)."""
     try:
         obj = json.loads(line)
     except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
         return _bad_line(where(), f"not JSON ({exc}): {line[:80]!r}")
-    return _entity_or_reject(obj, where)
+    return _entity_or_reject(obj, where, keep)
 
 
 def _entity_line(raw: bytes) -> bytes | None:
@@ -408,12 +416,18 @@ def dump_compression(path: str | Path) -> str:
 
 
 def read_wikidata_dump(
-    path: str | Path, *, shard: int = 0, shards: int = 1, limit: int | None = None
+    path: str | Path,
+    *,
+    shard: int = 0,
+    shards: int = 1,
+    limit: int | None = None,
+    keep: EntityFilter | None = None,
 ) -> Iterator[WikidataEntity | Reject]:
     """Entities (or per-line Rejects) of one shard of a Wikidata JSON dump, streamed line by line.
 
-    `limit` caps the entity lines this shard reads (each gives one entity or one reject). Arguments are
-    checked at once; the file is opened on the first `next()`.
+    `limit` caps the entity lines this shard reads (each gives one entity or one reject). Items that
+    `keep` drops become rejects with its reason ("few_sitelinks", "not_listed"). Arguments are checked at
+    once; the file is opened on the first `next()`.
     """
     path = Path(path)
     if shards < 1 or not 0 <= shard < shards:
@@ -429,11 +443,14 @@ def read_wikidata_dump(
         lines = _plain_lines(path, shard, shards)
     else:
         lines = _round_robin(_stream_lines(path, opener), shard, shards)
-    return _records(path, lines, limit)
+    return _records(path, lines, limit, keep)
 
 
 def _records(
-    path: Path, lines: Iterable[tuple[Callable[[], int], bytes]], limit: int | None
+    path: Path,
+    lines: Iterable[tuple[Callable[[], int], bytes]],
+    limit: int | None,
+    keep: EntityFilter | None = None,
 ) -> Iterator[WikidataEntity | Reject]:
     """Parse entity lines up to `limit`, stopping if too many lines in a row are not JSON entities."""
     taken = bad_in_a_row = 0
@@ -444,7 +461,7 @@ def _records(
         if limit is not None and taken >= limit:
             return
         taken += 1
-        record = _line_record(line, lambda number=number: f"{path.name}:{number()}")
+        record = _line_record(line, lambda number=number: f"{path.name}:{number()}", keep)
         bad_in_a_row = bad_in_a_row + 1 if isinstance(record, Reject) and record.reason == "bad_line" else 0
         if bad_in_a_row > MAX_BAD_LINES_IN_A_ROW:
             raise BadInputError(
@@ -466,15 +483,24 @@ class WikidataShard(BaseModel):
     shard: int = Field(0, ge=0)
     shards: int = Field(1, ge=1)
     limit: int | None = Field(None, ge=0)
+    min_sitelinks: int = Field(0, ge=0)
+    entities: str | None = None  # a file of the items to keep, one id per line
 
     @property
     def key(self) -> str:
         return f"{Path(self.path).name}#{self.shard}/{self.shards}"
 
+    def entity_filter(self) -> EntityFilter | None:
+        """The items this shard keeps (None: all)."""
+        if not self.min_sitelinks and self.entities is None:
+            return None
+        ids = load_entity_ids(self.entities) if self.entities is not None else None
+        return EntityFilter(min_sitelinks=self.min_sitelinks, ids=ids)
 
-def wikidata_shards(path: str | Path, shards: int = 1, limit: int | None = None) -> list[WikidataShard]:
-    """The `shards` WikidataShard records that together read the whole dump."""
-    return [WikidataShard(path=str(path), shard=k, shards=shards, limit=limit) for k in range(shards)]
+
+def wikidata_shards(path: str | Path, shards: int = 1, **options: Any) -> list[WikidataShard]:
+    """The `shards` WikidataShard records that together read the whole dump (options: limit, filters)."""
+    return [WikidataShard(path=str(path), shard=k, shards=shards, **options) for k in range(shards)]
 
 
 class ReadEntities:
@@ -482,7 +508,8 @@ class ReadEntities:
 
     Rejects (reason, key): "bad_line" / "bad_entity" ("<file>:<line>") for a line that is not a readable
     entity, "no_english_label" (entity id) for an item without an English or "mul" label,
-    "unsupported_type" (entity id) for lexemes and other entity types.
+    "unsupported_type" (entity id) for lexemes and other entity types, and "few_sitelinks" /
+    "not_listed" (entity id) for items the shard's filter drops.
     """
 
     name = "read"
@@ -496,5 +523,9 @@ class ReadEntities:
     def process(self, record: WikidataShard, context: StageContext) -> Iterator[WikidataEntity | Reject]:
         """Stream the shard's entities."""
         yield from read_wikidata_dump(
-            record.path, shard=record.shard, shards=record.shards, limit=record.limit
+            record.path,
+            shard=record.shard,
+            shards=record.shards,
+            limit=record.limit,
+            keep=record.entity_filter(),
         )
