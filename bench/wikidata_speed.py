@@ -18,6 +18,7 @@ in a fresh child process on one core:
     kb         every entity of the plain JSON held in a list, then a KnowledgeBase: RSS per entity
     stage      the build's path: run_stage(ReadEntities) with its checkpoint, then
                KnowledgeBase(result.outputs()) as build_wikidata does
+    select     the full read with no filter and with --min-sitelinks at the median and 90th percentile
     chains     a base of --chain-items synthetic items (5 entity edges and one date each) and an old
                base with 80% of it; sample_chains(hops=(h, h), per_hop=--per-hop) for h = 1..4, each
                call timed alone                                                      (median of --runs)
@@ -412,6 +413,35 @@ def measure_stage(workdir: Path) -> dict[str, Any]:
         return {**out, "kb_max_rss_mib": peak_rss_mib()}
 
 
+def measure_select(workdir: Path) -> dict[str, Any]:
+    """The full read of the plain JSON with no filter, and with --min-sitelinks at the median and 90th
+    percentile of the items' sitelink counts (two runs each; the faster is kept)."""
+    from irbgen.wikidata.dumps import read_wikidata_dump
+    from irbgen.wikidata.records import WikidataEntity
+    from irbgen.wikidata.selection import EntityFilter
+
+    path = workdir / "dump.json"
+    counts = sorted(len(json.loads(line).get("sitelinks") or {}) for line in _lines(path))
+    out: dict[str, Any] = {}
+    for name, least in (
+        ("none", 0),
+        ("median", counts[len(counts) // 2]),
+        ("p90", counts[len(counts) * 9 // 10]),
+    ):
+        runs = []
+        for _ in range(2):
+            start = time.perf_counter()
+            kept = sum(
+                isinstance(record, WikidataEntity)
+                for record in read_wikidata_dump(
+                    path, keep=EntityFilter(min_sitelinks=least) if least else None
+                )
+            )
+            runs.append(time.perf_counter() - start)
+        out[name] = {"min_sitelinks": least, "kept": kept, "seconds": min(runs)}
+    return out
+
+
 def chain_entities(items: int, seed: int = 0) -> tuple[list, list]:
     """Entities of a base of `items` items (5 entity edges and one date each) and of an old base with 80%."""
     from irbgen.wikidata.records import Statement, Value, WikidataEntity
@@ -508,6 +538,7 @@ CHILDREN = {
     "profile": lambda a: measure_profile(a.workdir),
     "kb": lambda a: measure_kb(a.workdir),
     "stage": lambda a: measure_stage(a.workdir),
+    "select": lambda a: measure_select(a.workdir),
     "chains": lambda a: measure_chains(a.chain_items, a.per_hop),
     "chains-gc-off": lambda a: measure_chains(a.chain_items, a.per_hop, gc_off=True),
 }
