@@ -11,7 +11,7 @@ import click
 
 from irbgen.errors import IrbgenError
 
-Progress = Callable[[str, int, int], None]
+Progress = Callable[[str, int, int | None], None]
 
 
 def _terminate(signum, frame) -> None:  # noqa: ARG001 - signal handler signature
@@ -45,10 +45,13 @@ def progress_display(enabled: bool) -> Iterator[Progress]:
     with Bars(transient=True) as bars:
         tasks: dict[str, int] = {}
 
-        def update(stage: str, done: int, total: int) -> None:
+        def update(stage: str, done: int, total: int | None) -> None:
             if stage not in tasks:
                 tasks[stage] = bars.add_task(stage, total=total)
-            bars.update(tasks[stage], completed=done, total=total)
+            if total is None:  # no end known (records of a dump shard): show the count itself
+                bars.update(tasks[stage], completed=done, description=f"{stage} {done:,}")
+            else:
+                bars.update(tasks[stage], completed=done, total=total)
 
         yield update
 

@@ -347,6 +347,15 @@ def test_a_key_with_many_outputs_streams_to_the_checkpoint(tmp_path: Path) -> No
     assert result.stats.outputs == 3 + 3 * KEY_BUFFER_LINES
 
 
+def test_a_long_key_reports_its_records_as_it_goes(tmp_path: Path) -> None:
+    seen: list[tuple] = []
+    run_stage(
+        ManyWords(2 * SPILL_RECORDS), many_texts(), context(tmp_path), progress=lambda *a: seen.append(a)
+    )
+    assert ("many records", 1000, None) in seen  # the first report inside key "b"
+    assert seen[-1] == ("many", 3, 3)
+
+
 @pytest.mark.parametrize("processes", [1, 2])
 def test_a_failure_midway_through_a_streamed_key_rejects_the_whole_key(
     tmp_path: Path, processes: int

@@ -43,6 +43,7 @@ Progress = Callable[[str, int, int | None], None]
 
 _DETAIL_LIMIT = 2000
 _PROGRESS_SECONDS = 0.1
+_RECORDS_EVERY = 1000  # results of one key between progress reports inside it
 
 
 @dataclass(frozen=True)
@@ -196,6 +197,7 @@ class _Writer:
         self.total = total
         self.handled = 0
         self._reported = 0.0
+        self._records_reported = 0.0
 
     def skip(self) -> None:
         self.stats.skipped += 1
@@ -208,7 +210,9 @@ class _Writer:
         outputs = 0
         reasons: list[str] = []
         try:
-            for result in results:
+            for produced, result in enumerate(results, start=1):
+                if produced % _RECORDS_EVERY == 0:  # a long key (a dump shard): show that it moves
+                    self.report_records(produced)
                 if isinstance(result, Reject):
                     if result.stage != self.stage:
                         result = result.model_copy(update={"stage": self.stage})
@@ -235,6 +239,13 @@ class _Writer:
             self.stats.processed += 1
         self.handled += 1
         self.report()
+
+    def report_records(self, produced: int) -> None:
+        """Progress inside one long key: progress("<stage> records", records so far, None)."""
+        now = time.monotonic()
+        if self.progress is not None and now - self._records_reported >= _PROGRESS_SECONDS:
+            self._records_reported = now
+            self.progress(f"{self.stage} records", produced, None)
 
     def report(self, force: bool = False) -> None:
         if self.progress is None:
