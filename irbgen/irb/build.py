@@ -107,12 +107,16 @@ class ReadPages:
         yield from read_dump(record.path, record.shard, record.shards, **options)
 
 
-def _citations(keypoints: Iterable[Keypoint], segments: dict[str, Segment]) -> list[Citation]:
-    """One Citation per distinct cited URL, in first-use order, with the first date given for it."""
+def _citations(keypoints: Iterable[Keypoint], segments: Iterable[Segment]) -> list[Citation]:
+    """One Citation per distinct cited URL, in first-use order, with the first date given for it.
+
+    `segments` in stage order (the keypoints follow it): read once, never all held at once.
+    """
+    urls = {keypoint.id: keypoint.urls for keypoint in keypoints}
     seen: dict[str, Citation] = {}
-    for keypoint in keypoints:
-        for citation in segments[keypoint.id].citations:
-            if citation.url in keypoint.urls and citation.url not in seen:
+    for segment in segments:
+        for citation in segment.citations if segment.id in urls else ():
+            if citation.url in urls[segment.id] and citation.url not in seen:
                 seen[citation.url] = citation
     return list(seen.values())
 
@@ -259,11 +263,11 @@ def _facts_from_dump(
     if results["citing_segments"].reused:  # a complete stage reads no inputs: take the metadata here
         for _ in remembering(results["read"].outputs()):
             pass
-    segments = {segment.id: segment for segment in results["citing_segments"].outputs()}
+    segments = results["citing_segments"]  # read from its checkpoint each time: segments carry their context
 
     keypoint_context = StageContext(run_dir=run_dir, llm=llm)
     results["keypoints"] = run_stage(
-        MakeKeypoints(backend=backend), segments.values(), keypoint_context, **options
+        MakeKeypoints(backend=backend), segments.records(), keypoint_context, **options
     )
     keypoints = list(results["keypoints"].outputs())
 
@@ -272,7 +276,7 @@ def _facts_from_dump(
 
     results["fetch_cited"] = run_stage(
         FetchCited(),
-        _citations(keypoints, segments),
+        _citations(keypoints, segments.outputs()),
         fetch_context,
         concurrency=config.fetch_concurrency,
         progress=progress,
@@ -289,7 +293,7 @@ def _facts_from_dump(
     )
 
     facts, fact_rejects = assemble_facts(
-        list(segments.values()), keypoints, list(results["grounding"].outputs()), pages
+        segments.outputs(), keypoints, list(results["grounding"].outputs()), pages
     )
     replace_stage_rejects(run_dir, "facts", fact_rejects)
     _write_jsonl(run_dir / FACTS, facts)

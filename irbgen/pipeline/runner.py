@@ -93,6 +93,23 @@ class StageResult:
         """This stage's rejects, in input order."""
         return (Reject.model_validate(row) for row in self.store.rejects())
 
+    def records(self) -> Records:
+        """The outputs as an iterable with a length (a progress total), read anew on each iteration."""
+        return Records(self)
+
+
+@dataclass(frozen=True)
+class Records:
+    """A finished stage's outputs: `len` from its totals, records parsed lazily from its checkpoint."""
+
+    result: StageResult
+
+    def __len__(self) -> int:
+        return self.result.totals.outputs
+
+    def __iter__(self) -> Iterator[BaseModel]:
+        return self.result.outputs()
+
 
 def is_fatal(error: BaseException) -> bool:
     """True for errors that stop a run rather than reject one record."""
