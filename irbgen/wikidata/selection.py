@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from irbgen.errors import BadInputError
+from irbgen.listfile import read_list_file
 
 _ENTITY_ID = re.compile(r"[QP][1-9][0-9]*")
 
@@ -45,16 +46,8 @@ class EntityFilter:
 
 def load_entity_ids(path: str | Path) -> frozenset[str]:
     """Q- and P-ids, one per line; blank lines and lines starting with "#" are skipped."""
-    path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise BadInputError(f"{path}: cannot read the entity list: {error}") from None
     ids: set[str] = set()
-    for number, line in enumerate(lines, start=1):
-        text = line.strip()
-        if not text or text.startswith("#"):
-            continue
+    for number, text in read_list_file(path, "the entity list"):
         if not _ENTITY_ID.fullmatch(text):
             raise BadInputError(f"{path}:{number}: {text[:40]!r} is not a Wikidata item or property id")
         ids.add(text)

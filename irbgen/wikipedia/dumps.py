@@ -25,6 +25,7 @@ from xml.etree.ElementTree import ParseError
 
 from irbgen.errors import BadInputError
 from irbgen.irb.records import Page, Reject
+from irbgen.listfile import read_list_file
 
 STAGE = "read_dump"
 CHUNK = 1 << 20
@@ -127,12 +128,7 @@ def normalize_title(title: str) -> str:
 
 def load_titles(path: str | Path) -> frozenset[str]:
     """A set of normalised titles from a file with one title per line (blank lines and # comments skipped)."""
-    path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInputError(f"{path}: cannot read titles: {exc}") from exc
-    return frozenset(normalize_title(line) for line in lines if line.strip() and not line.startswith("#"))
+    return frozenset(normalize_title(title) for _, title in read_list_file(path, "titles"))
 
 
 def count_refs(wikitext: str) -> int:
