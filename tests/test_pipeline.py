@@ -233,6 +233,28 @@ def test_exception_becomes_error_reject(tmp_path: Path) -> None:
     assert result.store.complete
 
 
+class YieldsText(SplitWords):
+    """A stage that yields a plain dict for record "t002": a bug the runner must turn into a reject."""
+
+    name = "bad_yield"
+
+    def process(self, record: Text, context: StageContext) -> Iterator[Word | Reject]:
+        yield from super().process(record, context)
+        if record.id == "t002":
+            yield {"id": record.id}  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_a_result_that_is_not_a_record_rejects_its_item(tmp_path: Path, processes: int) -> None:
+    records = texts(6)
+    result = run_stage(YieldsText(), records, context(tmp_path), processes=processes)
+    assert [(r.reason, r.key) for r in result.rejects() if r.reason.startswith("error:")] == [
+        ("error:TypeError", "t002")
+    ]
+    assert "dict, not a record or Reject" in next(r.detail for r in result.rejects() if r.key == "t002")
+    assert rows(result) == expected_words(r for r in records if r.id != "t002")
+
+
 def test_repeated_key_is_rejected(tmp_path: Path) -> None:
     records = texts(5)
     result = run_stage(SplitWords(), [*records, records[1]], context(tmp_path))

@@ -632,11 +632,13 @@ def test_an_entity_list_names_its_bad_line(tmp_path: Path, text: str, message: s
     path.write_text(text, encoding="utf-8")
     with pytest.raises(BadInputError, match=message):
         load_entity_ids(path)
-    assert load_entity_ids(_write(tmp_path / "ok.txt", "Q1\n  P31 \n#Q9\n")) == {"Q1", "P31"}
+
+
+def test_an_entity_list_skips_blanks_and_comments_and_the_filter_checks_its_bound(tmp_path: Path) -> None:
+    path = tmp_path / "ok.txt"
+    path.write_text("Q1\n  P31 \n\n#Q9\n", encoding="utf-8")
+    assert load_entity_ids(path) == {"Q1", "P31"}
+    with pytest.raises(BadInputError, match="cannot read the entity list"):
+        load_entity_ids(tmp_path / "missing.txt")
     with pytest.raises(BadInputError, match="--min-sitelinks"):
         EntityFilter(min_sitelinks=-1)
-
-
-def _write(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
-    return path

@@ -115,7 +115,9 @@ def _citations(keypoints: Iterable[Keypoint], segments: Iterable[Segment]) -> li
     urls = {keypoint.id: keypoint.urls for keypoint in keypoints}
     seen: dict[str, Citation] = {}
     for segment in segments:
-        for citation in segment.citations if segment.id in urls else ():
+        if segment.id not in urls:  # its keypoint was rejected
+            continue
+        for citation in segment.citations:
             if citation.url in urls[segment.id] and citation.url not in seen:
                 seen[citation.url] = citation
     return list(seen.values())

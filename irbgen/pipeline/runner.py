@@ -306,7 +306,7 @@ def run_one(stage: Stage, item: WorkItem, context: StageContext) -> list[BaseMod
     if item.record is None:
         return [_duplicate(stage.name, item)]
     try:
-        return _checked(list(stage.process(item.record, context)))  # type: ignore[attr-defined]
+        return list(stage.process(item.record, context))  # type: ignore[attr-defined]
     except Exception as error:
         if is_fatal(error):
             raise
@@ -318,18 +318,11 @@ async def arun_one(stage: Stage, item: WorkItem, context: StageContext) -> list[
     if item.record is None:
         return [_duplicate(stage.name, item)]
     try:
-        return _checked(list(await stage.aprocess(item.record, context)))  # type: ignore[attr-defined]
+        return list(await stage.aprocess(item.record, context))  # type: ignore[attr-defined]
     except Exception as error:
         if is_fatal(error):
             raise
         return [_error_reject(stage.name, item.key, error)]
-
-
-def _checked(results: list[Any]) -> list[BaseModel]:
-    for result in results:
-        if not isinstance(result, BaseModel):
-            raise TypeError(f"a stage yielded {type(result).__name__}, not a pydantic record or Reject")
-    return results
 
 
 def _duplicate(stage: str, item: WorkItem) -> Reject:
@@ -519,7 +512,7 @@ def _run_spilling(
                     pickle.dump(record, spill, protocol=pickle.HIGHEST_PROTOCOL)
                 held.clear()
         if spill is None:
-            return _checked(held)
+            return held
         for record in held:
             pickle.dump(record, spill, protocol=pickle.HIGHEST_PROTOCOL)
         spill.close()
