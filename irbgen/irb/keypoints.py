@@ -14,10 +14,12 @@ from pydantic import BaseModel, ConfigDict
 
 from irbgen.errors import BadInputError
 from irbgen.irb.decontext import decontextualize
+from irbgen.irb.gates import keypoint_failure
 from irbgen.irb.records import Keypoint, Reject, Segment
 from irbgen.irb.text import clean
 from irbgen.llm.prompts import Prompt, load_prompt
 from irbgen.pipeline.stage import StageContext
+from irbgen.spacy_models import DEFAULT_MODEL
 
 KEYPOINT_PROMPT = "irb_keypoint"
 BACKENDS = ("llm", "rules")
@@ -64,6 +66,7 @@ class MakeKeypoints:
         max_ratio: float = 3.0,
         temperature: float = 0.0,
         prompt_dir: Path | str | None = None,
+        parser_model: str = DEFAULT_MODEL,
     ) -> None:
         if max_ratio <= 0:
             raise BadInputError(f"max_ratio must be positive, got {max_ratio}")
@@ -71,6 +74,7 @@ class MakeKeypoints:
         self.max_ratio = max_ratio
         self.temperature = temperature
         self.prompt_dir = prompt_dir
+        self.parser_model = parser_model  # spaCy tagger and parser for the gates
         self._prompt: Prompt | None = None  # loaded on first use: constructing does no I/O
 
     def __repr__(self) -> str:
@@ -113,11 +117,20 @@ class MakeKeypoints:
         extra = {"raw": raw[:MAX_RAW_CHARS]} if raw else {}
         return Reject(stage=self.name, reason=reason, key=segment.id, detail=detail, extra=extra)
 
+    def _gated(self, segment: Segment, keypoint: Keypoint) -> Keypoint | Reject:
+        """The keypoint, or a reject naming the first quality gate it fails (irb/gates.py)."""
+        from irbgen.wikipedia.stages import load_parser
+
+        failure = keypoint_failure(keypoint.text, load_parser(self.parser_model)(keypoint.text))
+        if failure is None:
+            return keypoint
+        return self._reject(segment, failure[0], f"{failure[1]}: {keypoint.text}")
+
     def _rules(self, segment: Segment) -> Keypoint | Reject:
         result = decontextualize(segment.text, segment.sentence, segment.title, segment.lead)
         if result.text is None:
             return self._reject(segment, result.reason or "not_self_contained", result.detail)
-        return self._keypoint(segment, result.text)
+        return self._gated(segment, self._keypoint(segment, result.text))
 
     def prompt(self) -> Prompt:
         """The irb_keypoint prompt with its output model, loaded once."""
@@ -169,4 +182,4 @@ class MakeKeypoints:
         if len(text) > limit:
             detail = f"keypoint of {len(text)} characters exceeds {limit} ({self.max_ratio:g}x the segment)"
             return self._reject(segment, "bad_keypoint", detail, raw=text)
-        return self._keypoint(segment, text, prompt=prompt, model=model)
+        return self._gated(segment, self._keypoint(segment, text, prompt=prompt, model=model))

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import date
 
 from irbgen.errors import BadInputError
+from irbgen.irb.gates import agreed_type, answer_failure, bridge_not_entity, entity_label
 from irbgen.irb.masking import (
     NodeIndex,
     first_maskable,
@@ -25,7 +26,7 @@ from irbgen.irb.masking import (
 )
 from irbgen.irb.records import Fact, KnowledgeGraph, NodeChange, PlanHop, QuestionPlan, Reject
 from irbgen.irb.shortcuts import drop_shortcuts
-from irbgen.irb.transforms import TRANSFORMED_TYPES, paraphrase, perturb
+from irbgen.irb.transforms import DATE_RULES, TRANSFORMED_TYPES, paraphrase, perturb
 
 STAGE = "plans"
 MAX_HOPS = 4
@@ -74,12 +75,24 @@ def single_hop_plans(
             detail = _reject_detail(graph, keypoints)
             rejects.append(Reject(stage=STAGE, reason="no_maskable_node", key=fact.id, detail=detail))
             continue
+        gated = gated_nodes(graph, keypoints)
+        if not gated:
+            reason, detail = answer_failure(target[0], keypoints, graph.entities) or (
+                "answer_type_conflict",
+                f"{target[0]!r}: the graph says {target[1]}, spaCy says "
+                f"{entity_label(target[0], graph.entities)}",
+            )
+            rejects.append(Reject(stage=STAGE, reason=reason, key=fact.id, detail=detail))
+            continue
+        target = _first_in_order(graph, gated)
+        label = entity_label(target[0], graph.entities)
         hop = PlanHop(
             fact_id=fact.id,
             keypoints=keypoints,
             triples=list(graph.triples),
             answer=target[0],
             answer_type=target[1],
+            answer_label=label,
             documents=fact_documents(fact),
         )
         plans.append(QuestionPlan(id=f"s:{fact.id}", kind="single_hop", hops=[hop]))
@@ -89,14 +102,37 @@ def single_hop_plans(
     return plans, rejects
 
 
+def gated_nodes(graph: KnowledgeGraph, keypoints: Sequence[str]) -> list[Node]:
+    """The maskable nodes that pass the answer gates, each typed only as its spaCy label agrees."""
+    nodes = []
+    for node, node_type in maskable_nodes(graph, keypoints):
+        asked = agreed_type(node, node_type, entity_label(node, graph.entities))
+        if asked is not None and answer_failure(node, keypoints, graph.entities) is None:
+            nodes.append((node, asked))
+    return nodes
+
+
+def _first_in_order(graph: KnowledgeGraph, nodes: Sequence[Node]) -> Node:
+    """IRB's order among `nodes`: the first head of the graph, else the first tail."""
+    keys = {normalize(node): (node, node_type) for node, node_type in nodes}
+    ends = [triple.head for triple in graph.triples] + [triple.tail for triple in graph.triples]
+    return next(keys[normalize(end)] for end in ends if normalize(end) in keys)
+
+
 # --- multi-hop ----------------------------------------------------------------------------------------
 
 
 class _Chainer:
     """Finds where a hop's answer appears unmasked in other facts' graphs, and extends chains there."""
 
-    def __init__(self, single: Sequence[QuestionPlan], maskable: Mapping[str, Sequence[Node]]) -> None:
+    def __init__(
+        self,
+        single: Sequence[QuestionPlan],
+        maskable: Mapping[str, Sequence[Node]],
+        labels: Mapping[str, Mapping[str, str]],
+    ) -> None:
         self.base = {plan.hops[0].fact_id: plan.hops[0] for plan in single}
+        self.labels = labels
         self.order = {fact_id: index for index, fact_id in enumerate(self.base)}
         self.maskable = {fact_id: list(maskable.get(fact_id, ())) for fact_id in self.base}
         self.nodes = {
@@ -135,7 +171,9 @@ class _Chainer:
                 if same_node(*node, *bridge) or any(same_node(*node, *other) for other in answers + earlier):
                     continue
                 base = self.base[fact_id]
+                label = self.labels.get(fact_id, {}).get(normalize(node[0]))
                 update = {"answer": node[0], "answer_type": node[1], "bridge": bridge[0]}
+                update["answer_label"] = label
                 hops.append(base.model_copy(update=update))
         return hops
 
@@ -153,15 +191,20 @@ def multi_hop_plans(
     rng: random.Random,
     *,
     maskable: Mapping[str, Sequence[Node]] | None = None,
+    labels: Mapping[str, Mapping[str, str]] | None = None,
     max_per_answer: int = 3,
+    rejects: list[Reject] | None = None,
 ) -> list[QuestionPlan]:
     """Chains of 2..max_hops single-hop facts, innermost first, each hop's answer named in the next.
 
     Hop i+1 is another fact whose graph has a node naming hop i's answer (`same_node`; that node is the
     bridge) and masks one of its `maskable` nodes (default: its single-hop answer) that is not the
     bridge, not an earlier answer and not a node of an earlier hop (which would give the answer away).
-    No fact or answer repeats. Where a chain has more than `max_per_answer` next hops, the seeded `rng`
-    samples that many, so big dumps stay bounded. Plans come depth-first in the order of `single`.
+    No fact or answer repeats. A chain only goes on through an answer whose spaCy label (`labels`:
+    fact id -> normalised node -> label) is a named entity (gates.bridge_not_entity); each chain
+    stopped there is added to `rejects` when given. Where a chain has more than `max_per_answer` next
+    hops, the seeded `rng` samples that many, so big dumps stay bounded. Plans come depth-first in the
+    order of `single`.
     """
     if not 1 <= max_hops <= MAX_HOPS:
         raise BadInputError(f"max_hops must be between 1 and {MAX_HOPS}, got {max_hops}")
@@ -171,7 +214,7 @@ def multi_hop_plans(
         maskable = {
             plan.hops[0].fact_id: [(plan.hops[0].answer, plan.hops[0].answer_type)] for plan in single
         }
-    chainer = _Chainer(single, maskable)
+    chainer = _Chainer(single, maskable, labels if labels is not None else _hop_labels(single))
     plans: list[QuestionPlan] = []
 
     def extend(chain: list[PlanHop]) -> None:
@@ -181,6 +224,13 @@ def multi_hop_plans(
         if len(chain) == max_hops:
             return
         options = chainer.continuations(chain)
+        not_entity = bridge_not_entity(chain[-1].answer_label) if options else None
+        if not_entity is not None:
+            if rejects is not None:
+                key = "m:" + ">".join(chainer.hop_label(hop) for hop in chain) + ">..."
+                detail = f"{not_entity}: {chain[-1].answer!r} ({len(options)} next hops not made)"
+                rejects.append(Reject(stage=STAGE, reason="bridge_not_entity", key=key, detail=detail))
+            return
         if len(options) > max_per_answer:
             picked = sorted(rng.sample(range(len(options)), max_per_answer))
             options = [options[index] for index in picked]
@@ -190,6 +240,15 @@ def multi_hop_plans(
     for plan in single:
         extend([plan.hops[0]])
     return plans
+
+
+def _hop_labels(single: Sequence[QuestionPlan]) -> dict[str, dict[str, str]]:
+    """The answer labels the single-hop plans carry, for callers that give no entity labels."""
+    return {
+        plan.hops[0].fact_id: {normalize(plan.hops[0].answer): plan.hops[0].answer_label}
+        for plan in single
+        if plan.hops[0].answer_label
+    }
 
 
 # --- changes and false premises ---------------------------------------------------------------------
@@ -214,10 +273,30 @@ def changeable_nodes(plan: QuestionPlan) -> list[Node]:
     return nodes
 
 
-def paraphrase_changes(plan: QuestionPlan, reference: date) -> list[NodeChange]:
-    """The paraphrase of every changeable node that has one."""
-    changes = (paraphrase(node, node_type, reference) for node, node_type in changeable_nodes(plan))
-    return [change for change in changes if change is not None]
+Labels = Mapping[str, Mapping[str, str]]  # fact id -> normalised node -> spaCy entity label
+
+
+def node_label(plan: QuestionPlan, node: str, labels: Labels | None) -> str | None:
+    """spaCy's label of a node in any hop's keypoints; "" when no labels are given (not known)."""
+    if labels is None:
+        return ""
+    key = normalize(node)
+    return next((labels[hop.fact_id][key] for hop in plan.hops if key in labels.get(hop.fact_id, {})), None)
+
+
+def paraphrase_changes(plan: QuestionPlan, reference: date, labels: Labels | None = None) -> list[NodeChange]:
+    """The paraphrase of every changeable node that has one, with at most one relative date."""
+    changes: list[NodeChange] = []
+    for node, node_type in changeable_nodes(plan):
+        change = paraphrase(node, node_type, reference, node_label(plan, node, labels))
+        if change is None or (change.rule == "relative_date" and _has_date(changes)):
+            continue
+        changes.append(change)
+    return changes
+
+
+def _has_date(changes: Sequence[NodeChange]) -> bool:
+    return any(change.rule in DATE_RULES for change in changes)
 
 
 def false_premise_target(valid: int, share: float) -> int:
@@ -226,14 +305,20 @@ def false_premise_target(valid: int, share: float) -> int:
 
 
 def _false_change(
-    plan: QuestionPlan, reference: date, seed: int, surnames: Sequence[str], countries: Sequence[str] | None
+    plan: QuestionPlan,
+    reference: date,
+    seed: int,
+    surnames: Sequence[str],
+    countries: Sequence[str] | None,
+    labels: Labels | None = None,
 ) -> NodeChange | None:
     """One false change for the plan, from an rng of its own so it does not depend on other plans."""
     rng = random.Random(f"{seed}:false:{plan.id}")
     nodes = changeable_nodes(plan)
     rng.shuffle(nodes)
     for node, node_type in nodes:
-        change = perturb(node, node_type, reference, rng, surnames, countries)
+        label = node_label(plan, node, labels)
+        change = perturb(node, node_type, reference, rng, surnames, countries, label)
         if change is not None:
             return change
     return None
@@ -246,6 +331,7 @@ def false_premise_plans(
     seed: int,
     surnames: Sequence[str],
     countries: Sequence[str] | None = None,
+    labels: Labels | None = None,
 ) -> tuple[list[QuestionPlan], list[Reject]]:
     """False-premise plans ("f:<plan id>") making up `share` of all plans, in the order of `valid`.
 
@@ -255,7 +341,7 @@ def false_premise_plans(
     target = false_premise_target(len(valid), share)
     candidates = []
     for plan in valid:
-        change = _false_change(plan, reference, seed, surnames, countries) if target else None
+        change = _false_change(plan, reference, seed, surnames, countries, labels) if target else None
         if change is not None:
             candidates.append((plan, change))
     picked = sorted(
@@ -265,6 +351,8 @@ def false_premise_plans(
     for index in picked:
         plan, change = candidates[index]
         kept = [old for old in plan.changes if normalize(old.node) != normalize(change.node)]
+        if change.rule in DATE_RULES:  # one relative date per question
+            kept = [old for old in kept if old.rule not in DATE_RULES]
         plans.append(
             QuestionPlan(id=f"f:{plan.id}", kind="false_premise", hops=plan.hops, changes=kept + [change])
         )
@@ -309,10 +397,22 @@ def make_plans(
     keypoints = {fact.id: [keypoint.text for keypoint in fact.keypoints] for fact in facts}
     graph_of = {graph.fact_id: graph for graph in reversed(graphs)}  # the first graph of a fact wins
     planned = [plan.hops[0].fact_id for plan in single]
-    maskable = {fact_id: maskable_nodes(graph_of[fact_id], keypoints[fact_id]) for fact_id in planned}
+    maskable = {fact_id: gated_nodes(graph_of[fact_id], keypoints[fact_id]) for fact_id in planned}
+    labels = {
+        fact_id: {normalize(entity.text): entity.label for entity in reversed(graph_of[fact_id].entities)}
+        for fact_id in planned
+    }
+    bridge_rejects: list[Reject] = []
     multi = multi_hop_plans(
-        single, max_hops, random.Random(f"{seed}:multi"), maskable=maskable, max_per_answer=max_per_answer
+        single,
+        max_hops,
+        random.Random(f"{seed}:multi"),
+        maskable=maskable,
+        labels=labels,
+        max_per_answer=max_per_answer,
+        rejects=bridge_rejects,
     )
+    rejects = rejects + bridge_rejects
     if documents is not None:
         multi, shortcuts = drop_shortcuts(multi, documents)
         rejects = rejects + shortcuts
@@ -320,8 +420,10 @@ def make_plans(
         kept = sorted(random.Random(f"{seed}:multi-cap").sample(range(len(multi)), max_multi_hop))
         multi = [multi[index] for index in kept]
     valid = [
-        plan.model_copy(update={"changes": paraphrase_changes(plan, reference_date)})
+        plan.model_copy(update={"changes": paraphrase_changes(plan, reference_date, labels)})
         for plan in single + multi
     ]
-    false, short = false_premise_plans(valid, false_premise_share, reference_date, seed, surnames, countries)
+    false, short = false_premise_plans(
+        valid, false_premise_share, reference_date, seed, surnames, countries, labels
+    )
     return valid + false, rejects + short

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict
 from rapidfuzz import fuzz
 
 from irbgen.errors import BadInputError
+from irbgen.irb.gates import false_premise_lost, question_failure
 from irbgen.irb.keypoints import check_backend
 from irbgen.irb.realize import NodeNotFound, realize_plan
 from irbgen.irb.records import GeneratedQuestion, KnowledgeGraph, PlanHop, QuestionPlan, Reject, Triple
@@ -27,6 +28,7 @@ from irbgen.irb.text import TOKEN, fold, stem, words
 from irbgen.irb.transforms import apply_changes
 from irbgen.llm.prompts import Prompt, load_prompt
 from irbgen.pipeline.stage import StageContext
+from irbgen.spacy_models import DEFAULT_MODEL
 
 STEP_PROMPT = "irb_question_step"
 CHECK_PROMPT = "irb_question_check"
@@ -305,8 +307,10 @@ class WriteQuestions:
         graphs: Iterable[KnowledgeGraph] = (),
         temperature: float = 0.0,
         prompt_dir: Path | str | None = None,
+        parser_model: str = DEFAULT_MODEL,
     ) -> None:
         self.backend = check_backend(backend, BACKENDS)
+        self.parser_model = parser_model  # spaCy tagger and parser for the gates
         self.index = UniquenessIndex(graphs)
         self.temperature = temperature
         self.prompt_dir = prompt_dir
@@ -337,8 +341,20 @@ class WriteQuestions:
         extra = {"raw": raw[:MAX_RAW_CHARS]} if raw else {}
         return Reject(stage=self.name, reason=reason, key=plan.id, detail=detail, extra=extra)
 
+    def _gate_failure(self, plan: QuestionPlan, sub_questions: Sequence[str]) -> tuple[int, str, str] | None:
+        """(sub-question index, gate, detail) of the first question gate failed (irb/gates.py), or None."""
+        from irbgen.wikipedia.stages import load_parser
+
+        nlp = load_parser(self.parser_model)
+        for index, (question, hop) in enumerate(zip(sub_questions, plan.hops, strict=True)):
+            failure = question_failure(question, hop.answer_label, nlp(question), nested=index > 0)
+            if failure is not None:
+                return index, failure[0], failure[1]
+        return None
+
     def _final_check(self, plan: QuestionPlan, sub_questions: Sequence[str]) -> Reject | None:
-        """bad_question for a non-question; answer_leak when sub-question i holds the answer of hop <= i."""
+        """bad_question for a non-question; answer_leak when sub-question i holds the answer of hop <= i;
+        then the quality gates, each its own reason."""
         for index, question in enumerate(sub_questions):
             if not is_question(question):
                 detail = "empty question" if not question.strip() else f"not a question: {question!r}"
@@ -349,7 +365,15 @@ class WriteQuestions:
                     whose = "its own answer" if earlier == index else f"hop {earlier}'s answer"
                     detail = f"sub-question {index} contains {whose} {hop.answer!r}: {question}"
                     return self._reject(plan, "answer_leak", detail)
-        return None
+        for change in plan.changes:
+            lost = false_premise_lost(sub_questions[-1], change.replacement)
+            if change.kind == "false_premise" and lost is not None:
+                return self._reject(plan, "false_premise_lost", f"{lost}: {sub_questions[-1]}")
+        failure = self._gate_failure(plan, sub_questions)
+        if failure is None:
+            return None
+        index, gate, detail = failure
+        return self._reject(plan, gate, f"sub-question {index}: {detail}: {sub_questions[index]}")
 
     # --- rules -------------------------------------------------------------------------------------
 
@@ -457,11 +481,25 @@ class WriteQuestions:
             why = verdict.reason.strip() or "the check found several answers"
             return self._reject(plan, "not_unique", why)
         polished, error, raw = await self._ask(
-            client, refine, QuestionRefineReply, question=steps[-1], answer=plan.answer
+            client, refine, QuestionRefineReply, question=steps[-1], answer=plan.answer, problems="(none)"
         )
         if polished is None:
             return self._reject(plan, "llm_error", f"refine: {error}", raw=raw)
         sub_questions[-1] = squash(polished.question)
+        failure = self._gate_failure(plan, sub_questions)
+        if failure is not None:  # one more refinement, told what is wrong; then the gate rejects it
+            index, gate, detail = failure
+            again, error, raw = await self._ask(
+                client,
+                refine,
+                QuestionRefineReply,
+                question=sub_questions[index],
+                answer=plan.hops[index].answer,
+                problems=f"{gate}: {detail}",
+            )
+            if again is None:
+                return self._reject(plan, "llm_error", f"refine after {gate}: {error}", raw=raw)
+            sub_questions[index] = squash(again.question)
         rejected = self._final_check(plan, sub_questions)
         if rejected is not None:
             return rejected

@@ -64,7 +64,7 @@ _QUANTITY = re.compile(
 )
 _FRONT_COMMA = re.compile(
     r"^(?P<phrase>(?:In|On|At|During|Since|By|After|Before|From|Until|Between|Throughout|Following|Within)"
-    r"(?:\s[^,\s]+){1,5}),\s+(?P<rest>\S.*)$"
+    r"(?:\s[^,\s]+){1,5}),\s+(?!\d{3,4}\b)(?P<rest>\S.*)$"
 )
 _FRONT_BARE = re.compile(
     rf"^(?P<phrase>(?:In|On|During|Since|By|After|Before|Until)\s(?:\d{{3,4}}|[{ANSWER}{BRIDGE}]))"
@@ -288,6 +288,8 @@ def wh_phrase(slot: Slot, answer: str, answer_type: str, *, subject: bool) -> st
         return _date_wh(slot.prep, _date_kind(answer))
     if answer_type == "Quantity":
         counted = _quantity_noun(answer) or slot.noun
+        if "%" in answer or re.search(r"\bper ?cent\b", answer):
+            return _with_prep(slot.prep, "what percentage")
         return _with_prep(slot.prep, f"how many {counted}" if counted else "what amount")
     if slot.descriptor:
         return _with_prep(slot.prep, f"which {slot.descriptor}" + ("'s" if slot.possessive else ""))

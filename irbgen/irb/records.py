@@ -230,6 +230,7 @@ class PlanHop(_Record):
     triples: list[Triple]  # the fact's graph, nodes as written (before any NodeChange)
     answer: str  # the masked node: this hop's answer
     answer_type: str
+    answer_label: str | None = None  # spaCy's entity label of the answer in the keypoints
     bridge: str | None = None  # the previous hop's answer as it appears unmasked here; None for hop 0
     documents: list[str]  # ids of the documents that support the fact
 

@@ -1,9 +1,12 @@
 """Node transforms for question plans: paraphrases that make a question harder, and false premises.
 
-Paraphrases (IRB §3): Person -> initials and surname ("Cristiano Ronaldo" -> "C. Ronaldo"); Date ->
+Paraphrases (IRB §3), each kept to the form a careful writer would use: Person -> initials and surname
+("Cristiano Ronaldo" -> "C. Ronaldo"), only for a spaCy PERSON with a given name and a surname; Date ->
 relative to a reference date ("30 Nov 2024" -> "10 months ago" on 29 Sep 2025: whole units rounded
-half up); Country -> "the country whose flag is <flag emoji>"; Quantity -> words ("1.5" -> "one point
-five"). False premises: another surname, a relative time at least a year off, another country, a value
+half up), one per question; Quantity -> words only for a small whole number standing alone ("5
+children" -> "five children"; never before %, units, decimals, ranges or times). IRB's flag emoji for
+countries is not used: countries keep their names.
+False premises: another surname, a relative time at least a year off, another country, a value
 scaled by a factor far from 1. Pure functions; randomness comes from the caller's `random.Random`.
 """
 
@@ -183,16 +186,41 @@ def perturbed_value(text: str, rng: random.Random) -> str | None:
         return None
     value = _number_value(match)
     original = match.group(0)
+    share = re.match(r"\s*(?:%|per ?cent\b)", text[match.end() :]) is not None
     for _ in range(8):
-        factor = rng.uniform(0.25, 0.7) if rng.random() < 0.5 else rng.uniform(1.4, 3.0)
+        down = rng.random() < 0.5 or (share and value > 40)  # a share stays at most 100%
+        factor = rng.uniform(0.25, 0.7) if down else rng.uniform(1.4, 3.0)
         candidate = _format_like(value * Decimal(str(round(factor, 6))), match)
-        if candidate != original and Decimal(candidate.replace(",", "")) > 0:
+        number = Decimal(candidate.replace(",", ""))
+        if candidate != original and number > 0 and not (share and number > 100):
             break
     else:  # tiny values round back to themselves or to zero: step up by whole units of the last digit
         frac = match.group("frac") or ""
         step = Decimal(1).scaleb(-(len(frac) - 1 if frac else 0))
         candidate = _format_like(value + step * rng.randint(1, 9), match)
     return text[: match.start()] + candidate + text[match.end() :]
+
+
+SMALL_NUMBER_MAX = 99  # whole numbers a careful writer spells out
+_SMALL_NUMBER = re.compile(
+    r"^(?P<hedge>(?:about|around|nearly|almost|some|over|under)\s+)?(?P<num>[1-9]\d?)(?:\s+(?P<noun>[a-z][a-z-]*(?:\s+[a-z][a-z-]*)?))?$"
+)
+_NOT_COUNTED = frozenset(
+    """percent per cent m km cm mm kg g t ft mi mph ha kw mw gw kwh mwh gwh sqmi sq mm acres
+    metres meters kilometres kilometers miles feet inches pounds dollars euros degrees points""".split()
+)
+
+
+def small_number_words(text: str) -> str | None:
+    """ "5 children" -> "five children": a whole number up to SMALL_NUMBER_MAX standing alone, else None."""
+    match = _SMALL_NUMBER.match(text.strip())
+    if match is None or int(match.group("num")) > SMALL_NUMBER_MAX:
+        return None
+    noun = match.group("noun") or ""
+    if noun and noun.split()[0] in _NOT_COUNTED:
+        return None
+    words = num2words(int(match.group("num"))).replace("-", " ")
+    return " ".join(part for part in (match.group("hedge") or "", words, noun) if part).replace("  ", " ")
 
 
 # --- people -----------------------------------------------------------------------------------------
@@ -230,6 +258,23 @@ def initials_and_surname(name: str) -> str | None:
     prefix, given, surname, suffix = parts
     short = " ".join(prefix + [_initial(word) for word in given] + surname + suffix)
     return None if short == " ".join(name.split()) else short
+
+
+_GIVEN_NAME = re.compile(r"[A-Z][a-z]+(?:[-'’][A-Z]?[a-z]+)*")
+_NOT_GIVEN_NAMES = frozenset(
+    """president prime minister king queen prince princess general colonel captain saint st emperor pope
+    chancellor governor senator judge bishop the new north south east west""".split()
+)
+
+
+def is_personal_name(name: str) -> bool:
+    """At least a given name and a surname, written as names are (no titles, codes or initials only)."""
+    parts = _name_parts(name)
+    if parts is None:
+        return False
+    _, given, surname, _ = parts
+    words = given + surname
+    return all(_GIVEN_NAME.fullmatch(word) and word.lower() not in _NOT_GIVEN_NAMES for word in words)
 
 
 def other_surname(name: str, rng: random.Random, surnames: Sequence[str]) -> str | None:
@@ -334,14 +379,19 @@ def other_country(country: str, rng: random.Random, countries: Sequence[str]) ->
 _PARAPHRASES: dict[str, tuple[str, Callable[[str, date], str | None]]] = {
     "Person": ("initials", lambda node, reference: initials_and_surname(node)),
     "Date": ("relative_date", relative_time),
-    "Country": ("flag", lambda node, reference: flag_phrase(node)),
-    "Quantity": ("number_words", lambda node, reference: number_words(node)),
+    "Quantity": ("number_words", lambda node, reference: small_number_words(node)),
 }
 
 
-def paraphrase(node: str, node_type: str, reference: date) -> NodeChange | None:
-    """The paraphrase of an unmasked node, or None for other types or when it cannot be rewritten."""
+def paraphrase(node: str, node_type: str, reference: date, label: str | None = "") -> NodeChange | None:
+    """The paraphrase of an unmasked node, or None for other types or when it cannot be rewritten.
+
+    `label` is spaCy's entity label of the node (None when it has none); "" means not known, as in
+    callers that check names themselves. Initials need a PERSON with a personal name.
+    """
     if node_type not in _PARAPHRASES:
+        return None
+    if node_type == "Person" and (label not in ("", "PERSON") or not is_personal_name(node)):
         return None
     rule, rewrite = _PARAPHRASES[node_type]
     replacement = rewrite(node, reference)
@@ -357,8 +407,14 @@ def perturb(
     rng: random.Random,
     surnames: Sequence[str],
     countries: Sequence[str] | None = None,
+    label: str | None = "",
 ) -> NodeChange | None:
-    """A false value for the node (a false premise), always different from it, or None if it has none."""
+    """A false value for the node (a false premise), always different from it, or None if it has none.
+
+    A Person is changed only when it is a spaCy PERSON (`label`, "" when not known) with a personal name.
+    """
+    if node_type == "Person" and (label not in ("", "PERSON") or not is_personal_name(node)):
+        return None
     if node_type == "Person":
         rule, replacement = "other_surname", other_surname(node, rng, surnames)
     elif node_type == "Date":
@@ -384,9 +440,20 @@ def _change_pattern(change: NodeChange) -> str:
     body = r"\s+".join(re.escape(word) for word in words)
     if change.replacement.lower().startswith("the "):
         body = r"(?:the\s+)?" + body  # "the Netherlands" -> "the country whose flag is ...", not "the the"
-    if change.rule in DATE_RULES:
-        body = r"(?:(?:in|on)\s+)?" + body  # "opened on 12 March 2024" -> "opened 1 year ago"
+    if change.rule in DATE_RULES:  # "opened on 12 March 2024" -> "opened 1 year ago"; not after "since"
+        body = _NOT_AFTER_TIME_WORD + r"(?:(?:in|on)\s+)?" + body
+    if change.rule == "number_words":  # only where the number stands alone in this text
+        body = _NOT_AFTER_VALUE + body + _NOT_BEFORE_VALUE
     return body
+
+
+_TIME_WORDS = ("since", "until", "till", "from", "by", "before", "after", "to", "of", "and")
+_NOT_AFTER_TIME_WORD = "".join(rf"(?<!\b{word}\s)" for word in _TIME_WORDS)
+_NOT_AFTER_VALUE = r"(?<![-−–$£€¥.,:/])(?<!\d\s)(?<!\d\sto\s)"
+_NOT_BEFORE_VALUE = (
+    r"(?!\s*(?:%|[.,:/]\d|[-−–]\s*\d|to\s+\d|(?:percent|per\s+cent|million|billion|thousand)\b))"
+    r"(?!\s+(?:" + "|".join(sorted(_NOT_COUNTED)) + r")\b)"
+)
 
 
 def apply_changes(text: str, changes: Sequence[NodeChange]) -> str:

@@ -1,0 +1,431 @@
+"""Quality gates shared by both backends: named checks a keypoint, a question or a plan must pass.
+
+Each gate is a function that returns None when the text passes and a short detail when it fails; its
+name is the reject reason. Keypoint gates run in the keypoint stage, question gates on every hop's
+sub-question and on the final question, answer and bridge gates when plans are made. The rules
+backend is built to pass them; the llm backend gets one refinement, then a reject.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from irbgen.irb.records import Entity
+
+MAX_QUESTION_WORDS = 40
+MAX_CLAUSES = 3  # relative or wh-clause words in one question
+BRIDGE_LABELS = frozenset("PERSON ORG GPE LOC FAC EVENT WORK_OF_ART NORP".split())
+VALUE_LABELS = frozenset("CARDINAL PERCENT MONEY QUANTITY".split())
+
+Gate = Callable[..., str | None]
+
+# --- keypoints: standing alone ------------------------------------------------------------------------
+
+_CONNECTIVES = (
+    "however|therefore|thus|hence|also|additionally|furthermore|moreover|meanwhile|later|subsequently"
+    "|afterwards?|then|instead|nevertheless|nonetheless|consequently|still|yet|besides|likewise|similarly"
+    "|accordingly|indeed|otherwise|finally|eventually|again|so|and|but|or|nor|as such|in addition"
+    "|as a result|in contrast|by contrast|in turn|in response|in particular|at first|at last|by then"
+    "|since then|until then|after that|before that|soon after(?:wards)?|shortly after(?:wards)?"
+    "|in the meantime|on the other hand|at the same time|for example|for instance|in fact|in total"
+    "|overall|ultimately|initially|previously|earlier|recently|currently|today|now"
+)
+_ADJECTIVE_LEAD = re.compile(r"^(?:earlier|later|previous|initial|recent|current)\s+[a-z]+s\b", re.I)
+_LEADING_CONNECTIVE = re.compile(rf"^(?:{_CONNECTIVES})\b(?!-)", re.IGNORECASE)
+_UNIT = r"(?:days?|weeks?|months?|years?|decades?|centuries|century|seasons?|hours?|minutes?)"
+_NUMBER_WORD = (
+    r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|several|few|many|some|\d+)"
+)
+_TIME_ANCHOR = re.compile(
+    rf"\b(?:{_NUMBER_WORD}\s+(?:more\s+)?{_UNIT}\s+(?:later|earlier|after(?:wards)?|before|prior)\b(?!\s+(?:the|a|an|his|her|its|their|[A-Z\d]))"
+    rf"|(?:the|that|this)\s+(?:following|next|previous|preceding|same|prior)\s+{_UNIT}"
+    rf"|(?:later|earlier)\s+(?:that|this|the same)\s+{_UNIT}"
+    rf"|(?:that|this)\s+{_UNIT}\b(?!\s+(?:of|in)\b)"
+    r"|at\s+(?:the|that)\s+time\b(?!\s+of\b)|by\s+then|since\s+then|until\s+then"
+    r"|the\s+(?:latter|former)(?=\s*[,.;)]|\s+(?:was|is|were|are|had|has|became|did)\b)"
+    r"|(?:the\s+)?aforementioned)",
+    re.IGNORECASE,
+)
+
+
+def leading_connective(text: str) -> str | None:
+    """A connective or a time anchor that needs the sentence before ("However", "Two days later")."""
+    stripped = text.strip().lstrip("\"'“‘(")
+    match = _LEADING_CONNECTIVE.match(stripped)
+    if match is not None and not _ADJECTIVE_LEAD.match(stripped):
+        return f"starts with {match.group(0)!r}"
+    anchor = _TIME_ANCHOR.search(text)
+    if anchor is not None:
+        return f"time anchor {anchor.group(0)!r}"
+    return None
+
+
+_PRONOUNS = frozenset("he she they them him his her hers its their theirs it".split())
+_DEMONSTRATIVES = frozenset("this these those such".split())
+# Nouns whose one referent every reader knows, so "the <noun>" needs no antecedent.
+_UNIQUE_NOUNS = frozenset(
+    """world sun moon earth universe internet web public past future present sea weather economy
+    environment media press police military army navy population majority minority rest""".split()
+)
+_NOUN_TAGS = frozenset(("NN", "NNS"))
+_NAME_TAGS = frozenset(("NNP", "NNPS"))
+_WH_WORDS = frozenset("who whom whose which what".split())
+_PERSONAL = frozenset("he she him his her hers".split())
+
+
+def _noun_key(token: Any) -> str:
+    """A noun's comparable form without spaCy's lemmatizer: lower case, a plural -s dropped."""
+    lower = token.lower_
+    return lower[:-1] if token.tag_ == "NNS" and lower.endswith("s") else lower
+
+
+def _has_antecedent(doc: Any, index: int) -> bool:
+    """A noun (a name, for he and she) or a wh-word stands before token `index`; tags only, no NER."""
+    personal = doc[index].lower_ in _PERSONAL
+    tags = _NAME_TAGS if personal else _NAME_TAGS | _NOUN_TAGS
+    return any(token.tag_ in tags or token.lower_ in _WH_WORDS for token in doc[:index])
+
+
+def _bare_description(token: Any) -> bool:
+    """A common noun led by "the" with nothing that says which one (no modifier, clause or of-phrase)."""
+    if token.tag_ not in _NOUN_TAGS or not (token.is_lower and token.is_alpha):
+        return False
+    if _noun_key(token) in _UNIQUE_NOUNS:
+        return False
+    children = list(token.children)
+    if not children or children[0].dep_ != "det" or children[0].lower_ != "the":
+        return False
+    if any(child.dep_ not in ("det", "punct") for child in children):
+        return False  # an adjective, compound, of-phrase, relative clause or apposition narrows it
+    if token.dep_ in ("compound", "poss", "appos") or token.head.tag_ in _NAME_TAGS:
+        return False
+    earlier = {_noun_key(t) for t in token.doc[: children[0].i] if t.tag_ in _NOUN_TAGS | _NAME_TAGS}
+    return _noun_key(token) not in earlier
+
+
+def unresolved_reference(doc: Any) -> str | None:
+    """A pronoun, demonstrative or bare definite description whose referent is not in the text.
+
+    `doc` is a spaCy parse with tags and dependencies (the build's light parser: no NER needed).
+    """
+    for token in doc:
+        lower = token.lower_
+        if lower in _PRONOUNS and token.tag_ in ("PRP", "PRP$") and token.dep_ != "expl":
+            if not _has_antecedent(doc, token.i):
+                return f"pronoun {token.text!r} refers outside the text"
+        elif lower in _DEMONSTRATIVES and token.dep_ in ("det", "nsubj", "nsubjpass", "dobj", "pobj"):
+            return f"{token.text!r} points outside the text"
+        elif _bare_description(token):
+            return f"'the {token.text}' refers outside the text"
+    return None
+
+
+_BROKEN = re.compile(r"\(\s*[;,:.]?\s*\)|\(\s*[;,:]|[;,:]\s*\)|\s[,;:]\s*[,;:.]|\.\s*\.(?!\.)")
+
+
+def broken_text(text: str) -> str | None:
+    """Leftovers of removed markup: empty brackets, "(;", doubled punctuation, unbalanced brackets."""
+    match = _BROKEN.search(text)
+    if match is not None:
+        return f"markup leftover {match.group(0)!r}"
+    return unbalanced(text)
+
+
+def keypoint_failure(text: str, doc: Any) -> tuple[str, str] | None:
+    """(gate name, detail) of the first keypoint gate that fails, or None; `doc` is spaCy's parse."""
+    for name, detail in (
+        ("broken_text", broken_text(text)),
+        ("leading_connective", leading_connective(text)),
+        ("unresolved_reference", unresolved_reference(doc)),
+    ):
+        if detail is not None:
+            return name, detail
+    return None
+
+
+# --- questions: shape ---------------------------------------------------------------------------------
+
+_WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")
+_CLAUSE_WORDS = re.compile(r"\b(?:who|whom|whose|which|that|where|when|whereby)\b", re.IGNORECASE)
+_PAIRS = (("(", ")"), ("[", "]"), ("{", "}"), ("“", "”"))
+_FLAG = re.compile("[\U0001f1e6-\U0001f1ff]")
+_RELATIVE_DATE = re.compile(
+    r"\b(?:\d+|an?|one)\s+(?:days?|weeks?|months?|years?)\s+ago\b|\bin\s+\d+\s+(?:days?|weeks?|months?|years?)\b"
+    r"|\b(?:today|this month|this year)\b",
+    re.IGNORECASE,
+)
+_NUMBER_WORDS = (
+    r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen"
+    r"|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred"
+    r"|thousand|million|billion)"
+)
+_GLUED = re.compile(
+    rf"\b{_NUMBER_WORDS}(?:%|\s*(?::|[.,]\d|[–-]\d|\s+point\s+{_NUMBER_WORDS}|\s+(?:percent|per cent)\b))"
+    rf"|[-−–]{_NUMBER_WORDS}\b|\d\s*(?:–|-|to)\s*{_NUMBER_WORDS}\b|\b{_NUMBER_WORDS}\s+(?:–|to)\s+\d",
+    re.IGNORECASE,
+)
+
+
+def too_long(question: str) -> str | None:
+    """More than MAX_QUESTION_WORDS words."""
+    count = len(_WORD.findall(question))
+    return f"{count} words (at most {MAX_QUESTION_WORDS})" if count > MAX_QUESTION_WORDS else None
+
+
+def unbalanced(question: str) -> str | None:
+    """An opening bracket or quote without its closing one, or the reverse."""
+    for opening, closing in _PAIRS:
+        depth = 0
+        for char in question:
+            depth += (char == opening) - (char == closing)
+            if depth < 0:
+                return f"{closing!r} without {opening!r}"
+        if depth:
+            return f"{opening!r} without {closing!r}"
+    if question.count('"') % 2:
+        return 'an unclosed "'
+    return None
+
+
+def _inside_quotes_or_brackets(question: str) -> list[str]:
+    """The quoted and bracketed passages of the question."""
+    return re.findall(r'"[^"]*"|“[^”]*”|\([^()]*\)', question)
+
+
+def too_nested(question: str) -> str | None:
+    """More than MAX_CLAUSES clause words, or a clause or the asked-for slot inside quotes or brackets."""
+    count = len(_CLAUSE_WORDS.findall(question))
+    if count > MAX_CLAUSES:
+        return f"{count} clause words (at most {MAX_CLAUSES})"
+    for passage in _inside_quotes_or_brackets(question):
+        if re.search(r"\b(?:what|which|who|whom|whose|when|how many|how much)\b", passage, re.IGNORECASE):
+            return f"a question word inside {passage[:60]!r}"
+    return None
+
+
+def flag_emoji(question: str) -> str | None:
+    """A flag emoji: a careful writer names the country."""
+    return "a flag emoji" if _FLAG.search(question) else None
+
+
+def relative_dates(question: str) -> str | None:
+    """More than one relative date ("61 years ago"), or two side by side."""
+    found = _RELATIVE_DATE.findall(question)
+    return f"{len(found)} relative dates: {', '.join(found)}" if len(found) > 1 else None
+
+
+def glued_number_words(question: str) -> str | None:
+    """A number in words next to a symbol, a decimal, a time or a range ("fifty four%", "sixteen:51")."""
+    match = _GLUED.search(question)
+    return f"number words glued: {match.group(0)!r}" if match else None
+
+
+# --- questions: the question word agrees with the answer ---------------------------------------------
+
+_WH_KINDS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\b(?:who|whom|whose)\b", re.IGNORECASE), "person"),
+    (re.compile(r"\bwhich (?:country|nation|state)\b", re.IGNORECASE), "place"),
+    (re.compile(r"\b(?:which|what) (?:place|city|town|region|area)\b|\bwhere\b", re.IGNORECASE), "place"),
+    (re.compile(r"\b(?:which|what) organi[sz]ation\b", re.IGNORECASE), "organization"),
+    (re.compile(r"\bwhen\b|\b(?:what|which) (?:year|date|month|day|decade|century)\b", re.I), "time"),
+    (re.compile(r"\bhow (?:many|much)\b|\bwhat (?:amount|number|percentage|share)\b", re.I), "amount"),
+)
+_KINDS_OF_LABEL = {
+    "PERSON": {"person"},
+    "GPE": {"place"},
+    "LOC": {"place"},
+    "FAC": {"place"},
+    "ORG": {"organization"},
+    "DATE": {"time"},
+    "TIME": {"time"},
+    "CARDINAL": {"amount"},
+    "PERCENT": {"amount"},
+    "MONEY": {"amount"},
+    "QUANTITY": {"amount"},
+}
+
+
+def question_kinds(question: str) -> list[str]:
+    """The answer kinds the question's wh-phrases ask for, in the order of the patterns."""
+    return [kind for pattern, kind in _WH_KINDS if pattern.search(question)]
+
+
+def wh_mismatch(question: str, answer_label: str | None, *, nested: bool = False) -> str | None:
+    """A wh-phrase that asks for another kind of thing than spaCy's label of the answer says.
+
+    A question with no specific wh-phrase ("what", "which river") always passes. `nested` questions
+    carry relative clauses ("the person who"), so only their first wh-phrase is held to the answer.
+    """
+    asked = question_kinds(question)
+    if not asked:
+        return None
+    allowed = _KINDS_OF_LABEL.get(answer_label or "", set())
+    if nested:
+        asked = asked[:1]
+    wrong = [kind for kind in asked if kind not in allowed]
+    if wrong and not (set(asked) & allowed and nested):
+        label = answer_label or "no entity label"
+        return f"asks for a {wrong[0]} but the answer is {label}"
+    return None
+
+
+def question_failure(
+    question: str, answer_label: str | None, doc: Any | None = None, *, nested: bool = False
+) -> tuple[str, str] | None:
+    """(gate name, detail) of the first question gate that fails, or None; `doc` parses the question."""
+    checks: list[tuple[str, Callable[[], str | None]]] = [
+        ("question_too_long", lambda: too_long(question)),
+        ("question_unbalanced", lambda: broken_text(question)),
+        ("question_too_nested", lambda: too_nested(question)),
+        ("flag_emoji", lambda: flag_emoji(question)),
+        ("relative_dates", lambda: relative_dates(question)),
+        ("glued_number_words", lambda: glued_number_words(question)),
+        ("wh_mismatch", lambda: wh_mismatch(question, answer_label, nested=nested)),
+    ]
+    if doc is not None:
+        checks.append(("question_unresolved_reference", lambda: unresolved_reference(doc)))
+    for name, check in checks:
+        detail = check()
+        if detail is not None:
+            return name, detail
+    return None
+
+
+def false_premise_lost(question: str, replacement: str) -> str | None:
+    """A false-premise question that no longer carries its false detail."""
+    if re.search(rf"(?<!\w){re.escape(replacement)}(?!\w)", question, re.IGNORECASE):
+        return None
+    return f"the false detail {replacement!r} is not in the question"
+
+
+# --- answers and bridges ------------------------------------------------------------------------------
+
+
+def entity_label(node: str, entities: Iterable[Entity]) -> str | None:
+    """spaCy's label of the entity spelled like `node` (case-insensitive, no leading "the"), or None."""
+    key = _key(node)
+    for entity in entities:
+        if _key(entity.text) == key:
+            return entity.label
+    return None
+
+
+def agreed_type(node: str, node_type: str, label: str | None) -> str | None:
+    """The type to ask a node with: the graph's type when spaCy's label says the same, the label's type
+    when the graph only says "Other", "Other" (asked with "what") without a label, and None when the
+    two disagree: then the question word would be a guess, and the node is not asked for."""
+    from irbgen.irb.triples import node_type as label_type
+
+    if label is None:
+        return "Other"
+    from_label = label_type(label, node)
+    if node_type in (from_label, "Other"):
+        return from_label
+    return None
+
+
+def _key(text: str) -> str:
+    text = " ".join(text.split()).strip(" ,;:.")
+    return re.sub(r"^the\s+", "", text, flags=re.IGNORECASE).casefold()
+
+
+def answer_fragment(answer: str, keypoints: Sequence[str], entities: Iterable[Entity]) -> str | None:
+    """The answer is not a whole name: unbalanced, part of a longer entity, or glued to a capitalised word."""
+    if unbalanced(answer) is not None:
+        return f"{answer!r} is cut inside brackets or quotes"
+    key = _key(answer)
+    for entity in entities:
+        other = _key(entity.text)
+        if other != key and re.search(rf"(?<!\w){re.escape(key)}(?!\w)", other):
+            return f"{answer!r} is part of the entity {entity.text!r}"
+    pattern = re.compile(rf"(?<![\w.])({re.escape(answer.strip())})(?!\w)", re.IGNORECASE)
+    for text in keypoints:
+        for match in pattern.finditer(text):
+            before, after = text[: match.start()], text[match.end() :]
+            previous = re.search(r"(?:^|\s)(\S+) $", before)
+            name_before = previous is not None and previous.start(1) > 0 and _is_name_word(previous.group(1))
+            name_after = re.match(r" (\S+)", after) is not None and _is_name_word(after.split()[0])
+            if before.endswith("-") or name_before or name_after:
+                return f"{answer!r} is part of a longer name in {text[:80]!r}"
+    return None
+
+
+def _is_name_word(word: str) -> bool:
+    """A capitalised word that could continue a name ("Rudolph", "Jr"), not a sentence stop."""
+    return bool(re.fullmatch(r"[A-Z][a-z][\w'’-]*|[A-Z]\.", word))
+
+
+def answer_vague(answer: str, label: str | None) -> str | None:
+    """An answer a reader cannot check: "the Foundation", "the last decade", "the 20th century"."""
+    words = answer.split()
+    if len(words) == 2 and words[0].lower() == "the" and not words[1].isupper():
+        return f"{answer!r} names no one thing"
+    if label in ("DATE", "TIME"):
+        from irbgen.irb.transforms import parse_date
+
+        if parse_date(answer) is None and not re.fullmatch(r"(?:the\s+)?\d{3,4}s", answer.strip(), re.I):
+            return f"{answer!r} is not a year, a month or a date"
+    return None
+
+
+def answer_explained(answer: str, keypoints: Sequence[str]) -> str | None:
+    """The keypoint explains the answer in brackets right after it ("the IMF (International ...)")."""
+    pattern = re.compile(rf"(?<!\w){re.escape(answer.strip())}\s*\(", re.IGNORECASE)
+    for text in keypoints:
+        if pattern.search(text):
+            return f"{answer!r} is followed by a bracket that would give it away"
+    return None
+
+
+def answer_among_values(answer: str, label: str | None, entities: Iterable[Entity]) -> str | None:
+    """A value answer (a number, share, sum or measure) beside another value of its kind in the keypoint."""
+    if label not in VALUE_LABELS:
+        return None
+    key = _key(answer)
+    others = sorted({e.text for e in entities if e.label in VALUE_LABELS and _key(e.text) != key})
+    return f"{answer!r} sits among other values: {', '.join(others[:3])}" if others else None
+
+
+def bridge_not_entity(label: str | None) -> str | None:
+    """A bridge between hops must be a named entity, never a year, a number or a common noun."""
+    if label in BRIDGE_LABELS:
+        return None
+    return f"the bridge is {label or 'not a named entity'}"
+
+
+def answer_failure(
+    answer: str, keypoints: Sequence[str], entities: Sequence[Entity]
+) -> tuple[str, str] | None:
+    """(gate name, detail) of the first answer gate that fails, or None."""
+    label = entity_label(answer, entities)
+    for name, detail in (
+        ("answer_fragment", answer_fragment(answer, keypoints, entities)),
+        ("answer_vague", answer_vague(answer, label)),
+        ("answer_explained", answer_explained(answer, keypoints)),
+        ("answer_among_values", answer_among_values(answer, label, entities)),
+    ):
+        if detail is not None:
+            return name, detail
+    return None
+
+
+GATES: dict[str, Gate] = {
+    "leading_connective": leading_connective,
+    "unresolved_reference": unresolved_reference,
+    "question_too_long": too_long,
+    "question_unbalanced": unbalanced,
+    "question_too_nested": too_nested,
+    "flag_emoji": flag_emoji,
+    "relative_dates": relative_dates,
+    "glued_number_words": glued_number_words,
+    "wh_mismatch": wh_mismatch,
+    "answer_fragment": answer_fragment,
+    "answer_vague": answer_vague,
+    "answer_explained": answer_explained,
+    "broken_text": broken_text,
+    "false_premise_lost": false_premise_lost,
+    "answer_among_values": answer_among_values,
+    "bridge_not_entity": bridge_not_entity,
+}
