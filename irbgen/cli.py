@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from irbgen import __version__
+from irbgen.audit.command import audit
 from irbgen.build_cli import build
 from irbgen.cli_support import counting, progress_display, reporting_errors
 from irbgen.errors import BadInputError
@@ -137,6 +138,7 @@ main.add_command(eval_group)
 main.add_command(report)
 main.add_command(compare)
 main.add_command(build)
+main.add_command(audit)
 
 if __name__ == "__main__":
     main()

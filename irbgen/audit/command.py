@@ -1,0 +1,96 @@
+"""`irbgen audit`: draw a sheet of samples for a human audit, or score a filled one."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import click
+
+from irbgen.cli_support import reporting_errors
+
+DEFAULT_SAMPLE = 100
+MAX_LISTED_PROBLEMS = 50
+
+
+@click.command()
+@click.argument("benchmark", required=False, type=click.Path(path_type=Path))
+@click.option(
+    "--sample", "size", type=click.IntRange(min=1), help=f"Samples to draw.  [default: {DEFAULT_SAMPLE}]"
+)
+@click.option("--seed", type=int, help="Seed of the draw.  [default: 0]")
+@click.option("--out", type=click.Path(path_type=Path), help="Folder to write the sheet to.")
+@click.option("--force", is_flag=True, help="Replace --out if it exists.")
+@click.option(
+    "--score",
+    "score_dir",
+    type=click.Path(path_type=Path),
+    help="Score the filled sheet in this folder (BENCHMARK, if given, overrides the path it records).",
+)
+def audit(
+    benchmark: Path | None,
+    size: int | None,
+    seed: int | None,
+    out: Path | None,
+    force: bool,
+    score_dir: Path | None,
+) -> None:
+    """Audit a benchmark by hand: draw a sheet of samples to judge, or score a filled sheet."""
+    if score_dir is not None:
+        if out is not None or size is not None or seed is not None or force:
+            raise click.UsageError("--score takes no --out, --sample, --seed or --force")
+        _score(score_dir, benchmark)
+    elif benchmark is None or out is None:
+        raise click.UsageError("give BENCHMARK and --out to make a sheet, or --score DIR to score one")
+    else:
+        _sheet(benchmark, DEFAULT_SAMPLE if size is None else size, 0 if seed is None else seed, out, force)
+
+
+def _sheet(benchmark: Path, size: int, seed: int, out: Path, force: bool) -> None:
+    from irbgen.audit.publish import KIND_LABELS
+    from irbgen.audit.records import KINDS
+    from irbgen.audit.sheet import HEADER, MARKDOWN, SHEET, make_sheet, write_sheet
+
+    with reporting_errors():
+        sheet = make_sheet(benchmark, size, seed)
+        write_sheet(out, sheet, force)
+    header = sheet.header
+    kinds = Counter(item.kind for item in sheet.items)
+    mix = ", ".join(f"{kinds[kind]} {KIND_LABELS[kind]}" for kind in KINDS if kinds[kind])
+    if header.size < size:
+        click.echo(f"{benchmark} has only {header.size} samples; the sheet holds all of them: {mix}")
+    else:
+        click.echo(f"drew {header.size} of {header.population} samples (seed {seed}): {mix}")
+    click.echo(
+        f"wrote {SHEET}, {MARKDOWN} and {HEADER} to {out}; fill in the judgments in {SHEET}, "
+        f"then run: irbgen audit --score {out}"
+    )
+
+
+def _score(directory: Path, benchmark: Path | None) -> None:
+    from irbgen.audit.publish import CRITERION_LABELS, KIND_LABELS, interval, percent
+    from irbgen.audit.records import CRITERIA
+    from irbgen.audit.score import SCORE, SheetError, score_sheet
+
+    with reporting_errors():
+        try:
+            score, bench = score_sheet(directory, benchmark)
+        except SheetError as error:
+            for problem in error.problems[:MAX_LISTED_PROBLEMS]:
+                click.echo(problem, err=True)
+            hidden = len(error.problems) - MAX_LISTED_PROBLEMS
+            if hidden > 0:
+                click.echo(f"({hidden} more not shown)", err=True)
+            raise
+    overall = score.overall
+    click.echo(
+        f"audited {overall.judged} samples of {score.header.name} ({score.header.source}): {overall.valid} "
+        f"valid, {percent(overall.rate)} {interval(overall)} (Wilson 95%)"
+    )
+    for kind, rate in score.by_kind.items():
+        share = f"{percent(rate.rate)} {interval(rate)}"
+        click.echo(f"  {KIND_LABELS[kind]}: {rate.judged} judged, {rate.valid} valid, {share}")
+    failed = ", ".join(f"{CRITERION_LABELS[name]} {overall.failed[name]}" for name in CRITERIA)
+    click.echo(f"failed: {failed}")
+    card = bench / "README.md"
+    click.echo(f"wrote {directory / SCORE} and the Audit section of {card} (its checksum in manifest.json)")

@@ -1,0 +1,128 @@
+"""Record a scored audit in the benchmark's card (an "Audit" section) and keep its manifest checksum true."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from irbgen.audit.records import CRITERIA, KINDS, AuditScore, Rate
+from irbgen.benchmark import CARD, MANIFEST, read_manifest
+from irbgen.errors import BadInputError
+
+HEADING = "## Audit"
+BEFORE = "## How to load it"
+KIND_LABELS = {"single_hop": "single-hop", "multi_hop": "multi-hop", "false_premise": "false premise"}
+CRITERION_LABELS = {
+    "well_formed": "well formed",
+    "answer_correct": "answer correct",
+    "supported": "supported",
+}
+
+
+def render_section(score: AuditScore) -> str:
+    """The card's Audit section: deterministic, with no date, so re-scoring the same sheet changes nothing."""
+    header = score.header
+    drawn = (
+        f"all {header.size} samples"
+        if header.size == header.population
+        else f"{header.size} of {header.population} samples, drawn at random (seed {header.seed}),"
+    )
+    rows = [("all", score.overall)] + [
+        (KIND_LABELS[kind], score.by_kind[kind]) for kind in KINDS if kind in score.by_kind
+    ]
+    lines = [
+        f"{HEADING}\n",
+        f"A reviewer judged {drawn} of `samples.jsonl` (sha256 `{header.samples_sha256[:12]}`) on three "
+        "criteria: the question is well formed, the gold answer is correct (for a false premise: the "
+        "premise really is false), and the evidence supports it. A sample is valid when all three hold; "
+        "intervals are Wilson 95% score intervals.\n",
+        "| kind | judged | valid | rate | 95% interval |",
+        "|---|---|---|---|---|",
+        *(
+            f"| {label} | {rate.judged} | {rate.valid} | {percent(rate.rate)} | {interval(rate)} |"
+            for label, rate in rows
+        ),
+        "",
+        "| criterion | failed |",
+        "|---|---|",
+        *(f"| {CRITERION_LABELS[name]} | {score.overall.failed[name]} |" for name in CRITERIA),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def percent(value: float | None) -> str:
+    """A share as a percentage with one decimal; a dash when there is none."""
+    return "–" if value is None else f"{value:.1%}"
+
+
+def interval(rate: Rate) -> str:
+    """A rate's interval as [low, high] in percent."""
+    return f"[{percent(rate.low)}, {percent(rate.high)}]"
+
+
+def splice_section(card: str, section: str) -> str:
+    """CARD with its Audit section replaced by SECTION, or SECTION added before "How to load it"."""
+    lines = card.splitlines(keepends=True)
+    headings = _headings(lines)
+    if HEADING in headings:
+        start = headings[HEADING]
+        end = min((i for i in headings.values() if i > start), default=len(lines))
+        lines[start:end] = []
+        headings = _headings(lines)
+    if BEFORE in headings:
+        at = headings[BEFORE]
+        return "".join(lines[:at]) + section + "\n" + "".join(lines[at:])
+    return "".join(lines).rstrip("\n") + "\n\n" + section
+
+
+def _headings(lines: list[str]) -> dict[str, int]:
+    """Second-level headings outside code fences -> line index (first occurrence)."""
+    found: dict[str, int] = {}
+    fence = ""
+    for index, line in enumerate(lines):
+        stripped = line.rstrip("\n")
+        if stripped.startswith("```"):
+            ticks = stripped[: len(stripped) - len(stripped.lstrip("`"))]
+            if not fence:
+                fence = ticks
+            elif stripped == fence:
+                fence = ""
+        elif not fence and stripped.startswith("## "):
+            found.setdefault(stripped, index)
+    return found
+
+
+def publish(benchmark: Path, score: AuditScore) -> None:
+    """Write the Audit section into BENCHMARK/README.md and its new sha256 into manifest.json."""
+    read_manifest(benchmark)
+    card_file, manifest_file = benchmark / CARD, benchmark / MANIFEST
+    if not card_file.is_file():
+        raise BadInputError(f"{card_file}: no such file")
+    manifest = json.loads(manifest_file.read_bytes())
+    files = manifest.setdefault("files", {})
+    card = card_file.read_bytes()
+    if files.get(CARD) != _sha256(card):
+        raise BadInputError(
+            f"{card_file}: its sha256 does not match {MANIFEST}; run irbgen validate {benchmark} first"
+        )
+    updated = splice_section(card.decode("utf-8"), render_section(score)).encode()
+    files[CARD] = _sha256(updated)
+    text = json.dumps(manifest, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+    write_atomic(card_file, updated)
+    write_atomic(manifest_file, text.encode())
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write DATA to a temporary sibling of PATH, then rename it into place."""
+    tmp = path.parent / f".{path.name}.tmp-{os.getpid()}"
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()

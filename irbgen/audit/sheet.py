@@ -1,0 +1,165 @@
+"""Make an audit sheet: draw samples at random, find their evidence passages, write the three files."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from irbgen.audit.facts import changes_of, facts_of, hops_of, kind_of, premise_answer_of
+from irbgen.audit.markdown import render_markdown
+from irbgen.audit.passages import IndexedDocument, best_passage
+from irbgen.audit.records import AuditHeader, AuditItem
+from irbgen.benchmark import (
+    SAMPLES,
+    describe_error,
+    iter_lines,
+    read_documents,
+    read_manifest,
+    staged_directory,
+)
+from irbgen.errors import BadInputError
+from irbgen.schema import Document, Sample
+
+HEADER = "audit.json"
+SHEET = "audit.jsonl"
+MARKDOWN = "audit.md"
+
+
+@dataclass
+class Sheet:
+    """An audit sheet: where its samples came from, and one item per drawn sample."""
+
+    header: AuditHeader
+    items: list[AuditItem]
+
+
+def make_sheet(benchmark: Path, size: int, seed: int) -> Sheet:
+    """Draw SIZE samples of BENCHMARK with SEED (all of them if it has fewer) and build their items."""
+    benchmark = Path(benchmark)
+    check_benchmark(benchmark)
+    manifest = read_manifest(benchmark)
+    population, digest = scan_samples(benchmark)
+    if population == 0:
+        raise BadInputError(f"{benchmark / SAMPLES}: no samples to audit")
+    samples = read_chosen(benchmark, draw(population, size, seed))
+    documents = load_documents(benchmark, evidence_ids(samples))
+    labels = entity_labels(documents.values())
+    indexed = {doc_id: IndexedDocument.of(doc) for doc_id, doc in documents.items()}
+    header = AuditHeader(
+        benchmark=str(benchmark.resolve()),
+        name=manifest.name,
+        source=manifest.source,
+        seed=seed,
+        requested=size,
+        size=len(samples),
+        population=population,
+        samples_sha256=digest,
+    )
+    return Sheet(header, [audit_item(sample, indexed, labels) for sample in samples])
+
+
+def write_sheet(out: Path, sheet: Sheet, force: bool = False) -> None:
+    """Write audit.json, audit.jsonl and audit.md into OUT atomically."""
+    with staged_directory(Path(out), force) as tmp:
+        (tmp / HEADER).write_text(header_json(sheet.header), encoding="utf-8")
+        (tmp / SHEET).write_text(items_jsonl(sheet.items), encoding="utf-8")
+        (tmp / MARKDOWN).write_text(render_markdown(sheet.header, sheet.items), encoding="utf-8")
+
+
+def check_benchmark(benchmark: Path) -> None:
+    """Fail with a clear message unless BENCHMARK looks like a benchmark directory."""
+    if not benchmark.is_dir():
+        raise BadInputError(f"{benchmark}: not a directory")
+    if not (benchmark / SAMPLES).is_file():
+        raise BadInputError(f"{benchmark}: not a benchmark directory (no {SAMPLES})")
+
+
+def scan_samples(benchmark: Path) -> tuple[int, str]:
+    """The number of lines of samples.jsonl and its sha256."""
+    hasher = hashlib.sha256()
+    count = sum(1 for _ in iter_lines(benchmark / SAMPLES, hasher))
+    return count, hasher.hexdigest()
+
+
+def draw(population: int, size: int, seed: int) -> list[int]:
+    """Line indices (0-based) of SIZE samples drawn without replacement, in draw order."""
+    return random.Random(seed).sample(range(population), min(size, population))
+
+
+def read_chosen(benchmark: Path, chosen: list[int]) -> list[Sample]:
+    """The samples on the CHOSEN lines (0-based), in the order chosen."""
+    position = {index: n for n, index in enumerate(chosen)}
+    found: list[Sample | None] = [None] * len(chosen)
+    for lineno, raw in iter_lines(benchmark / SAMPLES):
+        if lineno - 1 in position:
+            try:
+                found[position[lineno - 1]] = Sample.model_validate_json(raw)
+            except ValidationError as e:
+                raise BadInputError(f"{benchmark / SAMPLES}:{lineno}: {describe_error(e)}") from None
+    return [sample for sample in found if sample is not None]
+
+
+def evidence_ids(samples: Iterable[Sample]) -> set[str]:
+    """Every document id the samples or their hops cite."""
+    ids: set[str] = set()
+    for sample in samples:
+        ids.update(sample.evidence)
+        for hop in sample.chain:
+            ids.update(hop.evidence)
+    return ids
+
+
+def load_documents(benchmark: Path, ids: set[str]) -> dict[str, Document]:
+    """The corpus documents with these ids, read in one pass over corpus.jsonl."""
+    return {doc.id: doc for doc in read_documents(benchmark) if doc.id in ids}
+
+
+def entity_labels(documents: Iterable[Document]) -> dict[str, str]:
+    """Entity id -> label, from documents that name their entity (Wikidata's linearised subgraphs)."""
+    labels: dict[str, str] = {}
+    for doc in documents:
+        entity = doc.metadata.get("entity")
+        if isinstance(entity, str) and doc.title:
+            labels.setdefault(entity, doc.title)
+    return labels
+
+
+def audit_item(sample: Sample, documents: dict[str, IndexedDocument], labels: dict[str, str]) -> AuditItem:
+    """One sample on the sheet, each fact with its best evidence passage, judgments empty."""
+    facts = [
+        fact.model_copy(
+            update={
+                "passage": best_passage(fact.text, (documents[i] for i in fact.evidence if i in documents))
+            }
+        )
+        for fact in facts_of(sample, labels)
+    ]
+    return AuditItem(
+        id=sample.id,
+        kind=kind_of(sample),
+        source=sample.source,
+        question_type=sample.attributes.question_type,
+        question=sample.question,
+        answers=sample.answers,
+        false_premise=sample.false_premise,
+        premise_answer=premise_answer_of(sample),
+        changes=changes_of(sample),
+        hops=hops_of(sample),
+        facts=facts,
+    )
+
+
+def header_json(header: AuditHeader) -> str:
+    """audit.json: the header, indented."""
+    return json.dumps(header.model_dump(mode="json"), ensure_ascii=False, indent=2) + "\n"
+
+
+def items_jsonl(items: Iterable[AuditItem]) -> str:
+    """audit.jsonl: one item per line, the judgment near the start so it is easy to find."""
+    return "".join(json.dumps(item.model_dump(mode="json"), ensure_ascii=False) + "\n" for item in items)
