@@ -15,6 +15,7 @@ from typing import Any
 from irbgen.irb.records import Entity
 
 MAX_QUESTION_WORDS = 40
+MAX_DESCRIBED_WORDS = 20  # a hop that becomes a description inside the next one
 MAX_CLAUSES = 3  # relative or wh-clause words in one question
 BRIDGE_LABELS = frozenset("PERSON ORG GPE LOC FAC EVENT WORK_OF_ART NORP".split())
 VALUE_LABELS = frozenset("CARDINAL PERCENT MONEY QUANTITY".split())
@@ -174,6 +175,20 @@ def too_long(question: str) -> str | None:
     return f"{count} words (at most {MAX_QUESTION_WORDS})" if count > MAX_QUESTION_WORDS else None
 
 
+def bad_start(question: str) -> str | None:
+    """A question that starts with a number or a lowercase word: a sentence cut in the middle."""
+    first = question.lstrip("\"'“‘(")[:1]
+    return f"starts with {question.split()[0]!r}" if first.isdigit() or first.islower() else None
+
+
+def described_too_long(question: str) -> str | None:
+    """An inner hop longer than MAX_DESCRIBED_WORDS: as a description inside the next hop, unreadable."""
+    count = len(_WORD.findall(question))
+    return f"{count} words (at most {MAX_DESCRIBED_WORDS} for a hop described in the next)" if (
+        count > MAX_DESCRIBED_WORDS
+    ) else None
+
+
 def unbalanced(question: str) -> str | None:
     """An opening bracket or quote without its closing one, or the reverse."""
     for opening, closing in _PAIRS:
@@ -277,6 +292,7 @@ def question_failure(
     """(gate name, detail) of the first question gate that fails, or None; `doc` parses the question."""
     checks: list[tuple[str, Callable[[], str | None]]] = [
         ("question_too_long", lambda: too_long(question)),
+        ("question_bad_start", lambda: bad_start(question)),
         ("question_unbalanced", lambda: broken_text(question)),
         ("question_too_nested", lambda: too_nested(question)),
         ("flag_emoji", lambda: flag_emoji(question)),
@@ -415,6 +431,8 @@ GATES: dict[str, Gate] = {
     "leading_connective": leading_connective,
     "unresolved_reference": unresolved_reference,
     "question_too_long": too_long,
+    "question_bad_start": bad_start,
+    "described_too_long": described_too_long,
     "question_unbalanced": unbalanced,
     "question_too_nested": too_nested,
     "flag_emoji": flag_emoji,
