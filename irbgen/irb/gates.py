@@ -100,7 +100,7 @@ def _bare_description(token: Any) -> bool:
         return False
     if any(child.dep_ not in ("det", "punct") for child in children):
         return False  # an adjective, compound, of-phrase, relative clause or apposition narrows it
-    if token.dep_ in ("compound", "poss", "appos") or token.head.tag_ in _NAME_TAGS:
+    if token.dep_ in ("compound", "appos") or token.head.tag_ in _NAME_TAGS:
         return False
     earlier = {_noun_key(t) for t in token.doc[: children[0].i] if t.tag_ in _NOUN_TAGS | _NAME_TAGS}
     return _noun_key(token) not in earlier
@@ -116,7 +116,9 @@ def unresolved_reference(doc: Any) -> str | None:
         if lower in _PRONOUNS and token.tag_ in ("PRP", "PRP$") and token.dep_ != "expl":
             if not _has_antecedent(doc, token.i):
                 return f"pronoun {token.text!r} refers outside the text"
-        elif lower in _DEMONSTRATIVES and token.dep_ in ("det", "nsubj", "nsubjpass", "dobj", "pobj"):
+        elif (lower in _DEMONSTRATIVES and token.dep_ in ("det", "nsubj", "nsubjpass", "dobj", "pobj")) or (
+            lower == "that" and token.dep_ == "det"
+        ):
             return f"{token.text!r} points outside the text"
         elif _bare_description(token):
             return f"'the {token.text}' refers outside the text"
@@ -173,6 +175,19 @@ def too_long(question: str) -> str | None:
     """More than MAX_QUESTION_WORDS words."""
     count = len(_WORD.findall(question))
     return f"{count} words (at most {MAX_QUESTION_WORDS})" if count > MAX_QUESTION_WORDS else None
+
+
+_WH_IN_CLAUSE = re.compile(
+    r"(?<!^)(?<![.?!]\s)\b(?:whom|what)\s+(?:had|has|have|was|were|is|are|did|does|do|\w+ed)\b"
+    r"|\bwhat what\b|\b(?:during|in) which place\b(?=\s*[,?])",
+    re.IGNORECASE,
+)
+
+
+def wh_in_clause(question: str) -> str | None:
+    """A question word left inside a clause as its subject ("recalls that whom had"), or doubled."""
+    match = _WH_IN_CLAUSE.search(question)
+    return f"question word inside a clause: {match.group(0)!r}" if match else None
 
 
 def bad_start(question: str) -> str | None:
@@ -293,6 +308,7 @@ def question_failure(
     checks: list[tuple[str, Callable[[], str | None]]] = [
         ("question_too_long", lambda: too_long(question)),
         ("question_bad_start", lambda: bad_start(question)),
+        ("wh_in_clause", lambda: wh_in_clause(question)),
         ("question_unbalanced", lambda: broken_text(question)),
         ("question_too_nested", lambda: too_nested(question)),
         ("flag_emoji", lambda: flag_emoji(question)),
@@ -337,9 +353,21 @@ def agreed_type(node: str, node_type: str, label: str | None) -> str | None:
     if label is None:
         return "Other"
     from_label = label_type(label, node)
-    if node_type in (from_label, "Other"):
-        return from_label
-    return None
+    if node_type not in (from_label, "Other"):
+        return None
+    if label in _DOUBTFUL_LABELS and name_type(node) != from_label and node_type != from_label:
+        return None  # the small model's ORG, LOC and FAC are often people, ideas or works
+    return from_label
+
+
+_DOUBTFUL_LABELS = frozenset(("ORG", "LOC", "FAC"))
+
+
+def name_type(node: str) -> str | None:
+    """The type the node's own words give it ("Hollin Ridge Observatory" -> Location), if any."""
+    from irbgen.irb.node_types import name_type as words_type
+
+    return words_type(node)
 
 
 def _key(text: str) -> str:
@@ -432,6 +460,7 @@ GATES: dict[str, Gate] = {
     "unresolved_reference": unresolved_reference,
     "question_too_long": too_long,
     "question_bad_start": bad_start,
+    "wh_in_clause": wh_in_clause,
     "described_too_long": described_too_long,
     "question_unbalanced": unbalanced,
     "question_too_nested": too_nested,

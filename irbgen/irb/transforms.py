@@ -187,8 +187,12 @@ def perturbed_value(text: str, rng: random.Random) -> str | None:
     value = _number_value(match)
     original = match.group(0)
     share = re.match(r"\s*(?:%|per ?cent\b)", text[match.end() :]) is not None
+    bound = text[: match.start()].lower()
+    at_least = re.search(r"\b(?:more than|over|at least|above|exceeding)\s*\W?$", bound) is not None
+    at_most = re.search(r"\b(?:less than|fewer than|under|up to|at most|below)\s*\W?$", bound) is not None
     for _ in range(8):
-        down = rng.random() < 0.5 or (share and value > 40)  # a share stays at most 100%
+        # a bound stays false only when moved past it; a share stays at most 100%
+        down = at_most or (not at_least and (rng.random() < 0.5 or (share and value > 40)))
         factor = rng.uniform(0.25, 0.7) if down else rng.uniform(1.4, 3.0)
         candidate = _format_like(value * Decimal(str(round(factor, 6))), match)
         number = Decimal(candidate.replace(",", ""))
