@@ -22,7 +22,14 @@ from irbgen.irb.masking import (
 from irbgen.irb.plans import multi_hop_plans, single_hop_plans
 from irbgen.irb.records import Entity, Fact, GroundedKeypoint, KnowledgeGraph, Triple
 
-LABELS = {"Person": "PERSON", "Date": "DATE", "Quantity": "QUANTITY", "Country": "GPE"}
+LABELS = {
+    "Person": "PERSON",
+    "Date": "DATE",
+    "Quantity": "QUANTITY",
+    "Country": "GPE",
+    "Location": "LOC",
+    "Organization": "ORG",
+}
 
 
 def make_fact(fact_id: str, *texts: str, documents: tuple[list[str], ...] = ()) -> Fact:

@@ -58,9 +58,19 @@ def hop(
         triples=list(triples),
         answer=answer,
         answer_type=answer_type,
+        answer_label=SPACY_LABELS.get(answer_type),
         bridge=bridge,
         documents=[f"d-{fact}"],
     )
+
+
+SPACY_LABELS = {
+    "Person": "PERSON",
+    "Organization": "ORG",
+    "Date": "DATE",
+    "Location": "GPE",
+    "Quantity": "CARDINAL",
+}
 
 
 def plan(*hops: PlanHop, changes: tuple[NodeChange, ...] = (), kind: str | None = None) -> QuestionPlan:

@@ -129,8 +129,7 @@ def test_flag_phrase():
     [
         ("Cristiano Ronaldo", "Person", "C. Ronaldo", "initials"),
         ("30 Nov 2024", "Date", "10 months ago", "relative_date"),
-        ("France", "Country", "the country whose flag is \U0001f1eb\U0001f1f7", "flag"),
-        ("1.5", "Quantity", "one point five", "number_words"),
+        ("5 children", "Quantity", "five children", "number_words"),
     ],
 )
 def test_paraphrase_each_type(node, node_type, replacement, rule):
@@ -138,6 +137,13 @@ def test_paraphrase_each_type(node, node_type, replacement, rule):
     assert change == NodeChange(
         node=node, node_type=node_type, replacement=replacement, kind="paraphrase", rule=rule
     )
+
+
+def test_paraphrase_keeps_countries_and_numbers_a_careful_writer_keeps():
+    assert paraphrase("France", "Country", IRB_REFERENCE) is None  # no flag emoji
+    assert paraphrase("1.5", "Quantity", IRB_REFERENCE) is None
+    assert paraphrase("54%", "Quantity", IRB_REFERENCE) is None
+    assert paraphrase("Kupfergraben", "Person", IRB_REFERENCE, "FAC") is None
 
 
 def test_paraphrase_is_none_for_other_types_and_no_change():
@@ -149,10 +155,7 @@ def test_paraphrase_is_none_for_other_types_and_no_change():
 def test_perturb_person_takes_another_surname():
     change = perturb("Cristiano Ronaldo", "Person", IRB_REFERENCE, random.Random(0), ["Ronaldo", "Smith"])
     assert (change.replacement, change.kind, change.rule) == ("C. Smith", "false_premise", "other_surname")
-    assert (
-        perturb("Marrow", "Person", IRB_REFERENCE, random.Random(0), ["Marrow", "Smith"]).replacement
-        == "Smith"
-    )
+    assert perturb("Marrow", "Person", IRB_REFERENCE, random.Random(0), ["Marrow", "Smith"]) is None
     assert perturb("Ilse Marrow", "Person", IRB_REFERENCE, random.Random(0), ["Marrow"]) is None
 
 
@@ -232,6 +235,9 @@ def test_load_surnames(tmp_path):
 
 
 # --- plans ----------------------------------------------------------------------------------------------
+
+
+SPACY_LABELS = {"Person": "PERSON", "Organization": "ORG", "Date": "DATE", "Location": "GPE"}
 
 
 def dated_inputs(count: int):
@@ -336,7 +342,11 @@ def chained_inputs() -> tuple[list[Fact], list[KnowledgeGraph]]:
                 Triple(head=h, head_type=ht, relation=r, tail=t, tail_type=tt) for h, ht, r, t, tt in row
             ],
             coverage=1.0,
-            entities=[Entity(text=node, label="X") for h, _, _, t, _ in row for node in (h, t)],
+            entities=[
+                Entity(text=node, label=SPACY_LABELS[kind])
+                for h, ht, _, t, tt in row
+                for node, kind in ((h, ht), (t, tt))
+            ],
             method="rules",
         )
         for i, row in enumerate(rows)
@@ -357,8 +367,7 @@ def test_make_plans_multi_hop_keeps_answers_and_bridges_unchanged():
     ]
     assert {(c.node, c.replacement) for c in first.changes} == {
         ("Ilse Marrow", "I. Marrow"),
-        ("2001", "24 years ago"),
-        ("1990", "35 years ago"),
+        ("2001", "24 years ago"),  # one relative date per question: 1990 stays as written
     }
     assert {c.node for c in multi[1].changes} == {"Ilse Marrow", "2001", "Ann Boa"}
     assert len(plans_for(facts, graphs, false_premise_share=0.0, max_hops=1)[0]) == 2

@@ -201,10 +201,10 @@ def multi_hop_plans(
     bridge) and masks one of its `maskable` nodes (default: its single-hop answer) that is not the
     bridge, not an earlier answer and not a node of an earlier hop (which would give the answer away).
     No fact or answer repeats. A chain only goes on through an answer whose spaCy label (`labels`:
-    fact id -> normalised node -> label) is a named entity (gates.bridge_not_entity); each chain
-    stopped there is added to `rejects` when given. Where a chain has more than `max_per_answer` next
-    hops, the seeded `rng` samples that many, so big dumps stay bounded. Plans come depth-first in the
-    order of `single`.
+    fact id -> normalised node -> label; without it, no chain is stopped) is a named entity
+    (gates.bridge_not_entity); each chain stopped there is added to `rejects` when given. Where a chain
+    has more than `max_per_answer` next hops, the seeded `rng` samples that many, so big dumps stay
+    bounded. Plans come depth-first in the order of `single`.
     """
     if not 1 <= max_hops <= MAX_HOPS:
         raise BadInputError(f"max_hops must be between 1 and {MAX_HOPS}, got {max_hops}")
@@ -224,7 +224,7 @@ def multi_hop_plans(
         if len(chain) == max_hops:
             return
         options = chainer.continuations(chain)
-        not_entity = bridge_not_entity(chain[-1].answer_label) if options else None
+        not_entity = bridge_not_entity(chain[-1].answer_label) if options and labels is not None else None
         if not_entity is not None:
             if rejects is not None:
                 key = "m:" + ">".join(chainer.hop_label(hop) for hop in chain) + ">..."
