@@ -413,14 +413,26 @@ def _write_atomic(path: Path, lines: Iterable[str]) -> None:
 
 
 def replace_stage_rejects(run_dir: Path, stage: str, rejects: Iterable[Any]) -> None:
-    """Set `stage`'s lines of RUN_DIR/rejects.jsonl to `rejects`: for a step computed whole each run."""
+    """Set `stage`'s lines of RUN_DIR/rejects.jsonl to `rejects`: for a step computed whole each run.
+
+    The new lines take the place of the old ones (at the end when there were none), so a rerun that
+    replaces them leaves the file byte-identical.
+    """
     path = run_dir / "rejects.jsonl"
-    kept = []
+    new = [json.dumps(reject.model_dump(mode="json"), ensure_ascii=False) for reject in rejects]
+    kept: list[str] = []
+    placed = False
     if path.exists():
         for line in path.read_text(encoding="utf-8").splitlines():
-            if line and json.loads(line).get("stage") != stage:
+            if not line:
+                continue
+            if json.loads(line).get("stage") != stage:
                 kept.append(line)
-    kept += [json.dumps(reject.model_dump(mode="json"), ensure_ascii=False) for reject in rejects]
+            elif not placed:
+                kept += new
+                placed = True
+    if not placed:
+        kept += new
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     tmp.write_text("".join(line + "\n" for line in kept), encoding="utf-8")
     os.replace(tmp, path)
