@@ -42,6 +42,7 @@ def segment(
     lead: str = BRIDGE_LEAD,
     index: int = 0,
     urls: tuple[str, ...] = ("https://example.org/a",),
+    before: tuple[str, ...] | None = None,
 ) -> Segment:
     return Segment(
         id=f"7:3:{index}",
@@ -51,10 +52,15 @@ def segment(
         section=["History"],
         sentence=sentence or text,
         text=text,
-        before=["The bridge was built in the 1930s."],
+        before=list(before) if before is not None else [_about(title)],
         after=["It is painted International Orange."],
         citations=[Citation(url=url) for url in urls],
     )
+
+
+def _about(title: str) -> str:
+    """A previous sentence about the page, so a leading pronoun may refer to its subject."""
+    return "The bridge was built in the 1930s." if title == "Golden Gate Bridge" else f"{title} was known."
 
 
 def run_rules(seg: Segment) -> Keypoint | Reject:
@@ -247,3 +253,26 @@ def test_llm_backend_without_client_is_a_usage_error():
     stage = MakeKeypoints("llm")
     with pytest.raises(BadInputError, match="needs an LLM client"):
         asyncio.run(stage.aprocess(segment("It opened in 1937"), StageContext(run_dir=Path("."))))
+
+
+def test_rules_pronoun_after_a_sentence_about_something_else_is_rejected():
+    # Albania: "... a memorandum ... It was signed by 47 Muslim deputies of the League" is not Albania
+    seg = segment(
+        "It was signed by 47 Muslim deputies of the League on 18 June 1878",
+        title="Albania",
+        lead="Albania is a country in Southeastern Europe. It borders Greece.",
+        before=("The League of Prizren drafted a memorandum for the Congress of Berlin.",),
+    )
+    out = run_rules(seg)
+    assert out.reason == "not_self_contained" and "not about 'Albania'" in out.detail
+
+
+def test_rules_keep_a_dummy_it_and_a_named_antecedent():
+    # Asia: "It is forecasted that India will overtake Japan ..." is not "Asia is forecasted that ..."
+    seg = segment(
+        "It is forecasted that India will overtake Japan in terms of nominal GDP by 2020",
+        title="Asia",
+        lead="Asia is Earth's largest continent. It is the most populous.",
+    )
+    expected = "It is forecasted that India will overtake Japan in terms of nominal GDP by 2020."
+    assert run_rules(seg).text == expected

@@ -18,6 +18,7 @@ slip through. Not measured on real pages yet; the LLM backend is the one to use 
 
 from __future__ import annotations
 
+import calendar
 import re
 from dataclasses import dataclass
 
@@ -240,6 +241,11 @@ def _sentence_subject_is_page(sentence: str, subject: Subject) -> bool:
     return resolved
 
 
+def _about_page(sentence: str, subject: Subject) -> bool:
+    """The sentence opens with the page subject (or a pronoun or description of it), or names it."""
+    return _sentence_subject_is_page(sentence, subject) or subject.name.casefold() in sentence.casefold()
+
+
 def _finish(text: str) -> str:
     text = re.sub(r"(?:[\s,;:\-–—]|\b(?:and|or|but)\b)+$", "", text).strip()
     if text and text[0].islower():
@@ -249,16 +255,53 @@ def _finish(text: str) -> str:
     return text
 
 
-def decontextualize(text: str, sentence: str, title: str, lead: str) -> Decontextualized:
-    """A self-contained statement from one segment of `sentence`, or why the rules cannot make one."""
+_EXPLETIVE_IT = re.compile(
+    r"^it\s+(?:is|was|has been|had been|will be|would be|became|seems|seemed|appears|appeared)\s+"
+    r"(?:\w+\s+){0,3}?(?:that|to|whether|how|why|when)\b",
+    re.I,
+)
+_NAME_IN_INTRO = re.compile(r"(?<!^)\b[A-Z][a-z]+")
+_PRONOUNS = frozenset(_SUBJECT_PRONOUNS) | frozenset(_POSSESSIVE_PRONOUNS)
+_CALENDAR = frozenset(
+    name.lower() for name in (*calendar.month_name, *calendar.month_abbr, *calendar.day_name) if name
+)
+
+
+def _pronoun_lead(body: str) -> str:
+    return _first_word(body).lower()
+
+
+def _names_someone(intro: str, rest: str) -> bool:
+    """The intro names someone a following pronoun can refer to ("After Ueshiba left Hokkaido, he")."""
+    names = [m.group(0) for m in _NAME_IN_INTRO.finditer(intro) if m.group(0).lower() not in _CALENDAR]
+    return bool(names) and _pronoun_lead(rest) in _PRONOUNS
+
+
+def decontextualize(
+    text: str, sentence: str, title: str, lead: str, previous: str | None = None
+) -> Decontextualized:
+    """A self-contained statement from one segment of `sentence`, or why the rules cannot make one.
+
+    A leading pronoun becomes the page subject only when it can refer to it: not a dummy "It is
+    reported that ...", not after a name in the same sentence ("After Ueshiba left, he ..."), and,
+    when the `previous` sentence is given, only if that sentence is about the page subject too.
+    """
     subject = page_subject(title, lead)
     segment = clean(text)
+    if _EXPLETIVE_IT.match(_strip_connectives(segment)):
+        return Decontextualized(_finish(_strip_connectives(segment)))
+    pronoun = _pronoun_lead(_strip_connectives(segment)) in _PRONOUNS
+    if pronoun and previous and not _about_page(previous, subject):
+        detail = f"leading pronoun after a sentence that is not about {subject.name!r}: {previous[:80]!r}"
+        return Decontextualized(None, "not_self_contained", detail)
     starts_sentence = fold(clean(sentence)).startswith(fold(segment)[:40])
     body = _strip_connectives(segment)
     if len(TOKEN.findall(body)) < 3:
         return Decontextualized(None, "too_short", f"fewer than three words: {segment!r}")
     body, resolved, detail = _resolve_subject(body, subject)
     intro = _INTRO.match(body)
+    if not resolved and not detail and intro and _names_someone(body[: intro.end()], body[intro.end() :]):
+        return Decontextualized(_finish(body))  # "After Ueshiba left Hokkaido, he ...": the name is there
     if not resolved and not detail and intro:
         # "In 2010, he moved ..." -> "In 2010, <Title> moved ..."
         rest, resolved, detail = _resolve_subject(body[intro.end() :], subject)

@@ -34,6 +34,7 @@ _CONNECTIVES = (
     "|overall|ultimately|initially|previously|earlier|recently|currently|today|now"
 )
 _ADJECTIVE_LEAD = re.compile(r"^(?:earlier|later|previous|initial|recent|current)\s+[a-z]+s\b", re.I)
+_OWN_COMPARISON = re.compile(r"^(?:in contrast to|by contrast to|instead of|in addition to)\b", re.I)
 _LEADING_CONNECTIVE = re.compile(rf"^(?:{_CONNECTIVES})\b(?!-)", re.IGNORECASE)
 _UNIT = r"(?:days?|weeks?|months?|years?|decades?|centuries|century|seasons?|hours?|minutes?)"
 _NUMBER_WORD = (
@@ -55,9 +56,13 @@ def leading_connective(text: str) -> str | None:
     """A connective or a time anchor that needs the sentence before ("However", "Two days later")."""
     stripped = text.strip().lstrip("\"'“‘(")
     match = _LEADING_CONNECTIVE.match(stripped)
-    if match is not None and not _ADJECTIVE_LEAD.match(stripped):
+    own_comparison = _OWN_COMPARISON.match(stripped)
+    if match is not None and not _ADJECTIVE_LEAD.match(stripped) and not own_comparison:
         return f"starts with {match.group(0)!r}"
     anchor = _TIME_ANCHOR.search(text)
+    if anchor is not None and re.search(r"\b(?:that|this|the same) year\b", anchor.group(0), re.I):
+        if re.search(r"\b(?:1\d|20)\d\d\b", text[: anchor.start()]):
+            anchor = None  # "... on 26 June 2011 that ... that year": the year is in the text
     if anchor is not None:
         return f"time anchor {anchor.group(0)!r}"
     return None
@@ -89,6 +94,15 @@ def _has_antecedent(doc: Any, index: int) -> bool:
     return any(token.tag_ in tags or token.lower_ in _WH_WORDS for token in doc[:index])
 
 
+def _dummy_it(token: Any) -> bool:
+    """ "It" that stands for a clause: "It was reported in 2006 that ...", "It is hard to ..."."""
+    if token.dep_ == "expl":
+        return True
+    if token.lower_ != "it" or token.dep_ not in ("nsubj", "nsubjpass"):
+        return False
+    return any(child.dep_ in ("ccomp", "xcomp", "csubj") for child in token.head.children)
+
+
 def _bare_description(token: Any) -> bool:
     """A common noun led by "the" with nothing that says which one (no modifier, clause or of-phrase)."""
     if token.tag_ not in _NOUN_TAGS or not (token.is_lower and token.is_alpha):
@@ -98,7 +112,7 @@ def _bare_description(token: Any) -> bool:
     children = list(token.children)
     if not children or children[0].dep_ != "det" or children[0].lower_ != "the":
         return False
-    if any(child.dep_ not in ("det", "punct") for child in children):
+    if any(child.dep_ not in ("det", "punct", "case") for child in children):
         return False  # an adjective, compound, of-phrase, relative clause or apposition narrows it
     if token.dep_ in ("compound", "appos") or token.head.tag_ in _NAME_TAGS:
         return False
@@ -113,7 +127,7 @@ def unresolved_reference(doc: Any) -> str | None:
     """
     for token in doc:
         lower = token.lower_
-        if lower in _PRONOUNS and token.tag_ in ("PRP", "PRP$") and token.dep_ != "expl":
+        if lower in _PRONOUNS and token.tag_ in ("PRP", "PRP$") and not _dummy_it(token):
             if not _has_antecedent(doc, token.i):
                 return f"pronoun {token.text!r} refers outside the text"
         elif (lower in _DEMONSTRATIVES and token.dep_ in ("det", "nsubj", "nsubjpass", "dobj", "pobj")) or (
@@ -125,7 +139,7 @@ def unresolved_reference(doc: Any) -> str | None:
     return None
 
 
-_BROKEN = re.compile(r"\(\s*[;,:.]?\s*\)|\(\s*[;,:]|[;,:]\s*\)|\s[,;:]\s*[,;:.]|\.\s*\.(?!\.)")
+_BROKEN = re.compile(r"\(\s*[;,:.]?\s*\)|\(\s*[;,:]|[;,:]\s*\)|\s[,;:]\s*[,;:.]|(?<!\.)\.\s*\.(?!\.)")
 
 
 def broken_text(text: str) -> str | None:
@@ -166,7 +180,7 @@ _NUMBER_WORDS = (
 )
 _GLUED = re.compile(
     rf"\b{_NUMBER_WORDS}(?:%|\s*(?::|[.,]\d|[–-]\d|\s+point\s+{_NUMBER_WORDS}|\s+(?:percent|per cent)\b))"
-    rf"|[-−–]{_NUMBER_WORDS}\b|\d\s*(?:–|-|to)\s*{_NUMBER_WORDS}\b|\b{_NUMBER_WORDS}\s+(?:–|to)\s+\d",
+    rf"|(?<![A-Za-z])[-−–]{_NUMBER_WORDS}\b|\d\s*(?:–|-|to)\s*{_NUMBER_WORDS}\b|\b{_NUMBER_WORDS}\s+(?:–|to)\s+\d",
     re.IGNORECASE,
 )
 
@@ -277,25 +291,48 @@ _KINDS_OF_LABEL = {
 }
 
 
-def question_kinds(question: str) -> list[str]:
-    """The answer kinds the question's wh-phrases ask for, in the order of the patterns."""
-    return [kind for pattern, kind in _WH_KINDS if pattern.search(question)]
+def question_kinds(question: str, skip: Iterable[int] = ()) -> list[str]:
+    """The answer kinds the question's wh-phrases ask for, in the order of the patterns; wh-words
+    starting at a character offset in `skip` (relative and subordinating words) are left out."""
+    skipped = set(skip)
+    return [
+        kind
+        for pattern, kind in _WH_KINDS
+        if any(match.start() not in skipped for match in pattern.finditer(question))
+    ]
 
 
-def wh_mismatch(question: str, answer_label: str | None, *, nested: bool = False) -> str | None:
+def clause_word_offsets(doc: Any) -> set[int]:
+    """Character offsets of wh-words that open a relative or subordinate clause, not a question:
+    "Pied-Noirs who fled", "Arizona, where he reached", "the person whose book"."""
+    offsets = set()
+    for token in doc:
+        if token.tag_ not in ("WP", "WDT", "WRB", "WP$"):
+            continue
+        verb = token.head.head if token.tag_ == "WP$" else token.head
+        if verb.dep_ in ("relcl", "advcl", "acl") and token.i < verb.i and token.dep_ != "det":
+            offsets.add(token.idx)
+    return offsets
+
+
+def wh_mismatch(
+    question: str, answer_label: str | None, *, nested: bool = False, doc: Any | None = None
+) -> str | None:
     """A wh-phrase that asks for another kind of thing than spaCy's label of the answer says.
 
-    A question with no specific wh-phrase ("what", "which river") always passes. `nested` questions
-    carry relative clauses ("the person who"), so only their first wh-phrase is held to the answer.
+    A question with no specific wh-phrase ("what", "which river") always passes. With spaCy's parse
+    (`doc`), relative and subordinating wh-words are not question words. Without it, `nested`
+    questions carry relative clauses ("the person who"), so only their first wh-phrase is held.
     """
-    asked = question_kinds(question)
+    skip = clause_word_offsets(doc) if doc is not None else set()
+    asked = question_kinds(question, skip)
     if not asked:
         return None
     allowed = _KINDS_OF_LABEL.get(answer_label or "", set())
-    if nested:
+    if nested and doc is None:
         asked = asked[:1]
     wrong = [kind for kind in asked if kind not in allowed]
-    if wrong and not (set(asked) & allowed and nested):
+    if wrong and not (set(asked) & allowed and nested and doc is None):
         label = answer_label or "no entity label"
         return f"asks for a {wrong[0]} but the answer is {label}"
     return None
@@ -314,15 +351,30 @@ def question_failure(
         ("flag_emoji", lambda: flag_emoji(question)),
         ("relative_dates", lambda: relative_dates(question)),
         ("glued_number_words", lambda: glued_number_words(question)),
-        ("wh_mismatch", lambda: wh_mismatch(question, answer_label, nested=nested)),
+        ("wh_mismatch", lambda: wh_mismatch(question, answer_label, nested=nested, doc=doc)),
     ]
     if doc is not None:
         checks.append(("question_unresolved_reference", lambda: unresolved_reference(doc)))
+        checks.append(("question_unanchored", lambda: unanchored(doc)))
     for name, check in checks:
         detail = check()
         if detail is not None:
             return name, detail
     return None
+
+
+def unanchored(doc: Any) -> str | None:
+    """No name in the question to pin its answer down ("Who saw that the goal of education ...?")."""
+    wh = {"Who", "Whom", "Whose", "What", "Which", "When", "Where", "How"}
+    for token in doc:
+        if token.text in wh:
+            continue
+        if token.tag_ in _NAME_TAGS or (token.tag_ == "JJ" and token.text[:1].isupper() and token.i > 0):
+            return None
+        if token.tag_ == "JJ" and token.i == 0 and token.text[:1].isupper() and token.ent_type_ == "":
+            if token.text.endswith(("an", "ese", "ish", "ic", "i")):  # a nationality: "Korean anarchists"
+                return None
+    return "no proper name besides the question word"
 
 
 def false_premise_lost(question: str, replacement: str) -> str | None:
@@ -344,10 +396,15 @@ def entity_label(node: str, entities: Iterable[Entity]) -> str | None:
     return None
 
 
-def agreed_type(node: str, node_type: str, label: str | None) -> str | None:
-    """The type to ask a node with: the graph's type when spaCy's label says the same, the label's type
-    when the graph only says "Other", "Other" (asked with "what") without a label, and None when the
-    two disagree: then the question word would be a guess, and the node is not asked for."""
+def agreed_type(node: str, node_type: str, label: str | None, page_type: str | None = None) -> str | None:
+    """The type to ask a node with, or None when the question word would be a guess.
+
+    None when the graph's type and spaCy's label disagree. "Other" (asked with "what") without a label,
+    and when the small model's label has no support: an organization needs its page's categories or
+    an organization word in its name ("Bank", "University"); a place needs its page, a place word
+    ("River", "Province") or a known place name (irb/places.py). Otherwise the label's type.
+    """
+    from irbgen.irb.places import known_place
     from irbgen.irb.triples import node_type as label_type
 
     if label is None:
@@ -355,12 +412,12 @@ def agreed_type(node: str, node_type: str, label: str | None) -> str | None:
     from_label = label_type(label, node)
     if node_type not in (from_label, "Other"):
         return None
-    if label in _DOUBTFUL_LABELS and name_type(node) != from_label and node_type != from_label:
-        return None  # the small model's ORG, LOC and FAC are often people, ideas or works
+    supported = page_type == from_label or name_type(node) == from_label
+    if from_label == "Organization" and not supported:
+        return "Other"
+    if from_label == "Location" and not (supported or known_place(node)):
+        return "Other"
     return from_label
-
-
-_DOUBTFUL_LABELS = frozenset(("ORG", "LOC", "FAC"))
 
 
 def name_type(node: str) -> str | None:
@@ -404,7 +461,8 @@ def _is_name_word(word: str) -> bool:
 def answer_vague(answer: str, label: str | None) -> str | None:
     """An answer a reader cannot check: "the Foundation", "the last decade", "the 20th century"."""
     words = answer.split()
-    if len(words) == 2 and words[0].lower() == "the" and not words[1].isupper():
+    decade = re.fullmatch(r"(?:the\s+)?\d{3,4}s", answer.strip(), re.I) is not None
+    if len(words) == 2 and words[0].lower() == "the" and not words[1].isupper() and not decade:
         return f"{answer!r} names no one thing"
     if label in ("DATE", "TIME"):
         from irbgen.irb.transforms import parse_date
@@ -432,11 +490,14 @@ def answer_among_values(answer: str, label: str | None, entities: Iterable[Entit
     return f"{answer!r} sits among other values: {', '.join(others[:3])}" if others else None
 
 
-def bridge_not_entity(label: str | None) -> str | None:
-    """A bridge between hops must be a named entity, never a year, a number or a common noun."""
-    if label in BRIDGE_LABELS:
-        return None
-    return f"the bridge is {label or 'not a named entity'}"
+def bridge_not_entity(label: str | None, answer_type: str = "") -> str | None:
+    """A bridge between hops must be a named entity of a known type, never a year, a number, a common
+    noun or a "thing" (the type a description of it would need: "the thing that ...")."""
+    if label not in BRIDGE_LABELS:
+        return f"the bridge is {label or 'not a named entity'}"
+    if answer_type == "Other":
+        return f"the bridge is {label} but its type is not known well enough to describe it"
+    return None
 
 
 def answer_failure(
@@ -468,6 +529,7 @@ GATES: dict[str, Gate] = {
     "relative_dates": relative_dates,
     "glued_number_words": glued_number_words,
     "wh_mismatch": wh_mismatch,
+    "question_unanchored": unanchored,
     "answer_fragment": answer_fragment,
     "answer_vague": answer_vague,
     "answer_explained": answer_explained,

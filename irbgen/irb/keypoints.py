@@ -127,7 +127,8 @@ class MakeKeypoints:
         return self._reject(segment, failure[0], f"{failure[1]}: {keypoint.text}")
 
     def _rules(self, segment: Segment) -> Keypoint | Reject:
-        result = decontextualize(segment.text, segment.sentence, segment.title, segment.lead)
+        previous = segment.before[-1] if segment.before else None
+        result = decontextualize(segment.text, segment.sentence, segment.title, segment.lead, previous)
         if result.text is None:
             return self._reject(segment, result.reason or "not_self_contained", result.detail)
         return self._gated(segment, self._keypoint(segment, result.text))

@@ -36,11 +36,12 @@ _CATEGORY_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
 _NAME_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Event", ("Festival", "Championship", "Cup", "Games", "War", "Battle", "Election", "Show", "Fair")),
     ("Organization", ("University", "College", "School", "Society", "Institution", "Institute", "Museum",
-                      "Company", "Council", "Club", "Association", "Ltd", "Inc", "Corporation", "Group",
+                      "Company", "Council", "Club", "Association", "Ltd", "Inc", "Corp", "Corporation", "Group",
                       "Foundation", "Academy", "Agency", "Robotics", "Party", "Bank")),
     ("Location", ("River", "Lake", "Bridge", "Observatory", "Harbour", "Harbor", "Gardens", "Park", "Farm",
                   "Hills", "Hill", "Ridge", "Mountain", "Valley", "Bay", "Island", "Street", "Road",
-                  "Station", "Estuary", "Castle", "Tower", "Airport", "Port", "County", "District")),
+                  "Station", "Estuary", "Castle", "Tower", "Airport", "Port", "County", "District",
+                  "Province", "Region", "Oblast", "Canton", "Prefecture")),
 )  # fmt: skip
 
 _YEAR = re.compile(r"^(?:in |the )?(1\d{3}|20\d{2})s?$")
@@ -58,6 +59,11 @@ def _normal(text: str) -> str:
     text = " ".join(text.split()).strip(" .,;:'\"")
     text = re.sub(r"^the\s+", "", text, flags=re.IGNORECASE)
     return re.sub(r"'s$", "", text).lower()
+
+
+def normal_title(text: str) -> str:
+    """The key `page_types` uses for a title or node: lower case, no leading "the", no possessive."""
+    return _normal(text)
 
 
 def category_type(categories: Iterable[str]) -> str | None:

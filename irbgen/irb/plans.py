@@ -24,6 +24,7 @@ from irbgen.irb.masking import (
     triple_nodes,
     why_not_maskable,
 )
+from irbgen.irb.node_types import normal_title, page_types
 from irbgen.irb.records import Fact, KnowledgeGraph, NodeChange, PlanHop, QuestionPlan, Reject
 from irbgen.irb.shortcuts import drop_shortcuts
 from irbgen.irb.transforms import DATE_RULES, TRANSFORMED_TYPES, paraphrase, perturb
@@ -50,7 +51,7 @@ def _reject_detail(graph: KnowledgeGraph, keypoints: Sequence[str]) -> str:
 
 
 def single_hop_plans(
-    facts: Iterable[Fact], graphs: Iterable[KnowledgeGraph]
+    facts: Iterable[Fact], graphs: Iterable[KnowledgeGraph], pages: Mapping[str, str] | None = None
 ) -> tuple[list[QuestionPlan], list[Reject]]:
     """One plan per fact with a graph, masking its first maskable head (else tail), in fact order.
 
@@ -75,7 +76,7 @@ def single_hop_plans(
             detail = _reject_detail(graph, keypoints)
             rejects.append(Reject(stage=STAGE, reason="no_maskable_node", key=fact.id, detail=detail))
             continue
-        gated = gated_nodes(graph, keypoints)
+        gated = gated_nodes(graph, keypoints, pages)
         if not gated:
             reason, detail = answer_failure(target[0], keypoints, graph.entities) or (
                 "answer_type_conflict",
@@ -102,11 +103,15 @@ def single_hop_plans(
     return plans, rejects
 
 
-def gated_nodes(graph: KnowledgeGraph, keypoints: Sequence[str]) -> list[Node]:
-    """The maskable nodes that pass the answer gates, each typed only as its spaCy label agrees."""
+def gated_nodes(
+    graph: KnowledgeGraph, keypoints: Sequence[str], pages: Mapping[str, str] | None = None
+) -> list[Node]:
+    """The maskable nodes that pass the answer gates, each typed only as far as spaCy's label, the
+    run's pages (`pages`: see node_types.page_types) and the node's name agree."""
     nodes = []
     for node, node_type in maskable_nodes(graph, keypoints):
-        asked = agreed_type(node, node_type, entity_label(node, graph.entities))
+        page_type = (pages or {}).get(normal_title(node))
+        asked = agreed_type(node, node_type, entity_label(node, graph.entities), page_type)
         if asked is not None and answer_failure(node, keypoints, graph.entities) is None:
             nodes.append((node, asked))
     return nodes
@@ -224,7 +229,9 @@ def multi_hop_plans(
         if len(chain) == max_hops:
             return
         options = chainer.continuations(chain)
-        not_entity = bridge_not_entity(chain[-1].answer_label) if options and labels is not None else None
+        last = chain[-1]
+        checked = options and labels is not None
+        not_entity = bridge_not_entity(last.answer_label, last.answer_type) if checked else None
         if not_entity is not None:
             if rejects is not None:
                 key = "m:" + ">".join(chainer.hop_label(hop) for hop in chain) + ">..."
@@ -393,11 +400,12 @@ def make_plans(
     if max_multi_hop is not None and max_multi_hop < 0:
         raise BadInputError(f"max_multi_hop must not be negative, got {max_multi_hop}")
     facts, graphs = list(facts), list(graphs)
-    single, rejects = single_hop_plans(facts, graphs)
+    pages = page_types(facts)
+    single, rejects = single_hop_plans(facts, graphs, pages)
     keypoints = {fact.id: [keypoint.text for keypoint in fact.keypoints] for fact in facts}
     graph_of = {graph.fact_id: graph for graph in reversed(graphs)}  # the first graph of a fact wins
     planned = [plan.hops[0].fact_id for plan in single]
-    maskable = {fact_id: gated_nodes(graph_of[fact_id], keypoints[fact_id]) for fact_id in planned}
+    maskable = {fact_id: gated_nodes(graph_of[fact_id], keypoints[fact_id], pages) for fact_id in planned}
     labels = {
         fact_id: {normalize(entity.text): entity.label for entity in reversed(graph_of[fact_id].entities)}
         for fact_id in planned

@@ -184,9 +184,11 @@ def perturbed_value(text: str, rng: random.Random) -> str | None:
     match = _NUMBER.search(text)
     if match is None:
         return None
+    if re.match(r"\s*(?:[-–]|to)\s*\d", text[match.end() :]):
+        return None  # one end of a range: moving it may leave the range true ("80-95%" -> "51-95%")
     value = _number_value(match)
     original = match.group(0)
-    share = re.match(r"\s*(?:%|per ?cent\b)", text[match.end() :]) is not None
+    share = re.search(r"%|\bper ?cent\b", text[match.end() :]) is not None
     bound = text[: match.start()].lower()
     at_least = re.search(r"\b(?:more than|over|at least|above|exceeding)\s*\W?$", bound) is not None
     at_most = re.search(r"\b(?:less than|fewer than|under|up to|at most|below)\s*\W?$", bound) is not None
@@ -202,6 +204,8 @@ def perturbed_value(text: str, rng: random.Random) -> str | None:
         frac = match.group("frac") or ""
         step = Decimal(1).scaleb(-(len(frac) - 1 if frac else 0))
         candidate = _format_like(value + step * rng.randint(1, 9), match)
+    if share and Decimal(candidate.replace(",", "")) > 100:
+        return None  # "more than 99%" has no false value that is still a share
     return text[: match.start()] + candidate + text[match.end() :]
 
 
@@ -221,8 +225,8 @@ def small_number_words(text: str) -> str | None:
     if match is None or int(match.group("num")) > SMALL_NUMBER_MAX:
         return None
     noun = match.group("noun") or ""
-    if noun and noun.split()[0] in _NOT_COUNTED:
-        return None
+    if not noun or noun.split()[0] in _NOT_COUNTED:
+        return None  # a bare number may be a rule, a day or a rank ("Rules 2 and 3", "No. 1")
     words = num2words(int(match.group("num"))).replace("-", " ")
     return " ".join(part for part in (match.group("hedge") or "", words, noun) if part).replace("  ", " ")
 
@@ -442,13 +446,30 @@ def perturb(
 def _change_pattern(change: NodeChange) -> str:
     words = _strip_the(change.node).split()
     body = r"\s+".join(re.escape(word) for word in words)
-    if change.replacement.lower().startswith("the "):
-        body = r"(?:the\s+)?" + body  # "the Netherlands" -> "the country whose flag is ...", not "the the"
+    if change.replacement.lower().startswith("the ") or change.rule == "other_country":
+        body = r"(?:the\s+)?" + body  # "the Netherlands" -> "French Guiana", not "the French Guiana"
     if change.rule in DATE_RULES:  # "opened on 12 March 2024" -> "opened 1 year ago"; not after "since"
-        body = _NOT_AFTER_TIME_WORD + r"(?:(?:in|on)\s+)?" + body
-    if change.rule == "number_words":  # only where the number stands alone in this text
-        body = _NOT_AFTER_VALUE + body + _NOT_BEFORE_VALUE
+        body = body + _NOT_IN_RANGE
+        body = rf"(?:{_NOT_AFTER_TIME_WORD}(?:in|on)\s+{body}|{_NOT_AFTER_TIME_WORD}{_NOT_AFTER_IN_ON}{body})"
+        body = _NOT_AFTER_RANGE + body
+    if change.rule in ("number_words", "perturbed_value"):  # only where the number stands alone
+        body = _NOT_AFTER_VALUE + body + _NOT_BEFORE_VALUE_OF[change.rule]
     return body
+
+
+def _country_replacement(change: NodeChange, matched: str) -> str:
+    """Another country's name, with "the" where its name takes one ("the United States")."""
+    name = change.replacement
+    takes_the = name.startswith(("United ", "Republic ")) or name in _PLURAL_COUNTRIES
+    return f"the {name}" if takes_the and not name.lower().startswith("the ") else name
+
+
+_PLURAL_COUNTRIES = frozenset(
+    "Netherlands Philippines Bahamas Maldives Comoros Seychelles Gambia".split()
+) | {"Marshall Islands", "Solomon Islands", "Cayman Islands", "Falkland Islands", "Czech Republic"}
+_NOT_IN_RANGE = r"(?!\s*[-–]\s*\d)"
+_NOT_AFTER_RANGE = r"(?<!\d[-–])(?<!\d\s[-–]\s)"
+_NOT_AFTER_IN_ON = r"(?<!\bin\s)(?<!\bon\s)"
 
 
 _TIME_WORDS = ("since", "until", "till", "from", "by", "before", "after", "to", "of", "and")
@@ -458,6 +479,7 @@ _NOT_BEFORE_VALUE = (
     r"(?!\s*(?:%|[.,:/]\d|[-−–]\s*\d|to\s+\d|(?:percent|per\s+cent|million|billion|thousand)\b))"
     r"(?!\s+(?:" + "|".join(sorted(_NOT_COUNTED)) + r")\b)"
 )
+_NOT_BEFORE_VALUE_OF = {"number_words": _NOT_BEFORE_VALUE, "perturbed_value": r"(?![.,:/]?\d)"}
 
 
 def apply_changes(text: str, changes: Sequence[NodeChange]) -> str:
@@ -474,7 +496,10 @@ def apply_changes(text: str, changes: Sequence[NodeChange]) -> str:
     pattern = re.compile(r"(?<!\w)(?:" + "|".join(alternatives) + r")(?!\w)", re.IGNORECASE)
 
     def replace(match: re.Match[str]) -> str:
-        replacement = ordered[int(match.lastgroup[1:])].replacement
+        change = ordered[int(match.lastgroup[1:])]
+        replacement = change.replacement
+        if change.rule == "other_country":
+            replacement = _country_replacement(change, match.group(0))
         if match.start() == 0 and not match.group(0)[:1].islower():
             replacement = replacement[:1].upper() + replacement[1:]
         return replacement

