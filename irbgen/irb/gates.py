@@ -193,7 +193,8 @@ def too_long(question: str) -> str | None:
 
 _WH_IN_CLAUSE = re.compile(
     r"(?<!^)(?<![.?!]\s)\b(?:whom|what)\s+(?:had|has|have|was|were|is|are|did|does|do|\w+ed)\b"
-    r"|\bwhat what\b|\b(?:during|in) which place\b(?=\s*[,?])",
+    r"|\bwhat what\b|\b(?:during|in) which place\b(?=\s*[,?])"
+    r"|(?<!^)\b(?:who|whom|what)\s*,|['’]s\s+(?:who|whom|what)\b|\b(?:were|was|is|are)\s+whom\b",
     re.IGNORECASE,
 )
 
@@ -208,6 +209,31 @@ def bad_start(question: str) -> str | None:
     """A question that starts with a number or a lowercase word: a sentence cut in the middle."""
     first = question.lstrip("\"'“‘(")[:1]
     return f"starts with {question.split()[0]!r}" if first.isdigit() or first.islower() else None
+
+
+MAX_MULTI_HOP_WORDS = 35
+_DESCRIBABLE = re.compile(
+    r"^(?:Who|Which (?!year|date|month)\w+|What (?!year|date|month|amount|percentage)\w+)\b"
+)
+
+
+def described_badly(question: str) -> str | None:
+    """An inner hop whose answer is not its subject: described inside the next hop it reads badly.
+
+    "Which country has ..." becomes "the country that has ..."; "X visited which place in 2007"
+    would become "the place that X visited in 2007", which the rules cannot write reliably.
+    """
+    if _DESCRIBABLE.match(question) is None:
+        return f"the inner hop does not ask for its subject: {question[:60]!r}"
+    return described_too_long(question)
+
+
+def multi_hop_too_long(question: str) -> str | None:
+    """A multi-hop question over MAX_MULTI_HOP_WORDS words."""
+    count = len(_WORD.findall(question))
+    return f"{count} words (at most {MAX_MULTI_HOP_WORDS} for a multi-hop question)" if (
+        count > MAX_MULTI_HOP_WORDS
+    ) else None
 
 
 def described_too_long(question: str) -> str | None:
@@ -356,10 +382,24 @@ def question_failure(
     if doc is not None:
         checks.append(("question_unresolved_reference", lambda: unresolved_reference(doc)))
         checks.append(("question_unanchored", lambda: unanchored(doc)))
+        checks.append(("wh_in_clause", lambda: in_situ_what(doc)))
     for name, check in checks:
         detail = check()
         if detail is not None:
             return name, detail
+    return None
+
+
+def in_situ_what(doc: Any) -> str | None:
+    """A bare "what" left inside the sentence ("leased a satellite from what, called ..."): it reads
+    as an echo of a statement, not a question. At the start, before a noun, or last, it is fine."""
+    words = [token for token in doc if not token.is_punct]
+    for position, token in enumerate(words):
+        if token.lower_ != "what" or position == 0 or position == len(words) - 1:
+            continue
+        if token.dep_ == "det" or words[position + 1].tag_ in _NOUN_TAGS:
+            continue  # "what year", "what amount"
+        return f"'what' inside the sentence: {token.sent.text[:80]!r}"
     return None
 
 
@@ -522,7 +562,8 @@ GATES: dict[str, Gate] = {
     "question_too_long": too_long,
     "question_bad_start": bad_start,
     "wh_in_clause": wh_in_clause,
-    "described_too_long": described_too_long,
+    "described_too_long": described_badly,
+    "multi_hop_too_long": multi_hop_too_long,
     "question_unbalanced": unbalanced,
     "question_too_nested": too_nested,
     "flag_emoji": flag_emoji,

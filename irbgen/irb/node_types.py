@@ -36,8 +36,8 @@ _CATEGORY_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
 _NAME_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Event", ("Festival", "Championship", "Cup", "Games", "War", "Battle", "Election", "Show", "Fair")),
     ("Organization", ("University", "College", "School", "Society", "Institution", "Institute", "Museum",
-                      "Company", "Council", "Club", "Association", "Ltd", "Inc", "Corp", "Corporation", "Group",
-                      "Foundation", "Academy", "Agency", "Robotics", "Party", "Bank")),
+                      "Company", "Council", "Club", "Association", "Ltd", "Inc", "Corp", "Corporation",
+                      "Group", "Foundation", "Academy", "Agency", "Robotics", "Party", "Bank")),
     ("Location", ("River", "Lake", "Bridge", "Observatory", "Harbour", "Harbor", "Gardens", "Park", "Farm",
                   "Hills", "Hill", "Ridge", "Mountain", "Valley", "Bay", "Island", "Street", "Road",
                   "Station", "Estuary", "Castle", "Tower", "Airport", "Port", "County", "District",
@@ -107,6 +107,8 @@ def page_types(facts: Iterable[Fact]) -> dict[str, str]:
         if node_type is None:
             continue
         types.setdefault(_normal(fact.title), node_type)
+        bare = re.sub(r"\s*\([^()]*\)$", "", fact.title)  # "Animalia (book)" names "Animalia"
+        types.setdefault(_normal(bare), node_type)
         if node_type == "Person" and " " in fact.title.strip():
             types.setdefault(_normal(fact.title.split()[-1]), node_type)
     return types

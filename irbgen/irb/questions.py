@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict
 from rapidfuzz import fuzz
 
 from irbgen.errors import BadInputError
-from irbgen.irb.gates import described_too_long, false_premise_lost, question_failure
+from irbgen.irb.gates import described_badly, false_premise_lost, multi_hop_too_long, question_failure
 from irbgen.irb.keypoints import check_backend
 from irbgen.irb.realize import NodeNotFound, realize_plan
 from irbgen.irb.records import GeneratedQuestion, KnowledgeGraph, PlanHop, QuestionPlan, Reject, Triple
@@ -350,9 +350,13 @@ class WriteQuestions:
             failure = question_failure(question, hop.answer_label, nlp(question), nested=index > 0)
             if failure is not None:
                 return index, failure[0], failure[1]
-            described = described_too_long(question) if index < len(plan.hops) - 1 else None
+            inner = index < len(plan.hops) - 1
+            described = described_badly(question) if inner else None
             if described is not None:
                 return index, "described_too_long", described
+            long = multi_hop_too_long(question) if index > 0 and not inner else None
+            if long is not None:
+                return index, "multi_hop_too_long", long
         return None
 
     def _final_check(self, plan: QuestionPlan, sub_questions: Sequence[str]) -> Reject | None:
