@@ -74,6 +74,11 @@ _NOT_CONFIG = {"source", "out"}
     is_flag=True,
     help="Keep multi-hop questions whose answer is already in a first-hop document.",
 )
+@click.option(
+    "--answers-per-fact",
+    type=int,
+    help="Wikipedia: single-hop questions per fact, each asking for another node (1-4).  [default: 2]",
+)
 @click.option("--reference-date", help="YYYY-MM-DD for relative dates (default: newest page revision).")
 @click.option(
     "--old-dump", type=click.Path(path_type=Path), help="Wikidata: an older dump, for new/old labels."
@@ -141,7 +146,13 @@ def build(**options: Any) -> None:
                     f"the Wikidata build needs {error.name}: pip install -e '.[wikidata]'"
                 ) from None
         _refuse_foreign_flags(click.get_current_context(), Config.model_fields, source)
-        values = {k: v for k, v in options.items() if k in Config.model_fields and k not in _NOT_CONFIG}
+        values = {
+            k: v
+            for k, v in options.items()
+            if k in Config.model_fields
+            and k not in _NOT_CONFIG
+            and (v is not None or Config.model_fields[k].default is None)  # an unset flag keeps the default
+        }
         try:
             config = Config(**values)
         except ValidationError as error:

@@ -65,6 +65,7 @@ class WikipediaBuildConfig(LLMOptions):
     max_hops: int = Field(2, ge=1, le=4)
     false_premise_share: float = Field(0.2, ge=0, lt=1)
     keep_shortcuts: bool = False  # keep multi-hop plans whose answer is in a first-hop document
+    answers_per_fact: int = Field(2, ge=1, le=4)  # single-hop questions a fact may give, each another answer
     reference_date: str | None = None  # YYYY-MM-DD; default: the newest page revision among the facts
     seed: int = 0
 

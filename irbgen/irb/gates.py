@@ -193,7 +193,7 @@ def too_long(question: str) -> str | None:
 
 _WH_IN_CLAUSE = re.compile(
     r"(?<!^)(?<![.?!]\s)\b(?:whom|what)\s+(?:had|has|have|was|were|is|are|did|does|do|\w+ed)\b"
-    r"|\bwhat what\b|\b(?:during|in) which place\b(?=\s*[,?])"
+    r"|\bwhat what\b|\bduring which place\b"
     r"|(?<!^)\b(?:who|whom|what)\s*,|['’]s\s+(?:who|whom|what)\b|\b(?:were|was|is|are)\s+whom\b",
     re.IGNORECASE,
 )
@@ -452,7 +452,10 @@ def agreed_type(node: str, node_type: str, label: str | None, page_type: str | N
     from_label = label_type(label, node)
     if node_type not in (from_label, "Other"):
         return None
-    supported = page_type == from_label or name_type(node) == from_label
+    named = name_type(node)
+    if named is not None and named != from_label and page_type != from_label:
+        return None  # "Spacecraft Films" labelled PERSON: its own words say otherwise
+    supported = page_type == from_label or named == from_label
     if from_label == "Organization" and not supported:
         return "Other"
     if from_label == "Location" and not (supported or known_place(node)):

@@ -124,6 +124,36 @@ def _first_in_order(graph: KnowledgeGraph, nodes: Sequence[Node]) -> Node:
     return next(keys[normalize(end)] for end in ends if normalize(end) in keys)
 
 
+def more_single_hop_plans(
+    single: Sequence[QuestionPlan],
+    maskable: Mapping[str, Sequence[Node]],
+    graphs: Mapping[str, KnowledgeGraph],
+    *,
+    per_fact: int,
+) -> list[QuestionPlan]:
+    """Single-hop plans for a fact's other answer-gated nodes, up to `per_fact` questions a fact:
+    "s:<fact>/k" asks for its k-th node (in graph order, heads first). Multi-hop chains use only the
+    first plan of each fact."""
+    plans = []
+    for plan in single:
+        hop = plan.hops[0]
+        nodes = list(maskable.get(hop.fact_id, ()))
+        entities = graphs[hop.fact_id].entities
+        others = [
+            (number, node)
+            for number, node in enumerate(nodes, 1)
+            if normalize(node[0]) != normalize(hop.answer)
+        ]
+        for number, (node, node_type) in others[: per_fact - 1]:
+            update = {"answer": node, "answer_type": node_type, "answer_label": entity_label(node, entities)}
+            plans.append(
+                QuestionPlan(
+                    id=f"s:{hop.fact_id}/{number}", kind="single_hop", hops=[hop.model_copy(update=update)]
+                )
+            )
+    return plans
+
+
 # --- multi-hop ----------------------------------------------------------------------------------------
 
 
@@ -388,8 +418,12 @@ def make_plans(
     max_per_answer: int = 3,
     countries: Sequence[str] | None = None,
     documents: Mapping[str, str] | None = None,
+    answers_per_fact: int = 1,
 ) -> tuple[list[QuestionPlan], list[Reject]]:
     """(plans, rejects): single-hop, then multi-hop, then false-premise plans; valid ones paraphrased.
+
+    `answers_per_fact` > 1 also asks, in other single-hop plans, for the next answer-gated nodes of a
+    fact ("s:<fact>/k" for its k-th; see `more_single_hop_plans`).
 
     With `documents` (document id -> main text), multi-hop plans whose answer is already in a first-hop
     document are rejected as shortcuts (see irb/shortcuts.py). `max_multi_hop` then keeps a seeded
@@ -406,6 +440,7 @@ def make_plans(
     graph_of = {graph.fact_id: graph for graph in reversed(graphs)}  # the first graph of a fact wins
     planned = [plan.hops[0].fact_id for plan in single]
     maskable = {fact_id: gated_nodes(graph_of[fact_id], keypoints[fact_id], pages) for fact_id in planned}
+    more = more_single_hop_plans(single, maskable, graph_of, per_fact=answers_per_fact)
     labels = {
         fact_id: {normalize(entity.text): entity.label for entity in reversed(graph_of[fact_id].entities)}
         for fact_id in planned
@@ -429,7 +464,7 @@ def make_plans(
         multi = [multi[index] for index in kept]
     valid = [
         plan.model_copy(update={"changes": paraphrase_changes(plan, reference_date, labels)})
-        for plan in single + multi
+        for plan in single + more + multi
     ]
     false, short = false_premise_plans(
         valid, false_premise_share, reference_date, seed, surnames, countries, labels

@@ -128,6 +128,7 @@ def build_questions(
         seed=config.seed,
         surnames=load_surnames(SURNAMES),
         documents=None if config.keep_shortcuts else {document.id: document.text for document in documents},
+        answers_per_fact=config.answers_per_fact,
     )
     replace_stage_rejects(run_dir, "plans", plan_rejects)
 

@@ -275,14 +275,40 @@ _NOT_GIVEN_NAMES = frozenset(
 )
 
 
+GIVEN_NAMES = Path(__file__).resolve().parents[2] / "data" / "phantom"
+
+
+@lru_cache(maxsize=1)
+def given_names() -> frozenset[str]:
+    """Given names irbgen knows (its own word lists), lower case; empty when the lists are absent."""
+    names: set[str] = set()
+    for path in sorted(GIVEN_NAMES.glob("first_names_*.txt")):
+        names.update(line.strip().casefold() for line in path.read_text(encoding="utf-8").splitlines())
+    return frozenset(name for name in names if name and not name.startswith("#"))
+
+
 def is_personal_name(name: str) -> bool:
-    """At least a given name and a surname, written as names are (no titles, codes or initials only)."""
+    """At least a given name and a surname, written as names are (no titles, codes or initials only),
+    whose first given name irbgen's name lists know or is not an English word: "Deadly Ground" (a
+    film) and "Galaxy Note" are not people; "Rudolph Nissen" is."""
     parts = _name_parts(name)
     if parts is None:
         return False
     _, given, surname, _ = parts
     words = given + surname
-    return all(_GIVEN_NAME.fullmatch(word) and word.lower() not in _NOT_GIVEN_NAMES for word in words)
+    if not all(_GIVEN_NAME.fullmatch(word) and word.lower() not in _NOT_GIVEN_NAMES for word in words):
+        return False
+    first = given[0].split("-")[0].casefold()
+    return first in given_names() or first not in english_words()
+
+
+@lru_cache(maxsize=1)
+def english_words() -> frozenset[str]:
+    """The English words of spaCy's lemmatizer index (WordNet lemmas): "deadly", "galaxy", "note"."""
+    from irbgen.spacy_models import DEFAULT_MODEL, load_spacy
+
+    table = load_spacy(DEFAULT_MODEL).get_pipe("lemmatizer").lookups.get_table("lemma_index")
+    return frozenset(word for key in table.keys() for word in table[key])
 
 
 def other_surname(name: str, rng: random.Random, surnames: Sequence[str]) -> str | None:
