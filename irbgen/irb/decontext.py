@@ -242,8 +242,8 @@ def _sentence_subject_is_page(sentence: str, subject: Subject) -> bool:
 
 
 def _about_page(sentence: str, subject: Subject) -> bool:
-    """The sentence opens with the page subject (or a pronoun or description of it), or names it."""
-    return _sentence_subject_is_page(sentence, subject) or subject.name.casefold() in sentence.casefold()
+    """The sentence opens with the page subject, or a pronoun or description of it."""
+    return _sentence_subject_is_page(sentence, subject)
 
 
 def _finish(text: str) -> str:

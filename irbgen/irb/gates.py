@@ -455,6 +455,8 @@ def agreed_type(node: str, node_type: str, label: str | None, page_type: str | N
     named = name_type(node)
     if named is not None and named != from_label and page_type != from_label:
         return None  # "Spacecraft Films" labelled PERSON: its own words say otherwise
+    if from_label == "Person" and page_type != "Person" and re.search(r"\d", node):
+        return "Other"  # "Apollo 8" labelled PERSON
     supported = page_type == from_label or named == from_label
     if from_label == "Organization" and not supported:
         return "Other"

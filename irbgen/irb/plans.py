@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import date
 
@@ -324,12 +325,22 @@ def node_label(plan: QuestionPlan, node: str, labels: Labels | None) -> str | No
 def paraphrase_changes(plan: QuestionPlan, reference: date, labels: Labels | None = None) -> list[NodeChange]:
     """The paraphrase of every changeable node that has one, with at most one relative date."""
     changes: list[NodeChange] = []
+    future = speaks_of_future(plan)
     for node, node_type in changeable_nodes(plan):
         change = paraphrase(node, node_type, reference, node_label(plan, node, labels))
-        if change is None or (change.rule == "relative_date" and _has_date(changes)):
+        if change is None or (change.rule == "relative_date" and (future or _has_date(changes))):
             continue
         changes.append(change)
     return changes
+
+
+_FUTURE = re.compile(r"\b(?:will|would|shall|is expected to|are expected to|plans? to|scheduled to)\b", re.I)
+
+
+def speaks_of_future(plan: QuestionPlan) -> bool:
+    """A keypoint that speaks of the future from its own time ("... will be implemented in 2013"): a date
+    there cannot be made relative to today without reading wrongly ("will be implemented 3 years ago")."""
+    return any(_FUTURE.search(text) for hop in plan.hops for text in hop.keypoints)
 
 
 def _has_date(changes: Sequence[NodeChange]) -> bool:
@@ -353,7 +364,10 @@ def _false_change(
     rng = random.Random(f"{seed}:false:{plan.id}")
     nodes = changeable_nodes(plan)
     rng.shuffle(nodes)
+    future = speaks_of_future(plan)
     for node, node_type in nodes:
+        if future and node_type == "Date":
+            continue
         label = node_label(plan, node, labels)
         change = perturb(node, node_type, reference, rng, surnames, countries, label)
         if change is not None:

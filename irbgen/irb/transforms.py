@@ -94,6 +94,12 @@ def _relative_days(days: int) -> str:
     return _relative(sign * max(1, _round_half_up(size / 365.25)), "year", "this year")
 
 
+def past_relative_time(text: str, reference: date) -> str | None:
+    """`relative_time` for a date before the reference only: "in 4 years" misleads in a past-tense text."""
+    relative = relative_time(text, reference)
+    return relative if relative is not None and relative.endswith("ago") else None
+
+
 def relative_time(text: str, reference: date) -> str | None:
     """`text` as a time relative to `reference` ("10 months ago", "in 2 years"), or None if unparseable.
 
@@ -289,8 +295,8 @@ def given_names() -> frozenset[str]:
 
 def is_personal_name(name: str) -> bool:
     """At least a given name and a surname, written as names are (no titles, codes or initials only),
-    whose first given name irbgen's name lists know or is not an English word: "Deadly Ground" (a
-    film) and "Galaxy Note" are not people; "Rudolph Nissen" is."""
+    whose first given name irbgen's lists know or is not an English word, and whose last word does not
+    name a thing: "Deadly Ground" (a film), "Pamir Mountains" and "Mio Wireless" are not people."""
     parts = _name_parts(name)
     if parts is None:
         return False
@@ -299,7 +305,28 @@ def is_personal_name(name: str) -> bool:
     if not all(_GIVEN_NAME.fullmatch(word) and word.lower() not in _NOT_GIVEN_NAMES for word in words):
         return False
     first = given[0].split("-")[0].casefold()
-    return first in given_names() or first not in english_words()
+    last = surname[-1].casefold()
+    known_given = first in given_names() or first not in english_words()
+    return known_given and (last in surnames_known() or not _thing_word(last))
+
+
+_THING_WORDS = frozenset(
+    """wireless telecom mobile media energy health healthcare motors airways systems networks
+    underground leader note ground""".split()
+)
+
+
+def _thing_word(word: str) -> bool:
+    """A last word that names a thing, not a family: "Mountains", "Islands", "Wireless", "Underground"."""
+    plural = word.endswith("s") and not word.endswith("ss") and word[:-1] in english_words()
+    return word in _THING_WORDS or plural
+
+
+@lru_cache(maxsize=1)
+def surnames_known() -> frozenset[str]:
+    """Surnames irbgen's own list knows ("Smith", "Baker"), lower case; empty when the list is absent."""
+    path = GIVEN_NAMES / "surnames.txt"
+    return frozenset(name.casefold() for name in load_surnames(path)) if path.exists() else frozenset()
 
 
 @lru_cache(maxsize=1)
@@ -412,7 +439,7 @@ def other_country(country: str, rng: random.Random, countries: Sequence[str]) ->
 
 _PARAPHRASES: dict[str, tuple[str, Callable[[str, date], str | None]]] = {
     "Person": ("initials", lambda node, reference: initials_and_surname(node)),
-    "Date": ("relative_date", relative_time),
+    "Date": ("relative_date", past_relative_time),
     "Quantity": ("number_words", lambda node, reference: small_number_words(node)),
 }
 
@@ -499,7 +526,7 @@ _NOT_AFTER_IN_ON = r"(?<!\bin\s)(?<!\bon\s)"
 
 
 _TIME_WORDS = ("since", "until", "till", "from", "by", "before", "after", "to", "of", "and")
-_NOT_AFTER_TIME_WORD = "".join(rf"(?<!\b{word}\s)" for word in _TIME_WORDS)
+_NOT_AFTER_TIME_WORD = "".join(rf"(?<!\b{word}\s)" for word in _TIME_WORDS) + r"(?<!\d\s)(?<!\d,\s)"
 _NOT_AFTER_VALUE = r"(?<![-−–$£€¥.,:/])(?<!\d\s)(?<!\d\sto\s)"
 _NOT_BEFORE_VALUE = (
     r"(?!\s*(?:%|[.,:/]\d|[-−–]\s*\d|to\s+\d|(?:percent|per\s+cent|million|billion|thousand)\b))"
