@@ -499,8 +499,8 @@ def answer_fragment(answer: str, keypoints: Sequence[str], entities: Iterable[En
 
 
 def _is_name_word(word: str) -> bool:
-    """A capitalised word that could continue a name ("Rudolph", "Jr"), not a sentence stop."""
-    return bool(re.fullmatch(r"[A-Z][a-z][\w'’-]*|[A-Z]\.", word))
+    """A capitalised word that could continue a name ("Rudolph", "Jr", "I" of "Darius I")."""
+    return bool(re.fullmatch(r"[A-Z][a-z][\w'’-]*|[A-Z]\.|(?:I|II|III|IV|V|VI|VII|VIII|IX|X)[,.]?", word))
 
 
 def answer_vague(answer: str, label: str | None) -> str | None:

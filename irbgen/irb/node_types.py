@@ -43,7 +43,8 @@ _NAME_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Location", ("River", "Lake", "Bridge", "Observatory", "Harbour", "Harbor", "Gardens", "Park", "Farm",
                   "Hills", "Hill", "Ridge", "Mountain", "Valley", "Bay", "Island", "Street", "Road",
                   "Station", "Estuary", "Castle", "Tower", "Airport", "Port", "County", "District",
-                  "Province", "Region", "Oblast", "Canton", "Prefecture")),
+                  "Province", "Region", "Oblast", "Canton", "Prefecture", "Formation", "Basin", "Desert",
+                  "Plateau", "Peninsula", "Sea", "Ocean", "Strait", "Canal", "Gulf", "Mountains")),
 )  # fmt: skip
 
 _YEAR = re.compile(r"^(?:in |the )?(1\d{3}|20\d{2})s?$")

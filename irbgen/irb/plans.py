@@ -325,7 +325,7 @@ def node_label(plan: QuestionPlan, node: str, labels: Labels | None) -> str | No
 def paraphrase_changes(plan: QuestionPlan, reference: date, labels: Labels | None = None) -> list[NodeChange]:
     """The paraphrase of every changeable node that has one, with at most one relative date."""
     changes: list[NodeChange] = []
-    future = speaks_of_future(plan)
+    future = speaks_of_future(plan) or any(hop.answer_type == "Date" for hop in plan.hops)  # one date asked
     for node, node_type in changeable_nodes(plan):
         change = paraphrase(node, node_type, reference, node_label(plan, node, labels))
         if change is None or (change.rule == "relative_date" and (future or _has_date(changes))):

@@ -307,6 +307,10 @@ def is_personal_name(name: str) -> bool:
     first = given[0].split("-")[0].casefold()
     last = surname[-1].casefold()
     known_given = first in given_names() or first not in english_words()
+    from irbgen.irb.node_types import name_type
+
+    if name_type(name) is not None:
+        return False  # "Bakken Formation", "Pamir Mountains": its own words say what it is
     return known_given and (last in surnames_known() or not _thing_word(last))
 
 
@@ -525,7 +529,9 @@ _NOT_AFTER_RANGE = r"(?<!\d[-–])(?<!\d\s[-–]\s)"
 _NOT_AFTER_IN_ON = r"(?<!\bin\s)(?<!\bon\s)"
 
 
-_TIME_WORDS = ("since", "until", "till", "from", "by", "before", "after", "to", "of", "and")
+_TIME_WORDS = (
+    "since", "until", "till", "from", "by", "before", "after", "to", "of", "and", "during", "through"
+)  # fmt: skip
 _NOT_AFTER_TIME_WORD = "".join(rf"(?<!\b{word}\s)" for word in _TIME_WORDS) + r"(?<!\d\s)(?<!\d,\s)"
 _NOT_AFTER_VALUE = r"(?<![-−–$£€¥.,:/])(?<!\d\s)(?<!\d\sto\s)"
 _NOT_BEFORE_VALUE = (
