@@ -12,15 +12,18 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from irbgen.irb.masking import normalize
+from irbgen.irb.node_types import name_type
+from irbgen.irb.places import known_place
 from irbgen.irb.records import Entity
+from irbgen.irb.transforms import parse_date
+from irbgen.irb.triples import node_type as label_type
 
 MAX_QUESTION_WORDS = 40
 MAX_DESCRIBED_WORDS = 20  # a hop that becomes a description inside the next one
 MAX_CLAUSES = 3  # relative or wh-clause words in one question
 BRIDGE_LABELS = frozenset("PERSON ORG GPE LOC FAC EVENT WORK_OF_ART NORP".split())
 VALUE_LABELS = frozenset("CARDINAL PERCENT MONEY QUANTITY".split())
-
-Gate = Callable[..., str | None]
 
 # --- keypoints: standing alone ------------------------------------------------------------------------
 
@@ -81,7 +84,7 @@ _WH_WORDS = frozenset("who whom whose which what".split())
 _PERSONAL = frozenset("he she him his her hers".split())
 
 
-def _noun_key(token: Any) -> str:
+def _nounnormalize(token: Any) -> str:
     """A noun's comparable form without spaCy's lemmatizer: lower case, a plural -s dropped."""
     lower = token.lower_
     return lower[:-1] if token.tag_ == "NNS" and lower.endswith("s") else lower
@@ -107,7 +110,7 @@ def _bare_description(token: Any) -> bool:
     """A common noun led by "the" with nothing that says which one (no modifier, clause or of-phrase)."""
     if token.tag_ not in _NOUN_TAGS or not (token.is_lower and token.is_alpha):
         return False
-    if _noun_key(token) in _UNIQUE_NOUNS:
+    if _nounnormalize(token) in _UNIQUE_NOUNS:
         return False
     children = list(token.children)
     if not children or children[0].dep_ != "det" or children[0].lower_ != "the":
@@ -116,8 +119,8 @@ def _bare_description(token: Any) -> bool:
         return False  # an adjective, compound, of-phrase, relative clause or apposition narrows it
     if token.dep_ in ("compound", "appos") or token.head.tag_ in _NAME_TAGS:
         return False
-    earlier = {_noun_key(t) for t in token.doc[: children[0].i] if t.tag_ in _NOUN_TAGS | _NAME_TAGS}
-    return _noun_key(token) not in earlier
+    earlier = {_nounnormalize(t) for t in token.doc[: children[0].i] if t.tag_ in _NOUN_TAGS | _NAME_TAGS}
+    return _nounnormalize(token) not in earlier
 
 
 def unresolved_reference(doc: Any) -> str | None:
@@ -185,10 +188,15 @@ _GLUED = re.compile(
 )
 
 
+def _over(question: str, limit: int, what: str = "") -> str | None:
+    """ "N words (at most LIMIT ...)" when the question has more than LIMIT words, else None."""
+    count = len(_WORD.findall(question))
+    return f"{count} words (at most {limit}{what})" if count > limit else None
+
+
 def too_long(question: str) -> str | None:
     """More than MAX_QUESTION_WORDS words."""
-    count = len(_WORD.findall(question))
-    return f"{count} words (at most {MAX_QUESTION_WORDS})" if count > MAX_QUESTION_WORDS else None
+    return _over(question, MAX_QUESTION_WORDS)
 
 
 _WH_IN_CLAUSE = re.compile(
@@ -225,23 +233,12 @@ def described_badly(question: str) -> str | None:
     """
     if _DESCRIBABLE.match(question) is None:
         return f"the inner hop does not ask for its subject: {question[:60]!r}"
-    return described_too_long(question)
+    return _over(question, MAX_DESCRIBED_WORDS, " for a hop described in the next")
 
 
 def multi_hop_too_long(question: str) -> str | None:
     """A multi-hop question over MAX_MULTI_HOP_WORDS words."""
-    count = len(_WORD.findall(question))
-    return f"{count} words (at most {MAX_MULTI_HOP_WORDS} for a multi-hop question)" if (
-        count > MAX_MULTI_HOP_WORDS
-    ) else None
-
-
-def described_too_long(question: str) -> str | None:
-    """An inner hop longer than MAX_DESCRIBED_WORDS: as a description inside the next hop, unreadable."""
-    count = len(_WORD.findall(question))
-    return f"{count} words (at most {MAX_DESCRIBED_WORDS} for a hop described in the next)" if (
-        count > MAX_DESCRIBED_WORDS
-    ) else None
+    return _over(question, MAX_MULTI_HOP_WORDS, " for a multi-hop question")
 
 
 def unbalanced(question: str) -> str | None:
@@ -429,9 +426,9 @@ def false_premise_lost(question: str, replacement: str) -> str | None:
 
 def entity_label(node: str, entities: Iterable[Entity]) -> str | None:
     """spaCy's label of the entity spelled like `node` (case-insensitive, no leading "the"), or None."""
-    key = _key(node)
+    key = normalize(node)
     for entity in entities:
-        if _key(entity.text) == key:
+        if normalize(entity.text) == key:
             return entity.label
     return None
 
@@ -444,9 +441,6 @@ def agreed_type(node: str, node_type: str, label: str | None, page_type: str | N
     an organization word in its name ("Bank", "University"); a place needs its page, a place word
     ("River", "Province") or a known place name (irb/places.py). Otherwise the label's type.
     """
-    from irbgen.irb.places import known_place
-    from irbgen.irb.triples import node_type as label_type
-
     if label is None:
         return "Other"
     from_label = label_type(label, node)
@@ -465,25 +459,13 @@ def agreed_type(node: str, node_type: str, label: str | None, page_type: str | N
     return from_label
 
 
-def name_type(node: str) -> str | None:
-    """The type the node's own words give it ("Hollin Ridge Observatory" -> Location), if any."""
-    from irbgen.irb.node_types import name_type as words_type
-
-    return words_type(node)
-
-
-def _key(text: str) -> str:
-    text = " ".join(text.split()).strip(" ,;:.")
-    return re.sub(r"^the\s+", "", text, flags=re.IGNORECASE).casefold()
-
-
 def answer_fragment(answer: str, keypoints: Sequence[str], entities: Iterable[Entity]) -> str | None:
     """The answer is not a whole name: unbalanced, part of a longer entity, or glued to a capitalised word."""
     if unbalanced(answer) is not None:
         return f"{answer!r} is cut inside brackets or quotes"
-    key = _key(answer)
+    key = normalize(answer)
     for entity in entities:
-        other = _key(entity.text)
+        other = normalize(entity.text)
         if other != key and re.search(rf"(?<!\w){re.escape(key)}(?!\w)", other):
             return f"{answer!r} is part of the entity {entity.text!r}"
     pattern = re.compile(rf"(?<![\w.])({re.escape(answer.strip())})(?!\w)", re.IGNORECASE)
@@ -509,11 +491,8 @@ def answer_vague(answer: str, label: str | None) -> str | None:
     decade = re.fullmatch(r"(?:the\s+)?\d{3,4}s", answer.strip(), re.I) is not None
     if len(words) == 2 and words[0].lower() == "the" and not words[1].isupper() and not decade:
         return f"{answer!r} names no one thing"
-    if label in ("DATE", "TIME"):
-        from irbgen.irb.transforms import parse_date
-
-        if parse_date(answer) is None and not re.fullmatch(r"(?:the\s+)?\d{3,4}s", answer.strip(), re.I):
-            return f"{answer!r} is not a year, a month or a date"
+    if label in ("DATE", "TIME") and not decade and parse_date(answer) is None:
+        return f"{answer!r} is not a year, a month or a date"
     return None
 
 
@@ -530,8 +509,8 @@ def answer_among_values(answer: str, label: str | None, entities: Iterable[Entit
     """A value answer (a number, share, sum or measure) beside another value of its kind in the keypoint."""
     if label not in VALUE_LABELS:
         return None
-    key = _key(answer)
-    others = sorted({e.text for e in entities if e.label in VALUE_LABELS and _key(e.text) != key})
+    key = normalize(answer)
+    others = sorted({e.text for e in entities if e.label in VALUE_LABELS and normalize(e.text) != key})
     return f"{answer!r} sits among other values: {', '.join(others[:3])}" if others else None
 
 
@@ -559,28 +538,3 @@ def answer_failure(
         if detail is not None:
             return name, detail
     return None
-
-
-GATES: dict[str, Gate] = {
-    "leading_connective": leading_connective,
-    "unresolved_reference": unresolved_reference,
-    "question_too_long": too_long,
-    "question_bad_start": bad_start,
-    "wh_in_clause": wh_in_clause,
-    "described_too_long": described_badly,
-    "multi_hop_too_long": multi_hop_too_long,
-    "question_unbalanced": unbalanced,
-    "question_too_nested": too_nested,
-    "flag_emoji": flag_emoji,
-    "relative_dates": relative_dates,
-    "glued_number_words": glued_number_words,
-    "wh_mismatch": wh_mismatch,
-    "question_unanchored": unanchored,
-    "answer_fragment": answer_fragment,
-    "answer_vague": answer_vague,
-    "answer_explained": answer_explained,
-    "broken_text": broken_text,
-    "false_premise_lost": false_premise_lost,
-    "answer_among_values": answer_among_values,
-    "bridge_not_entity": bridge_not_entity,
-}
