@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 
 from irbgen.audit.records import CRITERIA, KINDS, AuditScore, Rate
 from irbgen.benchmark import CARD, MANIFEST, read_manifest
 from irbgen.errors import BadInputError
+from irbgen.io import write_atomic
 
 HEADING = "## Audit"
 BEFORE = "## How to load it"
@@ -112,16 +112,6 @@ def publish(benchmark: Path, score: AuditScore) -> None:
     text = json.dumps(manifest, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
     write_atomic(card_file, updated)
     write_atomic(manifest_file, text.encode())
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write DATA to a temporary sibling of PATH, then rename it into place."""
-    tmp = path.parent / f".{path.name}.tmp-{os.getpid()}"
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def _sha256(data: bytes) -> str:

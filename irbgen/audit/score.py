@@ -10,11 +10,12 @@ from statistics import NormalDist
 
 from pydantic import ValidationError
 
-from irbgen.audit.publish import publish, write_atomic
+from irbgen.audit.publish import publish
 from irbgen.audit.records import CRITERIA, KINDS, AuditHeader, AuditItem, AuditScore, Judgment, Rate
 from irbgen.audit.sheet import HEADER, SHEET, check_benchmark, scan_samples
 from irbgen.benchmark import SAMPLES, describe_error, iter_lines
 from irbgen.errors import BadInputError
+from irbgen.io import write_atomic
 
 SCORE = "score.json"
 Z95 = NormalDist().inv_cdf(0.975)

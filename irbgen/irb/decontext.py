@@ -241,11 +241,6 @@ def _sentence_subject_is_page(sentence: str, subject: Subject) -> bool:
     return resolved
 
 
-def _about_page(sentence: str, subject: Subject) -> bool:
-    """The sentence opens with the page subject, or a pronoun or description of it."""
-    return _sentence_subject_is_page(sentence, subject)
-
-
 def _finish(text: str) -> str:
     text = re.sub(r"(?:[\s,;:\-–—]|\b(?:and|or|but)\b)+$", "", text).strip()
     if text and text[0].islower():
@@ -291,7 +286,7 @@ def decontextualize(
     if _EXPLETIVE_IT.match(_strip_connectives(segment)):
         return Decontextualized(_finish(_strip_connectives(segment)))
     pronoun = _pronoun_lead(_strip_connectives(segment)) in _PRONOUNS
-    if pronoun and previous and not _about_page(previous, subject):
+    if pronoun and previous and not _sentence_subject_is_page(previous, subject):
         detail = f"leading pronoun after a sentence that is not about {subject.name!r}: {previous[:80]!r}"
         return Decontextualized(None, "not_self_contained", detail)
     starts_sentence = fold(clean(sentence)).startswith(fold(segment)[:40])

@@ -7,19 +7,17 @@ it checks the name against pycountry (countries and ISO 3166-2 subdivisions) and
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from functools import lru_cache
 
 from irbgen.errors import MissingExtraError
+from irbgen.irb.masking import normalize
 
 
 def _key(name: str) -> str:
-    """Lower case, no accents, no leading "the", no possessive."""
-    text = unicodedata.normalize("NFKD", " ".join(name.split()))
-    text = "".join(char for char in text if not unicodedata.combining(char))
-    text = re.sub(r"^the\s+", "", text, flags=re.IGNORECASE)
-    return re.sub(r"['’]s$", "", text).strip(" .,").casefold()
+    """`masking.normalize` without accents: "Badakhshān" meets "Badakhshan"."""
+    text = unicodedata.normalize("NFKD", normalize(name))
+    return "".join(char for char in text if not unicodedata.combining(char))
 
 
 @lru_cache(maxsize=1)

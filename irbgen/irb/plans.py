@@ -250,7 +250,7 @@ def multi_hop_plans(
         maskable = {
             plan.hops[0].fact_id: [(plan.hops[0].answer, plan.hops[0].answer_type)] for plan in single
         }
-    chainer = _Chainer(single, maskable, labels if labels is not None else _hop_labels(single))
+    chainer = _Chainer(single, maskable, labels or {})
     plans: list[QuestionPlan] = []
 
     def extend(chain: list[PlanHop]) -> None:
@@ -278,15 +278,6 @@ def multi_hop_plans(
     for plan in single:
         extend([plan.hops[0]])
     return plans
-
-
-def _hop_labels(single: Sequence[QuestionPlan]) -> dict[str, dict[str, str]]:
-    """The answer labels the single-hop plans carry, for callers that give no entity labels."""
-    return {
-        plan.hops[0].fact_id: {normalize(plan.hops[0].answer): plan.hops[0].answer_label}
-        for plan in single
-        if plan.hops[0].answer_label
-    }
 
 
 # --- changes and false premises ---------------------------------------------------------------------
@@ -325,10 +316,11 @@ def node_label(plan: QuestionPlan, node: str, labels: Labels | None) -> str | No
 def paraphrase_changes(plan: QuestionPlan, reference: date, labels: Labels | None = None) -> list[NodeChange]:
     """The paraphrase of every changeable node that has one, with at most one relative date."""
     changes: list[NodeChange] = []
-    future = speaks_of_future(plan) or any(hop.answer_type == "Date" for hop in plan.hops)  # one date asked
+    asks_date = any(hop.answer_type == "Date" for hop in plan.hops)
+    keep_dates = speaks_of_future(plan) or asks_date  # a relative date there would read wrongly
     for node, node_type in changeable_nodes(plan):
         change = paraphrase(node, node_type, reference, node_label(plan, node, labels))
-        if change is None or (change.rule == "relative_date" and (future or _has_date(changes))):
+        if change is None or (change.rule == "relative_date" and (keep_dates or _has_date(changes))):
             continue
         changes.append(change)
     return changes

@@ -28,6 +28,7 @@ from irbgen.irb.questions import WriteQuestions
 from irbgen.irb.records import Fact, GeneratedQuestion, Reject, WebDocument
 from irbgen.irb.samples import corpus_documents, make_sample
 from irbgen.irb.transforms import load_surnames
+from irbgen.phantom.vocabulary import DEFAULT_VOCABULARY_DIR
 from irbgen.pipeline.checkpoint import replace_stage_rejects
 from irbgen.pipeline.runner import StageResult, run_stage
 from irbgen.pipeline.stage import StageContext
@@ -35,7 +36,7 @@ from irbgen.schema import Manifest, PromptRef, Sample
 
 BENCHMARK = "benchmark"
 KINDS = ("single_hop", "multi_hop", "false_premise")
-SURNAMES = Path(__file__).resolve().parents[2] / "data" / "phantom" / "surnames.txt"
+SURNAMES = DEFAULT_VOCABULARY_DIR / "surnames.txt"
 COMMAND = "irbgen build --source wikipedia-dump"
 DESCRIPTION = (
     "Questions written from Wikipedia sentences that cite web pages (IRB-style): each fact was checked "

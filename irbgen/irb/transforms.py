@@ -25,6 +25,7 @@ from pathlib import Path
 from num2words import num2words
 
 from irbgen.irb.records import NodeChange
+from irbgen.phantom.vocabulary import DEFAULT_VOCABULARY_DIR
 
 TRANSFORMED_TYPES = ("Country", "Date", "Person", "Quantity")
 DATE_RULES = ("relative_date", "wrong_relative_date")
@@ -281,14 +282,13 @@ _NOT_GIVEN_NAMES = frozenset(
 )
 
 
-GIVEN_NAMES = Path(__file__).resolve().parents[2] / "data" / "phantom"
 
 
 @lru_cache(maxsize=1)
 def given_names() -> frozenset[str]:
     """Given names irbgen knows (its own word lists), lower case; empty when the lists are absent."""
     names: set[str] = set()
-    for path in sorted(GIVEN_NAMES.glob("first_names_*.txt")):
+    for path in sorted(DEFAULT_VOCABULARY_DIR.glob("first_names_*.txt")):
         names.update(line.strip().casefold() for line in path.read_text(encoding="utf-8").splitlines())
     return frozenset(name for name in names if name and not name.startswith("#"))
 
@@ -329,7 +329,7 @@ def _thing_word(word: str) -> bool:
 @lru_cache(maxsize=1)
 def surnames_known() -> frozenset[str]:
     """Surnames irbgen's own list knows ("Smith", "Baker"), lower case; empty when the list is absent."""
-    path = GIVEN_NAMES / "surnames.txt"
+    path = DEFAULT_VOCABULARY_DIR / "surnames.txt"
     return frozenset(name.casefold() for name in load_surnames(path)) if path.exists() else frozenset()
 
 
@@ -338,7 +338,8 @@ def english_words() -> frozenset[str]:
     """The English words of spaCy's lemmatizer index (WordNet lemmas): "deadly", "galaxy", "note"."""
     from irbgen.spacy_models import DEFAULT_MODEL, load_spacy
 
-    table = load_spacy(DEFAULT_MODEL).get_pipe("lemmatizer").lookups.get_table("lemma_index")
+    others = ("tok2vec", "tagger", "parser", "attribute_ruler", "ner", "senter")  # only its lookups are read
+    table = load_spacy(DEFAULT_MODEL, others).get_pipe("lemmatizer").lookups.get_table("lemma_index")
     return frozenset(word for key in table.keys() for word in table[key])
 
 

@@ -12,8 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
-import tempfile
 from collections import Counter
 from collections.abc import Iterable
 from contextlib import AsyncExitStack
@@ -47,6 +45,7 @@ from irbgen.eval.qa.scoring import (
     retrieval_scores,
     score_prediction,
 )
+from irbgen.io import write_atomic
 from irbgen.llm.client import LLMClient, check_reachable
 from irbgen.llm.ledger import Ledger
 from irbgen.llm.prompts import Prompt, load_prompt
@@ -445,7 +444,7 @@ def _write_results(
         if row.get("error") is not None:
             entry["error"] = row["error"]
         per_query.append(entry)
-    _write_text(out_dir / PER_QUERY, "".join(_line(entry) for entry in per_query))
+    write_atomic(out_dir / PER_QUERY, "".join(_line(entry) for entry in per_query))
 
     total = Ledger.load(out_dir / LEDGER, missing_ok=True).merge(ledger)
     metrics = _metrics(config, samples, done, per_query, retrieval, notes)
@@ -570,7 +569,7 @@ def _load_predictions(path: Path) -> dict[str, dict[str, Any]]:
 
 
 def _write_predictions(path: Path, rows: Iterable[dict[str, Any]]) -> None:
-    _write_text(path, "".join(_line(row) for row in rows))
+    write_atomic(path, "".join(_line(row) for row in rows))
 
 
 def _append(sink: IO[str], row: dict[str, Any]) -> None:
@@ -583,16 +582,5 @@ def _line(record: dict[str, Any]) -> str:
 
 
 def _write_json(path: Path, value: Any) -> None:
-    _write_text(path, json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+    write_atomic(path, json.dumps(value, ensure_ascii=False, indent=2) + "\n")
 
-
-def _write_text(path: Path, text: str) -> None:
-    """Write a file atomically: a temporary file in the same folder, then os.replace."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
