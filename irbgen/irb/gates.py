@@ -94,7 +94,19 @@ def _has_antecedent(doc: Any, index: int) -> bool:
     """A noun (a name, for he and she) or a wh-word stands before token `index`; tags only, no NER."""
     personal = doc[index].lower_ in _PERSONAL
     tags = _NAME_TAGS if personal else _NAME_TAGS | _NOUN_TAGS
-    return any(token.tag_ in tags or token.lower_ in _WH_WORDS for token in doc[:index])
+
+    def stands_for(token: Any) -> bool:
+        if token.lower_ in _WH_WORDS:
+            return True
+        if token.tag_ not in tags:
+            return False
+        return (
+            not personal
+            or not any(child.lower_ == "the" for child in token.head.children)
+            and not any(child.lower_ == "the" for child in token.children)
+        )  # "the Suda" is no "he"
+
+    return any(stands_for(token) for token in doc[:index])
 
 
 def _dummy_it(token: Any) -> bool:
@@ -106,6 +118,14 @@ def _dummy_it(token: Any) -> bool:
     return any(child.dep_ in ("ccomp", "xcomp", "csubj") for child in token.head.children)
 
 
+_VAGUE_MODIFIERS = frozenset("increased renewed continued ongoing new latest same above following".split())
+
+
+def _vague_modifier(token: Any) -> bool:
+    """A modifier that does not say which one: "the increased attacks", "the same claim"."""
+    return token.dep_ == "amod" and token.lower_ in _VAGUE_MODIFIERS
+
+
 def _bare_description(token: Any) -> bool:
     """A common noun led by "the" with nothing that says which one (no modifier, clause or of-phrase)."""
     if token.tag_ not in _NOUN_TAGS or not (token.is_lower and token.is_alpha):
@@ -115,7 +135,7 @@ def _bare_description(token: Any) -> bool:
     children = list(token.children)
     if not children or children[0].dep_ != "det" or children[0].lower_ != "the":
         return False
-    if any(child.dep_ not in ("det", "punct", "case") for child in children):
+    if any(child.dep_ not in ("det", "punct", "case") and not _vague_modifier(child) for child in children):
         return False  # an adjective, compound, of-phrase, relative clause or apposition narrows it
     if token.dep_ in ("compound", "appos") or token.head.tag_ in _NAME_TAGS:
         return False
@@ -128,6 +148,9 @@ def unresolved_reference(doc: Any) -> str | None:
 
     `doc` is a spaCy parse with tags and dependencies (the build's light parser: no NER needed).
     """
+    doing_so = re.search(r"\bdoing so\b", doc.text, re.IGNORECASE)
+    if doing_so:
+        return f"{doing_so.group(0)!r} refers outside the text"
     for token in doc:
         lower = token.lower_
         if lower in _PRONOUNS and token.tag_ in ("PRP", "PRP$") and not _dummy_it(token):
@@ -202,7 +225,8 @@ def too_long(question: str) -> str | None:
 _WH_IN_CLAUSE = re.compile(
     r"(?<!^)(?<![.?!]\s)\b(?:whom|what)\s+(?:had|has|have|was|were|is|are|did|does|do|\w+ed)\b"
     r"|\bwhat what\b|\bduring which place\b"
-    r"|(?<!^)\b(?:who|whom|what)\s*,|['’]s\s+(?:who|whom|what)\b|\b(?:were|was|is|are)\s+whom\b",
+    r"|(?<!^)\b(?:who|whom|what)\s*,|['’]s\s+(?:who|whom|what)\b|\b(?:were|was|is|are)\s+whom\b"
+    r"|\bsince when\b|,\s*(?:who|whom|what)\?$|\b(?:by|of) what\?$",
     re.IGNORECASE,
 )
 
@@ -213,10 +237,26 @@ def wh_in_clause(question: str) -> str | None:
     return f"question word inside a clause: {match.group(0)!r}" if match else None
 
 
+_BAD_OPENING = re.compile(
+    r"^(?:(?:Who|Whom|What|Which)\s*,|What of\b|(?:One|Two|Three|Other|Some) examples?\b)"
+)
+_CUT_ENDING = re.compile(r"\b(?:were|was|is|are|has|have|had|the|a|an|of|to|and|or|in)\s*\?$", re.IGNORECASE)
+
+
 def bad_start(question: str) -> str | None:
-    """A question that starts with a number or a lowercase word: a sentence cut in the middle."""
+    """A question that starts with a number or a lowercase word (a sentence cut in the middle), with a
+    question word in apposition ("Who, the ambassador, ..."), "What of the ...", or "Two examples are"."""
     first = question.lstrip("\"'“‘(")[:1]
-    return f"starts with {question.split()[0]!r}" if first.isdigit() or first.islower() else None
+    if first.isdigit() or first.islower():
+        return f"starts with {question.split()[0]!r}"
+    opening = _BAD_OPENING.match(question)
+    return f"starts with {opening.group(0)!r}" if opening else None
+
+
+def cut_ending(question: str) -> str | None:
+    """A question that ends on a verb, an article or a preposition: "... in what month and year were?"."""
+    match = _CUT_ENDING.search(question)
+    return f"ends with {match.group(0)!r}" if match else None
 
 
 MAX_MULTI_HOP_WORDS = 35
@@ -368,6 +408,7 @@ def question_failure(
     checks: list[tuple[str, Callable[[], str | None]]] = [
         ("question_too_long", lambda: too_long(question)),
         ("question_bad_start", lambda: bad_start(question)),
+        ("question_cut", lambda: cut_ending(question)),
         ("wh_in_clause", lambda: wh_in_clause(question)),
         ("question_unbalanced", lambda: broken_text(question)),
         ("question_too_nested", lambda: too_nested(question)),
@@ -380,6 +421,8 @@ def question_failure(
         checks.append(("question_unresolved_reference", lambda: unresolved_reference(doc)))
         checks.append(("question_unanchored", lambda: unanchored(doc)))
         checks.append(("wh_in_clause", lambda: in_situ_what(doc)))
+        checks.append(("wh_in_clause", lambda: wh_after_noun(doc)))
+        checks.append(("question_not_unique", lambda: class_membership(doc)))
     for name, check in checks:
         detail = check()
         if detail is not None:
@@ -397,6 +440,47 @@ def in_situ_what(doc: Any) -> str | None:
         if token.dep_ == "det" or words[position + 1].tag_ in _NOUN_TAGS:
             continue  # "what year", "what amount"
         return f"'what' inside the sentence: {token.sent.text[:80]!r}"
+    return None
+
+
+def wh_after_noun(doc: Any) -> str | None:
+    """A question word right after a common noun that is not a relative pronoun: the name it replaced
+    stood in apposition ("by the Brazilian chemist whom in a mine"); "which chemist" would be right."""
+    relative = clause_word_offsets(doc)
+    for token in doc[1:]:
+        previous = doc[token.i - 1]
+        if (
+            token.lower_ in ("who", "whom", "what")
+            and previous.tag_ in _NOUN_TAGS
+            and token.idx not in relative
+        ):
+            return f"question word after a noun: {previous.text} {token.text}"
+    return None
+
+
+_BE_OR_HAVE = frozenset("is are was were has have had".split())
+
+
+def class_membership(doc: Any) -> str | None:
+    """ "Who was an important American anarchist ...?", "Which country has a tropical climate?": the
+    subject is asked and the predicate names a class ("a", "an"), which many things belong to."""
+    root = next((token for token in doc if token.dep_ == "ROOT"), None)
+    if (
+        root is None
+        or root.lemma_ not in ("be", "have")
+        and root.lower_ not in ("was", "were", "is", "are", "has", "had", "have")
+    ):
+        return None
+    subject = next((child for child in root.children if child.dep_ in ("nsubj", "nsubjpass")), None)
+    if subject is None or not (
+        subject.lower_ in _WH_WORDS or any(c.lower_ in _WH_WORDS for c in subject.children)
+    ):
+        return None
+    for child in root.children:
+        if child.dep_ in ("attr", "dobj") and any(
+            d.dep_ == "det" and d.lower_ in ("a", "an") for d in child.children
+        ):
+            return f"asks for one member of a class: {root.text} {child.text!r}"
     return None
 
 
@@ -449,6 +533,8 @@ def agreed_type(node: str, node_type: str, label: str | None, page_type: str | N
     named = name_type(node)
     if named is not None and named != from_label and page_type != from_label:
         return None  # "Spacecraft Films" labelled PERSON: its own words say otherwise
+    if from_label == "Person" and page_type != "Person" and known_place(node):
+        return None  # "Azerbaijan" labelled PERSON: "Who was cited as one of the top reformers"
     if from_label == "Person" and page_type != "Person" and re.search(r"\d", node):
         return "Other"  # "Apollo 8" labelled PERSON
     supported = page_type == from_label or named == from_label
@@ -475,6 +561,7 @@ def answer_fragment(answer: str, keypoints: Sequence[str], entities: Iterable[En
             previous = re.search(r"(?:^|\s)(\S+) $", before)
             name_before = previous is not None and previous.start(1) > 0 and _is_name_word(previous.group(1))
             name_after = re.match(r" (\S+)", after) is not None and _is_name_word(after.split()[0])
+            name_after = name_after or re.match(r", (?:[A-Z]\.){2}", after) is not None  # "Washington, D.C."
             if before.endswith("-") or name_before or name_after:
                 return f"{answer!r} is part of a longer name in {text[:80]!r}"
     return None

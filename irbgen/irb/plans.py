@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import date
 
 from irbgen.errors import BadInputError
-from irbgen.irb.gates import agreed_type, answer_failure, bridge_not_entity, entity_label
+from irbgen.irb.gates import agreed_type, answer_failure, answer_fragment, bridge_not_entity, entity_label
 from irbgen.irb.masking import (
     NodeIndex,
     first_maskable,
@@ -29,6 +29,7 @@ from irbgen.irb.node_types import normal_title, page_types
 from irbgen.irb.records import Fact, KnowledgeGraph, NodeChange, PlanHop, QuestionPlan, Reject
 from irbgen.irb.shortcuts import drop_shortcuts
 from irbgen.irb.transforms import DATE_RULES, TRANSFORMED_TYPES, paraphrase, perturb
+from irbgen.irb.triples import node_type as label_type
 
 STAGE = "plans"
 MAX_HOPS = 4
@@ -179,20 +180,30 @@ class _Chainer:
         for fact_id, nodes in self.nodes.items():
             for node, node_type in nodes:
                 self.index.add(fact_id, node, node_type)
-        self._bridges: dict[Node, list[tuple[str, Node]]] = {}
+        self._bridges: dict[tuple[Node, str | None], list[tuple[str, Node]]] = {}
 
-    def bridges(self, answer: Node) -> list[tuple[str, Node]]:
-        """(fact id, node) for each fact whose graph has a node naming `answer`; exact spellings first."""
-        if answer not in self._bridges:
+    def bridges(self, answer: Node, label: str | None = None) -> list[tuple[str, Node]]:
+        """(fact id, node) for each fact whose graph has a node naming `answer` (spaCy's `label`) as the
+        same thing; exact spellings first."""
+        if (answer, label) not in self._bridges:
             found = []
             for fact_id in sorted(self.index.owners(*answer), key=self.order.__getitem__):
                 nodes = self.nodes[fact_id]
                 exact = [node for node in nodes if normalize(node[0]) == normalize(answer[0])]
                 fuzzy = [node for node in nodes if same_node(*answer, *node)]
-                if exact or fuzzy:
-                    found.append((fact_id, (exact or fuzzy)[0]))
-            self._bridges[answer] = found
-        return self._bridges[answer]
+                bridge = (exact or fuzzy)[0] if exact or fuzzy else None
+                if bridge is not None and self._same_thing(answer, label, fact_id, bridge):
+                    found.append((fact_id, bridge))
+            self._bridges[answer, label] = found
+        return self._bridges[answer, label]
+
+    def _same_thing(self, answer: Node, label: str | None, fact_id: str, bridge: Node) -> bool:
+        """The bridge names the answer as a whole ("Washington" is not "Washington, D.C.") and spaCy,
+        where it labels both, gives both one type (not a PERSON Washington and a GPE one)."""
+        if answer_fragment(bridge[0], self.base[fact_id].keypoints, ()) is not None:
+            return False
+        here = self.labels.get(fact_id, {}).get(normalize(bridge[0]))
+        return here is None or label is None or label_type(here, bridge[0]) == label_type(label, answer[0])
 
     def continuations(self, chain: Sequence[PlanHop]) -> list[PlanHop]:
         """Every next hop: a new fact naming the last answer, masking a node no earlier hop names."""
@@ -200,7 +211,7 @@ class _Chainer:
         answers = [(hop.answer, hop.answer_type) for hop in chain]
         earlier = [node for hop in chain for node in self.nodes[hop.fact_id]]
         hops = []
-        for fact_id, bridge in self.bridges(answers[-1]):
+        for fact_id, bridge in self.bridges(answers[-1], chain[-1].answer_label):
             if fact_id in used:
                 continue
             for node in self.maskable[fact_id]:

@@ -282,8 +282,6 @@ _NOT_GIVEN_NAMES = frozenset(
 )
 
 
-
-
 @lru_cache(maxsize=1)
 def given_names() -> frozenset[str]:
     """Given names irbgen knows (its own word lists), lower case; empty when the lists are absent."""

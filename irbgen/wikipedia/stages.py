@@ -35,7 +35,8 @@ class CitingSegments:
     Rejects (reason, key): "unparsable"/"too_large" (page id) when the wikitext cannot be parsed safely,
     "markup_residue" (page id) for a paragraph dropped because markup survived parsing, "no_citations"
     (page id) when no sentence carries a ref, "no_url" (segment id) when none of a segment's refs has a
-    URL, "too_long" (segment id) past `max_segment_chars`, "incomplete_segment" (segment id) when the
+    URL, "too_long" (segment id) past `max_segment_chars`, "cut_mid_clause" (segment id) when the sentence
+    goes on with a word right after the citation ("Rome declared war<ref/> on Illyria"), "incomplete_segment" (segment id) when the
     parse lacks a subject, a verbal predicate or an object/complement (see wikitext.missing_roles).
     """
 
@@ -85,6 +86,9 @@ class CitingSegments:
                     slots.append(self._reject("no_url", sid, f"no cited URL: {text[:200]}"))
                 elif len(text) > self.max_segment_chars:
                     slots.append(self._reject("too_long", sid, f"{len(text)} chars: {text[:200]}"))
+                elif segment.mid_clause:
+                    detail = f"the citation sits inside a clause: {text[:200]}"
+                    slots.append(self._reject("cut_mid_clause", sid, detail))
                 elif not any(ch.isalpha() for ch in text):
                     slots.append(self._reject("incomplete_segment", sid, f"no words: {text!r}"))
                 else:

@@ -104,6 +104,7 @@ class CandidateSegment:
     index: int
     text: str
     citations: tuple[Citation, ...]
+    mid_clause: bool = False  # the sentence goes on with a word right after the citation
 
 
 @dataclass
@@ -172,9 +173,12 @@ def split_segments(sentence: Sentence) -> list[CandidateSegment]:
     out: list[CandidateSegment] = []
     start = 0
     for k, group in enumerate(sentence.groups):
-        text = sentence.text[start : group.offset].strip(" ,;:")
+        raw = sentence.text[start : group.offset]
+        text = raw.strip(" ,;:")
         start = group.offset
-        out.append(CandidateSegment(sentence.index, k, text, group.citations))
+        goes_on = re.match(r"\s*[^\W_]", sentence.text[group.offset :]) is not None
+        mid_clause = goes_on and not raw.rstrip().endswith((",", ";", ":", ")", "—", "–"))
+        out.append(CandidateSegment(sentence.index, k, text, group.citations, mid_clause))
     return out
 
 
