@@ -108,9 +108,9 @@ def test_page_subject_reads_title_lead_and_pronouns():
         # already self-contained: only capitals and the final stop change
         ("Joseph Strauss was the chief engineer", "Golden Gate Bridge", BRIDGE_LEAD,
          "Joseph Strauss was the chief engineer."),
-        # a compound is not the description ("the city council" is not Paris)
-        ("The city council voted to ban rental scooters", "Paris", PARIS_LEAD,
-         "The city council voted to ban rental scooters."),
+        # a compound is not the description ("the city council" is not Paris), and the name anchors it
+        ("The Paris city council voted to ban rental scooters", "Paris", PARIS_LEAD,
+         "The Paris city council voted to ban rental scooters."),
     ],
 )  # fmt: skip
 def test_rules_decontextualize(text, title, lead, expected):
@@ -129,6 +129,20 @@ def test_rules_continuation_fragment_borrows_the_page_subject():
     sentence = "The bridge opened in 1937, and the county council raised the toll in 1950."
     out = run_rules(segment("and the county council raised the toll in 1950", sentence=sentence, index=1))
     assert out.reason == "unresolved_reference" and "'the toll'" in out.detail  # the toll of what?
+
+
+def test_rules_subject_that_needs_its_page_is_rejected():
+    """Real keypoints whose subject only its page explains (the 106-article dump: Alabama, Algeria)."""
+    for text, title in (
+        ("The state government has promoted recognition of Native American contributions.", "Alabama"),
+        ("The military expenditure was 4.3% of the gross domestic product (GDP) in 2012.", "Algeria"),
+        ("The city council voted to ban rental scooters.", "Paris"),
+    ):
+        out = run_rules(segment(text, sentence=text, title=title))
+        assert isinstance(out, Reject) and out.reason == "unresolved_reference", out
+        assert "needs its page" in out.detail
+    kept = "The Afghan nomads are estimated at 2.5 million."  # a nationality says whose
+    assert isinstance(run_rules(segment(kept, sentence=kept, title="Afghanistan")), Keypoint)
 
 
 @pytest.mark.parametrize(

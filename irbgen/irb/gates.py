@@ -97,7 +97,7 @@ def _has_antecedent(doc: Any, index: int) -> bool:
 
     def stands_for(token: Any) -> bool:
         if token.lower_ in _WH_WORDS:
-            return True
+            return not personal or token.lower_ in ("who", "whom", "whose")  # not "which place, he"
         if token.tag_ not in tags:
             return False
         return (
@@ -165,7 +165,10 @@ def unresolved_reference(doc: Any) -> str | None:
     return None
 
 
-_BROKEN = re.compile(r"\(\s*[;,:.]?\s*\)|\(\s*[;,:]|[;,:]\s*\)|\s[,;:]\s*[,;:.]|(?<!\.)\.\s*\.(?!\.)")
+_BROKEN = re.compile(
+    r"\(\s*[;,:.]?\s*\)|\(\s*[;,:]|[;,:]\s*\)|\s[,;:]\s*[,;:.]|(?<!\.)\.\s*\.(?!\.)"
+    r"|\b(?:in|of|at|by|for|from|with) (?:in|of|at|by|for|from|with)\b(?! (?:which|whom|what)\b)"
+)
 
 
 def broken_text(text: str) -> str | None:
@@ -176,12 +179,38 @@ def broken_text(text: str) -> str | None:
     return unbalanced(text)
 
 
-def keypoint_failure(text: str, doc: Any) -> tuple[str, str] | None:
-    """(gate name, detail) of the first keypoint gate that fails, or None; `doc` is spaCy's parse."""
+def _anchor(token: Any) -> bool:
+    """A word that pins a noun phrase down: a name, a nationality ("Afghan") or a question word."""
+    capital_adjective = token.tag_ == "JJ" and token.text[:1].isupper() and token.i > 0
+    return token.tag_ in _NAME_TAGS or capital_adjective or token.lower_ in _WH_WORDS or token.like_num
+
+
+def unanchored_subject(doc: Any, title: str = "") -> str | None:
+    """The sentence's subject is "the" and common nouns only ("The state government", "The military
+    expenditure") and the page's name is not in the text: its page said whose, the keypoint does not."""
+    name = re.sub(r"\s*\(.*\)$", "", title).strip()
+    if name and name.lower() in doc.text.lower():
+        return None
+    for root in (token for token in doc if token.dep_ == "ROOT"):
+        for subject in (child for child in root.children if child.dep_ in ("nsubj", "nsubjpass")):
+            determiner = next((c for c in subject.children if c.dep_ == "det"), None)
+            if subject.tag_ not in _NOUN_TAGS or determiner is None or determiner.lower_ != "the":
+                continue
+            if _nounnormalize(subject) in _UNIQUE_NOUNS or any(_anchor(t) for t in subject.subtree):
+                continue
+            phrase = doc[subject.left_edge.i : subject.i + 1].text
+            return f"the subject {phrase!r} needs its page ({name or 'unknown'}) to say whose"
+    return None
+
+
+def keypoint_failure(text: str, doc: Any, title: str = "") -> tuple[str, str] | None:
+    """(gate name, detail) of the first keypoint gate that fails, or None; `doc` is spaCy's parse and
+    `title` the page the keypoint comes from."""
     for name, detail in (
         ("broken_text", broken_text(text)),
         ("leading_connective", leading_connective(text)),
         ("unresolved_reference", unresolved_reference(doc)),
+        ("unresolved_reference", unanchored_subject(doc, title)),
     ):
         if detail is not None:
             return name, detail
@@ -226,7 +255,7 @@ _WH_IN_CLAUSE = re.compile(
     r"(?<!^)(?<![.?!]\s)\b(?:whom|what)\s+(?:had|has|have|was|were|is|are|did|does|do|\w+ed)\b"
     r"|\bwhat what\b|\bduring which place\b"
     r"|(?<!^)\b(?:who|whom|what)\s*,|['’]s\s+(?:who|whom|what)\b|\b(?:were|was|is|are)\s+whom\b"
-    r"|\bsince when\b|,\s*(?:who|whom|what)\?$|\b(?:by|of) what\?$",
+    r"|\bsince when\b|,\s*(?:who|whom|what)\?$|\b(?:by|of) what\?$|\bsuch as (?:who|whom|what|which)\b",
     re.IGNORECASE,
 )
 
@@ -238,7 +267,7 @@ def wh_in_clause(question: str) -> str | None:
 
 
 _BAD_OPENING = re.compile(
-    r"^(?:(?:Who|Whom|What|Which)\s*,|What of\b|(?:One|Two|Three|Other|Some) examples?\b)"
+    r"^(?:(?:Who|Whom|What|Which)\s*,|(?:What|Who|Whom) of\b|(?:One|Two|Three|Other|Some) examples?\b)"
 )
 _CUT_ENDING = re.compile(r"\b(?:were|was|is|are|has|have|had|the|a|an|of|to|and|or|in)\s*\?$", re.IGNORECASE)
 
@@ -449,11 +478,10 @@ def wh_after_noun(doc: Any) -> str | None:
     relative = clause_word_offsets(doc)
     for token in doc[1:]:
         previous = doc[token.i - 1]
-        if (
-            token.lower_ in ("who", "whom", "what")
-            and previous.tag_ in _NOUN_TAGS
-            and token.idx not in relative
-        ):
+        if previous.text == "," and token.i > 1 and doc[token.i - 2].tag_ in _NAME_TAGS:
+            previous = doc[token.i - 2]  # "the former leader of Soviet Azerbaijan, whom 23 years ago"
+        asked = token.lower_ in ("who", "whom", "what") and token.idx not in relative
+        if asked and previous.tag_ in _NOUN_TAGS | _NAME_TAGS:
             return f"question word after a noun: {previous.text} {token.text}"
     return None
 
@@ -562,6 +590,8 @@ def answer_fragment(answer: str, keypoints: Sequence[str], entities: Iterable[En
             name_before = previous is not None and previous.start(1) > 0 and _is_name_word(previous.group(1))
             name_after = re.match(r" (\S+)", after) is not None and _is_name_word(after.split()[0])
             name_after = name_after or re.match(r", (?:[A-Z]\.){2}", after) is not None  # "Washington, D.C."
+            place_after = re.match(r", ([A-Z][\w.]*(?: [A-Z][\w.]*)*)", after)
+            name_after = name_after or (place_after is not None and known_place(place_after.group(1)))
             if before.endswith("-") or name_before or name_after:
                 return f"{answer!r} is part of a longer name in {text[:80]!r}"
     return None

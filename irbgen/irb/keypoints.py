@@ -121,7 +121,9 @@ class MakeKeypoints:
         """The keypoint, or a reject naming the first quality gate it fails (irb/gates.py)."""
         from irbgen.wikipedia.stages import load_parser
 
-        failure = keypoint_failure(keypoint.text, load_parser(self.parser_model)(keypoint.text))
+        failure = keypoint_failure(
+            keypoint.text, load_parser(self.parser_model)(keypoint.text), segment.title
+        )
         if failure is None:
             return keypoint
         return self._reject(segment, failure[0], f"{failure[1]}: {keypoint.text}")

@@ -35,9 +35,10 @@ class CitingSegments:
     Rejects (reason, key): "unparsable"/"too_large" (page id) when the wikitext cannot be parsed safely,
     "markup_residue" (page id) for a paragraph dropped because markup survived parsing, "no_citations"
     (page id) when no sentence carries a ref, "no_url" (segment id) when none of a segment's refs has a
-    URL, "too_long" (segment id) past `max_segment_chars`, "cut_mid_clause" (segment id) when the sentence
-    goes on with a word right after the citation ("Rome declared war<ref/> on Illyria"), "incomplete_segment" (segment id) when the
-    parse lacks a subject, a verbal predicate or an object/complement (see wikitext.missing_roles).
+    URL, "too_long" (segment id) past `max_segment_chars`, "cut_mid_clause" (segment id) when the
+    sentence goes on with a word right after the citation ("Rome declared war<ref/> on Illyria"),
+    "incomplete_segment" (segment id) when the parse lacks a subject, a verbal predicate or an
+    object/complement (see wikitext.missing_roles).
     """
 
     name = "citing_segments"
