@@ -118,7 +118,9 @@ def _dummy_it(token: Any) -> bool:
     return any(child.dep_ in ("ccomp", "xcomp", "csubj") for child in token.head.children)
 
 
-_VAGUE_MODIFIERS = frozenset("increased renewed continued ongoing new latest same above following".split())
+_VAGUE_MODIFIERS = frozenset(
+    "increased renewed continued ongoing new latest same above following main".split()
+)
 
 
 def _vague_modifier(token: Any) -> bool:
@@ -182,20 +184,21 @@ def broken_text(text: str) -> str | None:
 def _anchor(token: Any) -> bool:
     """A word that pins a noun phrase down: a name, a nationality ("Afghan") or a question word."""
     capital_adjective = token.tag_ == "JJ" and token.text[:1].isupper() and token.i > 0
-    return token.tag_ in _NAME_TAGS or capital_adjective or token.lower_ in _WH_WORDS or token.like_num
+    return token.tag_ in _NAME_TAGS or capital_adjective or token.lower_ in _WH_WORDS
 
 
 def unanchored_subject(doc: Any, title: str = "") -> str | None:
-    """The sentence's subject is "the" and common nouns only ("The state government", "The military
-    expenditure") and the page's name is not in the text: its page said whose, the keypoint does not."""
+    """The sentence's subject is common nouns only ("The state government", "The military expenditure",
+    "Growing oil revenues") and the page's name is not in the text: its page said whose, the keypoint
+    does not. A subject introduced with "a" or "an" stands alone."""
     name = re.sub(r"\s*\(.*\)$", "", title).strip()
     if name and name.lower() in doc.text.lower():
         return None
     for root in (token for token in doc if token.dep_ == "ROOT"):
         for subject in (child for child in root.children if child.dep_ in ("nsubj", "nsubjpass")):
             determiner = next((c for c in subject.children if c.dep_ == "det"), None)
-            if subject.tag_ not in _NOUN_TAGS or determiner is None or determiner.lower_ != "the":
-                continue
+            if subject.tag_ not in _NOUN_TAGS or determiner is not None and determiner.lower_ in ("a", "an"):
+                continue  # "A hybrid named ..." introduces its subject
             if _nounnormalize(subject) in _UNIQUE_NOUNS or any(_anchor(t) for t in subject.subtree):
                 continue
             phrase = doc[subject.left_edge.i : subject.i + 1].text
@@ -267,7 +270,8 @@ def wh_in_clause(question: str) -> str | None:
 
 
 _BAD_OPENING = re.compile(
-    r"^(?:(?:Who|Whom|What|Which)\s*,|(?:What|Who|Whom) of\b|(?:One|Two|Three|Other|Some) examples?\b)"
+    r"^(?:(?:Who|Whom|What|Which)\s*,|(?:What|Who|Whom) of\b|What amount of\b"
+    r"|(?:One|Two|Three|Other|Some) examples?\b)"
 )
 _CUT_ENDING = re.compile(r"\b(?:were|was|is|are|has|have|had|the|a|an|of|to|and|or|in)\s*\?$", re.IGNORECASE)
 
@@ -490,25 +494,19 @@ _BE_OR_HAVE = frozenset("is are was were has have had".split())
 
 
 def class_membership(doc: Any) -> str | None:
-    """ "Who was an important American anarchist ...?", "Which country has a tropical climate?": the
-    subject is asked and the predicate names a class ("a", "an"), which many things belong to."""
+    """ "Who was an important American anarchist ...?", "Which country has a tropical climate?", "What
+    is an association of clubs ...?": the asked role's partner names a class ("a", "an"), which many
+    things belong to."""
     root = next((token for token in doc if token.dep_ == "ROOT"), None)
-    if (
-        root is None
-        or root.lemma_ not in ("be", "have")
-        and root.lower_ not in ("was", "were", "is", "are", "has", "had", "have")
-    ):
+    if root is None or root.lower_ not in _BE_OR_HAVE:
         return None
-    subject = next((child for child in root.children if child.dep_ in ("nsubj", "nsubjpass")), None)
-    if subject is None or not (
-        subject.lower_ in _WH_WORDS or any(c.lower_ in _WH_WORDS for c in subject.children)
-    ):
+    roles = [child for child in root.children if child.dep_ in ("nsubj", "nsubjpass", "attr", "dobj")]
+    asked = [role for role in roles if any(word.lower_ in _WH_WORDS for word in (role, *role.children))]
+    if not asked or asked[0].dep_ not in ("nsubj", "nsubjpass", "attr"):
         return None
-    for child in root.children:
-        if child.dep_ in ("attr", "dobj") and any(
-            d.dep_ == "det" and d.lower_ in ("a", "an") for d in child.children
-        ):
-            return f"asks for one member of a class: {root.text} {child.text!r}"
+    for role in roles:
+        if role is not asked[0] and any(d.dep_ == "det" and d.lower_ in ("a", "an") for d in role.children):
+            return f"asks for one member of a class: {root.text} {role.text!r}"
     return None
 
 
@@ -592,7 +590,11 @@ def answer_fragment(answer: str, keypoints: Sequence[str], entities: Iterable[En
             name_after = name_after or re.match(r", (?:[A-Z]\.){2}", after) is not None  # "Washington, D.C."
             place_after = re.match(r", ([A-Z][\w.]*(?: [A-Z][\w.]*)*)", after)
             name_after = name_after or (place_after is not None and known_place(place_after.group(1)))
-            if before.endswith("-") or name_before or name_after:
+            place_before = re.search(r"([A-Z][\w.]*(?: [A-Z][\w.]*)*), $", before)
+            name_before = name_before or (place_before is not None and known_place(place_before.group(1)))
+            open_quote = re.search(r'["“][^"”]*$', before) is not None and re.match(r'[^"”]*["”]', after)
+            quoted = open_quote and (before[-1:] not in '"“' or after[:1] not in '"”')  # more words inside
+            if before.endswith("-") or name_before or name_after or quoted:
                 return f"{answer!r} is part of a longer name in {text[:80]!r}"
     return None
 
