@@ -53,8 +53,10 @@ def test_sample_dump_gives_a_valid_benchmark_with_all_three_kinds(sample_run):
             assert any(
                 change["kind"] == "false_premise" for change in sample["attributes"]["extra"]["changes"]
             )
+    # The 20% share is set on plans; the question gates then reject some of each kind, and with about
+    # 25 samples one question moves the share by 4 points.
     share = sum(sample["false_premise"] for sample in samples) / len(samples)
-    assert 0.15 <= share <= 0.25
+    assert 0.12 <= share <= 0.3
     manifest = json.loads((bench / "manifest.json").read_text())
     assert manifest["source"] == "wikipedia" and manifest["counts"]["samples"] == len(samples)
     assert manifest["counts"]["documents"] == manifest["counts"]["documents_fetched"]  # every fetched page

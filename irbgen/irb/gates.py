@@ -170,6 +170,7 @@ def unresolved_reference(doc: Any) -> str | None:
 _BROKEN = re.compile(
     r"\(\s*[;,:.]?\s*\)|\(\s*[;,:]|[;,:]\s*\)|\s[,;:]\s*[,;:.]|(?<!\.)\.\s*\.(?!\.)"
     r"|\b(?:in|of|at|by|for|from|with) (?:in|of|at|by|for|from|with)\b(?! (?:which|whom|what)\b)"
+    r"|\d e\d+[a-z]"  # a unit template left as "3 e6carat"
 )
 
 
@@ -270,7 +271,7 @@ def wh_in_clause(question: str) -> str | None:
 
 
 _BAD_OPENING = re.compile(
-    r"^(?:(?:Who|Whom|What|Which)\s*,|(?:What|Who|Whom) of\b|What amount of\b"
+    r"^(?:(?:Who|Whom|What|Which)\s*,|(?:What|Who|Whom) of\b|What amount of\b|What with\b"
     r"|(?:One|Two|Three|Other|Some) examples?\b)"
 )
 _CUT_ENDING = re.compile(r"\b(?:were|was|is|are|has|have|had|the|a|an|of|to|and|or|in)\s*\?$", re.IGNORECASE)
@@ -443,6 +444,7 @@ def question_failure(
         ("question_bad_start", lambda: bad_start(question)),
         ("question_cut", lambda: cut_ending(question)),
         ("wh_in_clause", lambda: wh_in_clause(question)),
+        ("question_not_unique", lambda: wh_in_list(question)),
         ("question_unbalanced", lambda: broken_text(question)),
         ("question_too_nested", lambda: too_nested(question)),
         ("flag_emoji", lambda: flag_emoji(question)),
@@ -491,6 +493,21 @@ def wh_after_noun(doc: Any) -> str | None:
 
 
 _BE_OR_HAVE = frozenset("is are was were has have had".split())
+
+
+_WH_PHRASE = r"\b(?:who|whom|what|which (?:place|country|organization))\b"
+_WH_LISTED = re.compile(
+    rf"{_WH_PHRASE}\s*,?\s+(?:and|or)\b(?! (?:when|where|how|what|who|which)\b)"
+    rf"|\b(?:and|or)\s+{_WH_PHRASE}|[A-Z]\w*,\s+{_WH_PHRASE}\s*,",
+    re.IGNORECASE,
+)
+
+
+def wh_in_list(question: str) -> str | None:
+    """The question word is one item of a list ("for whom and, later, astronaut Russell Schweickart",
+    "Paris, which place, Vienna"): the other items answer it as well."""
+    match = _WH_LISTED.search(question)
+    return f"the question word is one item of a list: {match.group(0)!r}" if match else None
 
 
 def class_membership(doc: Any) -> str | None:
@@ -561,6 +578,8 @@ def agreed_type(node: str, node_type: str, label: str | None, page_type: str | N
         return None  # "Spacecraft Films" labelled PERSON: its own words say otherwise
     if from_label == "Person" and page_type != "Person" and known_place(node):
         return None  # "Azerbaijan" labelled PERSON: "Who was cited as one of the top reformers"
+    if from_label == "Person" and page_type != "Person" and _common_words(node):
+        return None  # "Lonely Planet", "Space Shuttle Challenger" labelled PERSON
     if from_label == "Person" and page_type != "Person" and re.search(r"\d", node):
         return "Other"  # "Apollo 8" labelled PERSON
     supported = page_type == from_label or named == from_label
@@ -569,6 +588,14 @@ def agreed_type(node: str, node_type: str, label: str | None, page_type: str | N
     if from_label == "Location" and not (supported or known_place(node)):
         return "Other"
     return from_label
+
+
+def _common_words(name: str) -> bool:
+    """A name of two or more words that are all English words ("Lonely Planet"): not a person's."""
+    from irbgen.irb.transforms import english_words
+
+    words = re.findall(r"[^\W\d_]+", name.lower())
+    return len(words) > 1 and all(word in english_words() for word in words)
 
 
 def answer_fragment(answer: str, keypoints: Sequence[str], entities: Iterable[Entity]) -> str | None:
@@ -588,6 +615,9 @@ def answer_fragment(answer: str, keypoints: Sequence[str], entities: Iterable[En
             name_before = previous is not None and previous.start(1) > 0 and _is_name_word(previous.group(1))
             name_after = re.match(r" (\S+)", after) is not None and _is_name_word(after.split()[0])
             name_after = name_after or re.match(r", (?:[A-Z]\.){2}", after) is not None  # "Washington, D.C."
+            name_after = (
+                name_after or re.match(r" (?:the|of) [A-Z]", after) is not None
+            )  # "America the Beautiful"
             place_after = re.match(r", ([A-Z][\w.]*(?: [A-Z][\w.]*)*)", after)
             name_after = name_after or (place_after is not None and known_place(place_after.group(1)))
             place_before = re.search(r"([A-Z][\w.]*(?: [A-Z][\w.]*)*), $", before)

@@ -70,12 +70,18 @@ def normal_title(text: str) -> str:
 
 
 def category_type(categories: Iterable[str]) -> str | None:
-    """The type a page's categories give its subject ("Towns in Vellshire" -> Location), if any."""
-    words = {word for name in categories for word in re.findall(r"[a-z]+", name.lower())}
-    for node_type, keys in _CATEGORY_WORDS:
-        if words & set(keys):
-            return node_type
-    return None
+    """The type most of a page's categories give its subject ("Towns in Vellshire" -> Location), if
+    any; a tie goes to the type listed first. "Azerbaijan" is in "Ethnic Azerbaijani people" but in
+    eight categories of countries: a country."""
+    votes = {node_type: 0 for node_type, _ in _CATEGORY_WORDS}
+    for name in categories:
+        words = set(re.findall(r"[a-z]+", name.lower()))
+        for node_type, keys in _CATEGORY_WORDS:
+            if words & set(keys):
+                votes[node_type] += 1
+                break
+    best = max(votes.values(), default=0)
+    return next((node_type for node_type, count in votes.items() if count == best), None) if best else None
 
 
 def name_type(node: str) -> str | None:

