@@ -1154,6 +1154,35 @@ def test_third_round(nlp):
     assert agreed_type("Andre Agassi", "Person", "PERSON") == "Person"
 
 
+@pytest.mark.parametrize(
+    ("question", "detail"),
+    [
+        # Angola: "one of the main strategic sectors" asked as an amount
+        ("The telecommunications industry is considered what amount of the main strategic sectors in Angola?",
+         "'what amount of the'"),
+        ("From when many Chinese have settled and started up businesses?", "'From when'"),  # Angola
+        ("IMG managed Agassi from the time he turned pro 26 years ago through when, before switching to SFX "
+         "Sports Group?", "'through when'"),  # Andre Agassi
+        ("About 4.5% of children in the United States (one in 68) are diagnosed with ASD As of what year, a "
+         "30% increase from one in 88 in 2012?", "'As of'"),  # Autism
+        # Americas: Columbus the person asked as a place
+        ("Communicable diseases devastated the Amerindian populations within 150 years of which place's "
+         "arrival?", "arrival"),
+    ],
+)  # fmt: skip
+def test_fourth_round_question_gates(nlp, question, detail):
+    failure = question_failure(question, _label_asked(question), nlp(question))
+    assert failure is not None and failure[0] == "wh_in_clause" and detail in failure[1], failure
+
+
+def test_fourth_round_keypoints_and_names():
+    # Christianity in Azerbaijan: "Other" needs the sentence before
+    assert leading_connective("Other Christian denominations as of 2002 include Lutherans and Baptists.")
+    # Aldous Huxley: "Laura" is not the whole name of Laura Huxley
+    assert agreed_type("Laura", "Person", "PERSON") is None
+    assert agreed_type("Graf", "Person", "PERSON") == "Person"
+
+
 def test_category_type_follows_most_categories():
     from irbgen.irb.node_types import category_type
 

@@ -36,6 +36,7 @@ _CONNECTIVES = (
     "|in the meantime|on the other hand|at the same time|for example|for instance|in fact|in total"
     "|overall|ultimately|initially|previously|earlier|recently|currently|today|now"
 )
+_OTHER_LEAD = re.compile(r"^(?:Other|Another|Further|Similar)\s+[a-z]")  # "Other Christian denominations"
 _ADJECTIVE_LEAD = re.compile(r"^(?:earlier|later|previous|initial|recent|current)\s+[a-z]+s\b", re.I)
 _OWN_COMPARISON = re.compile(r"^(?:in contrast to|by contrast to|instead of|in addition to)\b", re.I)
 _LEADING_CONNECTIVE = re.compile(rf"^(?:{_CONNECTIVES})\b(?!-)", re.IGNORECASE)
@@ -62,6 +63,9 @@ def leading_connective(text: str) -> str | None:
     own_comparison = _OWN_COMPARISON.match(stripped)
     if match is not None and not _ADJECTIVE_LEAD.match(stripped) and not own_comparison:
         return f"starts with {match.group(0)!r}"
+    other = _OTHER_LEAD.match(stripped)
+    if other is not None:
+        return f"starts with {other.group(0)!r}: other than what the text before named"
     anchor = _TIME_ANCHOR.search(text)
     if anchor is not None and re.search(r"\b(?:that|this|the same) year\b", anchor.group(0), re.I):
         if re.search(r"\b(?:1\d|20)\d\d\b", text[: anchor.start()]):
@@ -259,7 +263,9 @@ _WH_IN_CLAUSE = re.compile(
     r"(?<!^)(?<![.?!]\s)\b(?:whom|what)\s+(?:had|has|have|was|were|is|are|did|does|do|\w+ed)\b"
     r"|\bwhat what\b|\bduring which place\b"
     r"|(?<!^)\b(?:who|whom|what)\s*,|['’]s\s+(?:who|whom|what)\b|\b(?:were|was|is|are)\s+whom\b"
-    r"|\bsince when\b|,\s*(?:who|whom|what)\?$|\b(?:by|of) what\?$|\bsuch as (?:who|whom|what|which)\b",
+    r"|\b(?:since|from|through|until|till|to|by) when\b|\bwhat amount of the\b|(?<!^)\b(?-i:As of)\b"
+    r"|\bwhich place's (?:arrival|death|birth|wife|husband|son|daughter|army|forces?|troops|career|life)\b"
+    r"|,\s*(?:who|whom|what)\?$|\b(?:by|of) what\?$|\bsuch as (?:who|whom|what|which)\b",
     re.IGNORECASE,
 )
 
@@ -580,6 +586,8 @@ def agreed_type(node: str, node_type: str, label: str | None, page_type: str | N
         return None  # "Azerbaijan" labelled PERSON: "Who was cited as one of the top reformers"
     if from_label == "Person" and page_type != "Person" and _common_words(node):
         return None  # "Lonely Planet", "Space Shuttle Challenger" labelled PERSON
+    if from_label == "Person" and page_type != "Person" and _given_name_only(node):
+        return None  # "Laura" for Laura Huxley: the answer is not the whole name
     if from_label == "Person" and page_type != "Person" and re.search(r"\d", node):
         return "Other"  # "Apollo 8" labelled PERSON
     supported = page_type == from_label or named == from_label
@@ -588,6 +596,14 @@ def agreed_type(node: str, node_type: str, label: str | None, page_type: str | N
     if from_label == "Location" and not (supported or known_place(node)):
         return "Other"
     return from_label
+
+
+def _given_name_only(name: str) -> bool:
+    """A one-word name that irbgen's lists know as a given name and not as a surname ("Laura")."""
+    from irbgen.irb.transforms import given_names, surnames_known
+
+    word = name.strip().lower()
+    return " " not in word and word in given_names() and word not in surnames_known()
 
 
 def _common_words(name: str) -> bool:
