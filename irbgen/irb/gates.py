@@ -36,7 +36,7 @@ _CONNECTIVES = (
     "|in the meantime|on the other hand|at the same time|for example|for instance|in fact|in total"
     "|overall|ultimately|initially|previously|earlier|recently|currently|today|now"
 )
-_OTHER_LEAD = re.compile(r"^(?:Other|Another|Further|Similar)\s+[a-z]")  # "Other Christian denominations"
+_OTHER_LEAD = re.compile(r"^(?:Other|Another|Further|Similar)\s+\w")  # "Other Christian denominations"
 _ADJECTIVE_LEAD = re.compile(r"^(?:earlier|later|previous|initial|recent|current)\s+[a-z]+s\b", re.I)
 _OWN_COMPARISON = re.compile(r"^(?:in contrast to|by contrast to|instead of|in addition to)\b", re.I)
 _LEADING_CONNECTIVE = re.compile(rf"^(?:{_CONNECTIVES})\b(?!-)", re.IGNORECASE)
