@@ -26,6 +26,7 @@ from irbgen.errors import BadInputError
 from irbgen.schema import Document
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.records import Chain, Statement, Value, WikidataEntity
+from irbgen.wikidata.vocabulary import load_units
 
 DEFAULT_CHUNK_TOKENS = 512
 _ENTITY_ID = re.compile(r"^[QPL]\d+$")
@@ -59,16 +60,37 @@ def id_order(entity_id: str) -> tuple[str, int, str]:
 # --- text ---------------------------------------------------------------------------------------------
 
 
+def number_text(amount: str) -> str:
+    """A quantity amount for reading: "+697010" -> "697,010", "+1234.5" as written."""
+    text = amount.lstrip("+")
+    whole, point, decimals = text.partition(".")
+    digits = whole.lstrip("-")
+    if digits.isdigit() and len(digits) > 4:
+        return f"{int(whole):,}{point}{decimals}"
+    return text
+
+
+def unit_name(labels: Labels, unit: str, amount: str) -> str:
+    """How a unit reads after its amount: irbgen's table ("square kilometres"), else the unit item's
+    label when the base has it, else ""."""
+    known = load_units().get(unit)
+    if known is not None:
+        return known.singular if amount.lstrip("+") == "1" else known.plural
+    label = labels.label(unit)
+    return "" if label == unit else label
+
+
 def value_text(labels: Labels, value: Value) -> str:
-    """A value as a reader sees it: an entity's label, or the literal (a quantity with its unit's label)."""
+    """A value as a reader sees it: an entity's label, or the literal (a quantity with its unit)."""
     if value.type == "entity" and value.id:
         return labels.label(value.id)
-    text = value.text
-    if value.type == "quantity" and value.unit and _ENTITY_ID.match(value.unit):
-        unit = labels.label(value.unit)
-        if unit != value.unit and unit.casefold() not in text.casefold():
-            text = f"{text} {unit}"
-    return text
+    if value.type != "quantity":
+        return value.text
+    text = number_text(value.raw or value.text)
+    unit = unit_name(labels, value.unit, value.raw or value.text) if value.unit else ""
+    if unit == "percent":
+        return f"{text}%"
+    return f"{text} {unit}" if unit else text
 
 
 def _readable(labels: Labels, text: str) -> str:

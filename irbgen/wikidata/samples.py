@@ -46,7 +46,7 @@ def chain_sample(
         Hop(
             index=index,
             operation="triple",
-            predicate=kb.label(statement.property),
+            predicate=kb.property_label(statement.property),
             question=question.sub_questions[index] if index < len(question.sub_questions) else "",
             answers=list(dict.fromkeys(answer_texts(kb, statement.tail))),
             evidence=list(dict.fromkeys(evidence_per_hop[index])),
