@@ -5,7 +5,8 @@ template per common property, else a pattern from the property label; the main q
 earlier hops as a description ("What is the capital of the country where Potsdam is located?").
 "llm" writes the questions with the mintqa_question prompt and checks them by answering each from
 the chain's triples with the mintqa_answer prompt; a question is kept only when every answer
-matches the gold (label or alias), else it is written again with the reason, up to `max_attempts` writes in all.
+matches the gold (label or alias), else it is written again with the reason, up to `max_attempts`
+writes in all.
 
 Both backends name every entity by its label, adding its description when another item of the base
 shares the label, and reject the chain as "ambiguous" when that still does not single it out. A hop
