@@ -1,7 +1,8 @@
 """The retrieval corpus of a Wikidata build: entity passages, optional article text, and per-hop evidence.
 
 One passage per item linearises its own truthy statements (its 1-hop subgraph, outgoing edges) into
-sentences: the label with its description and aliases, then "The <property> of <X> is <Y>." per
+sentences, leaving out those it cannot state in words (a property with no label, an item outside the
+base): the label with its description and aliases, then "The <property> of <X> is <Y>." per
 statement, with qualifiers in brackets ("(as of 2020)"). Each statement is written once, in its head's
 passage; an entity that is only ever a tail still gets a passage with its label and description.
 
@@ -210,6 +211,15 @@ def _passage_documents(
     return documents
 
 
+def is_readable(kb: KnowledgeBase, statement: Statement) -> bool:
+    """Whether a passage can state the statement in words: its property has a label and an entity
+    value is an item of the base (a raw id would stand in for either)."""
+    if not kb.property_label(statement.property):
+        return False
+    tail = statement.tail
+    return tail.type != "entity" or bool(tail.id and tail.id in kb.entities)
+
+
 def entity_passages(
     entity: WikidataEntity,
     kb: KnowledgeBase,
@@ -217,7 +227,7 @@ def entity_passages(
     chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
 ) -> list[Document]:
     """One item's documents: its current passage in chunks, then any older-snapshot passage."""
-    statements = kb.by_head.get(entity.id, [])
+    statements = [s for s in kb.by_head.get(entity.id, []) if is_readable(kb, s)]
     documents = _passage_documents(entity, entity_header(entity), statements, kb, "new", chunk_tokens)
     if old_kb is not None:
         stale = conflicting_old_statements(entity.id, kb, old_kb)
