@@ -422,3 +422,44 @@ def test_llm_ambiguous_chain_makes_no_call():
         out = run_llm(server, chain("P17", start="Q7"))
         assert server.requests == 0
     assert isinstance(out, Reject) and out.reason == "ambiguous"
+
+
+# --- generic wording and the length limit --------------------------------------------------------------
+
+
+def test_generic_wording_takes_its_question_word_from_the_answer_type():
+    human = statement("Q30", "P31", "Q5")
+    located = statement("Q31", "P17", "Q4")
+    headquartered = statement("Q32", "P159", "Q3")
+    items = [
+        WikidataEntity(id="Q30", kind="item", label="Mira Holt", statements=[human]),
+        WikidataEntity(id="Q31", kind="item", label="Port Ellen", statements=[located]),
+        WikidataEntity(id="Q32", kind="item", label="Holt & Co", statements=[headquartered]),
+        WikidataEntity(id="Q5", kind="item", label="human"),
+        WikidataEntity(id="Q33", kind="item", label="Harbour Festival", statements=[
+            statement("Q33", "P9001", "Q30"), statement("Q33", "P9002", "Q31"),
+            statement("Q33", "P9003", "Q32"), statement("Q33", "P9004", "Q5"),
+        ]),
+        *(WikidataEntity(id=p, kind="property", label=label) for p, label in
+          [("P9001", "patron"), ("P9002", "venue"), ("P9003", "sponsor"), ("P9004", "audience")]),
+    ]  # fmt: skip
+    kb = KnowledgeBase([*(e for e in make_kb().entities.values()), *items])
+    stage = WriteChainQuestions("rules", kb=kb)
+    asked = {}
+    for prop in ("P9001", "P9002", "P9003", "P9004"):
+        hop = ChainHop(statement=kb.tails("Q33", prop)[0], popularity=0.0, popular=False)
+        (out,) = stage.process(Chain(id=prop, hops=[hop]), StageContext(run_dir=Path(".")))
+        asked[prop] = out.question
+    assert asked == {
+        "P9001": "Who is the patron of Harbour Festival?",
+        "P9002": "Which place is the venue of Harbour Festival?",
+        "P9003": "Which organisation is the sponsor of Harbour Festival?",
+        "P9004": "What is the audience of Harbour Festival?",
+    }
+
+
+def test_a_question_over_the_word_limit_is_rejected(monkeypatch):
+    monkeypatch.setattr("irbgen.wikidata.wording.MAX_QUESTION_WORDS", 12)
+    assert isinstance(rules(chain(*FOUR_HOPS[:1])), ChainQuestion)  # 5 words
+    out = rules(chain(*FOUR_HOPS))
+    assert isinstance(out, Reject) and out.reason == "too_long" and "over 12 words" in out.detail

@@ -21,9 +21,7 @@ from irbgen.wikidata.vocabulary import load_wordings
 class KnowledgeBase:
     """Entities by id, with statements indexed by head, by (head, property) and by entity tail."""
 
-    def __init__(
-        self, entities: Iterable[WikidataEntity], properties: Iterable[WikidataEntity] = ()
-    ) -> None:
+    def __init__(self, entities: Iterable[WikidataEntity], properties: Iterable[WikidataEntity] = ()) -> None:
         self.entities: dict[str, WikidataEntity] = {}
         self.statements: list[Statement] = []
         self.by_head: dict[str, list[Statement]] = defaultdict(list)

@@ -31,12 +31,13 @@ from irbgen.irb.records import Reject
 from irbgen.irb.text import fold
 from irbgen.llm.prompts import Prompt, load_prompt
 from irbgen.pipeline.stage import StageContext
+from irbgen.wikidata import wording
 from irbgen.wikidata.answerable import Selection, select
 from irbgen.wikidata.corpus import number_text, qualifier_text, value_text
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.records import Chain, ChainQuestion, Value
 from irbgen.wikidata.vocabulary import load_units
-from irbgen.wikidata.wording import MAX_QUESTION_WORDS, describe, realize, too_long
+from irbgen.wikidata.wording import describe, realize, too_long
 
 __all__ = ["WriteChainQuestions", "answer_texts", "answer_type", "check_chain", "describe", "matches"]
 
@@ -335,7 +336,7 @@ class WriteChainQuestions:
             return self._reject(chain, *problem)
         question, sub_questions = realize(self.kb, selections, heads)
         if too_long(question):
-            return self._reject(chain, "too_long", f"over {MAX_QUESTION_WORDS} words: {question}")
+            return self._reject(chain, "too_long", f"over {wording.MAX_QUESTION_WORDS} words: {question}")
         leak = self._leak(chain, question, sub_questions)
         if leak is not None:
             return self._reject(chain, "answer_leak", leak)

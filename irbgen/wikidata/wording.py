@@ -58,7 +58,7 @@ def describe(property_label: str, subject: str) -> str:
 
 
 def entity_kind(kb: KnowledgeBase, entity_id: str) -> str:
-    """"person", "place", "organisation" or "thing", from the item's own statements."""
+    """ "person", "place", "organisation" or "thing", from the item's own statements."""
     properties = {statement.property for statement in kb.by_head.get(entity_id, ())}
     if any(s.tail.id == HUMAN for s in kb.tails(entity_id, "P31")):
         return "person"
@@ -123,9 +123,7 @@ def question(kb: KnowledgeBase, selection: Selection, subject: str) -> str:
     return f"{opening}, {word[0].lower()}{word[1:]} was {phrase(kb, undated, subject)}?"
 
 
-def realize(
-    kb: KnowledgeBase, selections: list[Selection], heads: list[str]
-) -> tuple[str, list[str]]:
+def realize(kb: KnowledgeBase, selections: list[Selection], heads: list[str]) -> tuple[str, list[str]]:
     """(main question, one sub-question per hop): hop i asks about heads[i]; the main question names
     only the first head and describes each later one by the hops before it."""
     sub_questions = [question(kb, selection, head) for selection, head in zip(selections, heads, strict=True)]
