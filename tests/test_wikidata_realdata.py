@@ -203,6 +203,9 @@ def test_the_real_file_gives_one_and_two_hop_questions_on_allowed_statements(bui
             assert statement is not None and why_unusable(real, statement.statement) is None
     two_hop = [s["question"] for s in found if s["hops"] == 2]
     assert any("the country where" in question for question in two_hop)
+    notes = [note for s in found for note in s["attributes"]["extra"]["hop_selection"]]
+    assert len(notes) == sum(s["hops"] for s in found) and "not selected" not in notes
+    assert any(note.startswith("latest point in time (") for note in notes)  # says which value it took
 
 
 def test_a_filtered_build_keeps_property_labels(tmp_path):
