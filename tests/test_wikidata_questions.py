@@ -16,6 +16,7 @@ from irbgen.llm.client import LLMClient
 from irbgen.llm.settings import LLMSettings
 from irbgen.pipeline.stage import StageContext
 from irbgen.testing import OpenAIStubServer
+from irbgen.wikidata.answerable import why_unusable
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.questions import (
     WriteChainQuestions,
@@ -463,3 +464,14 @@ def test_a_question_over_the_word_limit_is_rejected(monkeypatch):
     assert isinstance(rules(chain(*FOUR_HOPS[:1])), ChainQuestion)  # 5 words
     out = rules(chain(*FOUR_HOPS))
     assert isinstance(out, Reject) and out.reason == "too_long" and "over 12 words" in out.detail
+
+
+def test_coarse_dates_and_unnamed_units_make_no_answer():
+    decade = Value(type="time", text="1890s", raw="+1890-00-00T00:00:00Z", precision=8)
+    # a unit that neither irbgen's table nor the base names, then one the table names
+    odd_unit = Value(type="quantity", text="4", raw="+4", unit="Q999999")
+    square_km = Value(type="quantity", text="4", raw="+4", unit="Q712226")
+    reasons = [
+        why_unusable(KB, statement("Q2", "P571", value)) for value in (decade, FOUNDED, odd_unit, square_km)
+    ]
+    assert reasons == ["coarse_date", None, "no_unit_label", None]
