@@ -84,6 +84,11 @@ _NOT_CONFIG = {"source", "out"}
     "--old-dump", type=click.Path(path_type=Path), help="Wikidata: an older dump, for new/old labels."
 )
 @click.option(
+    "--properties",
+    type=click.Path(path_type=Path),
+    help="Wikidata: a properties-only dump (same JSON layout) for labels and datatypes the dump lacks.",
+)
+@click.option(
     "--wikipedia-dump",
     type=click.Path(path_type=Path),
     help="Wikidata: Wikipedia articles for REBEL and the corpus.",

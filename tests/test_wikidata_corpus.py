@@ -82,7 +82,7 @@ def test_passages_linearise_label_description_and_statements():
     lisbrook = documents["Q3#0"]
     assert lisbrook.text == (
         "Lisbrook: city on the Amber coast. The country of Lisbrook is Norland. "
-        "The population of Lisbrook is 18400 (as of 2020). "
+        "The population of Lisbrook is 18,400 (as of 2020). "
         "The elevation above sea level of Lisbrook is 12.5 metre."
     )
     assert lisbrook.title == "Lisbrook"
@@ -91,7 +91,7 @@ def test_passages_linearise_label_description_and_statements():
         "source": "wikidata",
         "snapshot": "new",
         "chunk": 0,
-        "statements": ["Q3|P17|Q4", "Q3|P1082|quantity:+18400", "Q3|P2044|quantity:+12.5"],
+        "statements": ["Q3|P17|Q4", "Q3|P1082|quantity:+18400", "Q3|P2044|quantity:+12.5@Q20"],
     }
     assert (
         documents["Q1#0"].text
@@ -153,7 +153,7 @@ def test_long_passage_is_chunked_into_numbered_documents():
     assert [d.id for d in documents] == ["Q3#0", "Q3#1", "Q3#2"]
     assert [d.metadata["chunk"] for d in documents] == [0, 1, 2]
     assert documents[0].text == "Lisbrook: city on the Amber coast. The country of Lisbrook is Norland."
-    assert documents[1].text == "The population of Lisbrook is 18400 (as of 2020)."
+    assert documents[1].text == "The population of Lisbrook is 18,400 (as of 2020)."
     assert all(len(d.text.split()) <= 12 for d in documents)
 
 
@@ -181,7 +181,7 @@ def test_conflicting_old_statements_get_their_own_passage():
     old = documents[3]
     assert old.text == (
         "Lisbrook: statements from an older snapshot of Wikidata, since changed. "
-        "The country of Lisbrook is Old Norland. The population of Lisbrook is 17000 (as of 2010)."
+        "The country of Lisbrook is Old Norland. The population of Lisbrook is 17,000 (as of 2010)."
     )
     assert old.metadata == {
         "entity": "Q3",
@@ -234,7 +234,7 @@ def test_hop_evidence_picks_the_passages_holding_each_statement():
     chain = Chain(id="c1", hops=[hop("Q1", "P69"), hop("Q2", "P131"), hop("Q3", "P1082")])
     assert (
         statement_sentence(NEW, chain.hops[2].statement)
-        == "The population of Lisbrook is 18400 (as of 2020)."
+        == "The population of Lisbrook is 18,400 (as of 2020)."
     )
     # hop 1's sentence (12 tokens) is cut across Q2#1 and Q2#2; Q2#0 is only the label
     assert hop_evidence(chain, by_entity) == [["Q1#1"], ["Q2#1", "Q2#2"], ["Q3#2"]]  # a literal adds nothing

@@ -247,6 +247,7 @@ def test_qualifiers_become_readable_values() -> None:
         tail=statement.tail,
         rank="preferred",
         qualifiers={"P580": ["2015"], "P582": ["1 June 2023"], "P1686": ["Q77", "Q78"]},
+        datatype="wikibase-item",  # the statement's own mainsnak.datatype
     )
 
 

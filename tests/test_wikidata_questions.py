@@ -16,6 +16,7 @@ from irbgen.llm.client import LLMClient
 from irbgen.llm.settings import LLMSettings
 from irbgen.pipeline.stage import StageContext
 from irbgen.testing import OpenAIStubServer
+from irbgen.wikidata.answerable import why_unusable
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.questions import (
     WriteChainQuestions,
@@ -143,14 +144,13 @@ def test_describe_reads_property_labels(label, phrase):
 @pytest.mark.parametrize(
     ("hops", "question", "answers"),
     [
-        (1, "What is the entity that Ada Vance is educated at?", ["Corran College"]),
-        (2, "What is the administrative territorial entity that the entity that Ada Vance is educated at "
-            "is located in?", ["Corran College", "Lisbrook"]),
-        (3, "What is the country of the administrative territorial entity that the entity that Ada Vance "
-            "is educated at is located in?", ["Corran College", "Lisbrook", "Norland"]),
-        (4, "What is the capital of the country of the administrative territorial entity that the entity "
-            "that Ada Vance is educated at is located in?",
-         ["Corran College", "Lisbrook", "Norland", "Aster"]),
+        (1, "Where was Ada Vance educated?", ["Corran College"]),
+        (2, "In which administrative region is the school where Ada Vance was educated located?",
+         ["Corran College", "Lisbrook"]),
+        (3, "In which country is the administrative region that contains the school where Ada Vance was "
+            "educated located?", ["Corran College", "Lisbrook", "Norland"]),
+        (4, "What is the capital of the country where the administrative region that contains the school "
+            "where Ada Vance was educated is located?", ["Corran College", "Lisbrook", "Norland", "Aster"]),
     ],
 )  # fmt: skip
 def test_rules_realise_one_to_four_hops(hops, question, answers):
@@ -159,10 +159,10 @@ def test_rules_realise_one_to_four_hops(hops, question, answers):
     assert out.question == question
     assert out.sub_answers == answers
     expected_subs = [
-        "What is the entity that Ada Vance is educated at?",
-        "What is the administrative territorial entity that Corran College is located in?",
+        "Where was Ada Vance educated?",
+        "In which administrative region is Corran College located?",
         # Q6 is also "Lisbrook" (and Q12's alias): the intermediate is named with its description
-        "What is the country of Lisbrook (city on the Amber coast)?",
+        "In which country is Lisbrook (city on the Amber coast) located?",
         "What is the capital of Norland?",
     ][:hops]
     assert out.sub_questions == (expected_subs if hops > 1 else [question])
@@ -172,12 +172,12 @@ def test_rules_realise_one_to_four_hops(hops, question, answers):
 def test_rules_literal_answers():
     out = rules(chain("P569"))
     assert isinstance(out, ChainQuestion)
-    assert (out.question, out.sub_answers) == ("What is the date of birth of Ada Vance?", ["11 March 1952"])
-    out = rules(chain("P1082", start="Q3"))
+    assert (out.question, out.sub_answers) == ("On what date was Ada Vance born?", ["11 March 1952"])
+    out = rules(chain("P1082", start="Q3"))  # its point in time is part of the question
     assert isinstance(out, ChainQuestion)
-    assert out.question == "What is the population of Lisbrook (city on the Amber coast)?"
-    assert out.sub_answers == ["18400"]
-    out = rules(chain("P2044", start="Q3"))
+    assert out.question == "In 2020, what was the population of Lisbrook (city on the Amber coast)?"
+    assert out.sub_answers == ["18,400"]
+    out = rules(chain("P2044", start="Q3"))  # the unit's label from its item in the base
     assert isinstance(out, ChainQuestion) and out.sub_answers == ["12.5 metre"]
 
 
@@ -190,18 +190,18 @@ def test_shared_label_with_same_description_is_ambiguous():
     out = rules(chain("P17", start="Q6"))
     assert (
         isinstance(out, ChainQuestion)
-        and out.question == "What is the country of Lisbrook (village in Vell)?"
+        and out.question == "In which country is Lisbrook (village in Vell) located?"
     )
 
 
-def test_head_property_with_two_tails_is_ambiguous():
+def test_head_property_with_two_current_values_is_many_values():
     hop = ChainHop(statement=KB.tails("Q1", "P106")[0], popularity=0.0, popular=False)
     out = rules(Chain(id="c-occupation", hops=[hop]))
-    assert isinstance(out, Reject) and out.reason == "ambiguous"
-    assert out.detail == "hop 0: (Ada Vance, occupation) has tails chemist, teacher, not exactly the chain's"
+    assert isinstance(out, Reject) and out.reason == "many_values"
+    assert out.detail == "hop 0: (Ada Vance, occupation) has values chemist, teacher, not one current value"
     stray = statement("Q1", "P19", "Q4")  # not in the base at all
     out = rules(Chain(id="c-stray", hops=[ChainHop(statement=stray, popularity=0.0, popular=False)]))
-    assert isinstance(out, Reject) and out.reason == "ambiguous" and "has tails Lisbrook" in out.detail
+    assert isinstance(out, Reject) and out.reason == "many_values" and "has values Lisbrook" in out.detail
 
 
 def test_question_holding_its_answer_is_a_leak():
@@ -234,7 +234,7 @@ def test_answer_types_and_texts():
     ancient = Value(type="time", text="44 BC", raw="-0044-03-15T00:00:00Z", precision=11)
     assert answer_texts(KB, ancient) == ["44 BC", "44 BCE"]
     assert answer_texts(KB, ELEVATION) == ["12.5 metre", "12.5"]
-    assert answer_texts(KB, POPULATION) == ["18400"]
+    assert answer_texts(KB, POPULATION) == ["18,400", "18400"]
     assert answer_texts(KB, NAME) == ["Republic of Norland"]
     ratio = Value(type="quantity", text="1.50", raw="+1.50")
     assert answer_texts(KB, ratio) == ["1.50", "1.5"] and matches("about 1.5", answer_texts(KB, ratio))
@@ -255,7 +255,7 @@ def test_stage_contract_and_config_errors():
     assert (stage.name, stage.input_model, stage.output_model) == ("questions", Chain, ChainQuestion)
     assert stage.key(record) == "c-Q1-P19" and stage._prompts == {}  # no prompt read yet
     (out,) = asyncio.run(stage.aprocess(record, StageContext(run_dir=Path("."))))
-    assert isinstance(out, ChainQuestion) and out.question == "What is the place of birth of Ada Vance?"
+    assert isinstance(out, ChainQuestion) and out.question == "Where was Ada Vance born?"
     with pytest.raises(BadInputError, match=r"unknown backend 'gpt' \(choose from: llm, rules\)"):
         WriteChainQuestions("gpt", kb=KB)
     with pytest.raises(BadInputError, match="max_attempts must be at least 1"):
@@ -423,3 +423,55 @@ def test_llm_ambiguous_chain_makes_no_call():
         out = run_llm(server, chain("P17", start="Q7"))
         assert server.requests == 0
     assert isinstance(out, Reject) and out.reason == "ambiguous"
+
+
+# --- generic wording and the length limit --------------------------------------------------------------
+
+
+def test_generic_wording_takes_its_question_word_from_the_answer_type():
+    human = statement("Q30", "P31", "Q5")
+    located = statement("Q31", "P17", "Q4")
+    headquartered = statement("Q32", "P159", "Q3")
+    items = [
+        WikidataEntity(id="Q30", kind="item", label="Mira Holt", statements=[human]),
+        WikidataEntity(id="Q31", kind="item", label="Port Ellen", statements=[located]),
+        WikidataEntity(id="Q32", kind="item", label="Holt & Co", statements=[headquartered]),
+        WikidataEntity(id="Q5", kind="item", label="human"),
+        WikidataEntity(id="Q33", kind="item", label="Harbour Festival", statements=[
+            statement("Q33", "P9001", "Q30"), statement("Q33", "P9002", "Q31"),
+            statement("Q33", "P9003", "Q32"), statement("Q33", "P9004", "Q5"),
+        ]),
+        *(WikidataEntity(id=p, kind="property", label=label) for p, label in
+          [("P9001", "patron"), ("P9002", "venue"), ("P9003", "sponsor"), ("P9004", "audience")]),
+    ]  # fmt: skip
+    kb = KnowledgeBase([*(e for e in make_kb().entities.values()), *items])
+    stage = WriteChainQuestions("rules", kb=kb)
+    asked = {}
+    for prop in ("P9001", "P9002", "P9003", "P9004"):
+        hop = ChainHop(statement=kb.tails("Q33", prop)[0], popularity=0.0, popular=False)
+        (out,) = stage.process(Chain(id=prop, hops=[hop]), StageContext(run_dir=Path(".")))
+        asked[prop] = out.question
+    assert asked == {
+        "P9001": "Who is the patron of Harbour Festival?",
+        "P9002": "Which place is the venue of Harbour Festival?",
+        "P9003": "Which organisation is the sponsor of Harbour Festival?",
+        "P9004": "What is the audience of Harbour Festival?",
+    }
+
+
+def test_a_question_over_the_word_limit_is_rejected(monkeypatch):
+    monkeypatch.setattr("irbgen.wikidata.wording.MAX_QUESTION_WORDS", 12)
+    assert isinstance(rules(chain(*FOUR_HOPS[:1])), ChainQuestion)  # 5 words
+    out = rules(chain(*FOUR_HOPS))
+    assert isinstance(out, Reject) and out.reason == "too_long" and "over 12 words" in out.detail
+
+
+def test_coarse_dates_and_unnamed_units_make_no_answer():
+    decade = Value(type="time", text="1890s", raw="+1890-00-00T00:00:00Z", precision=8)
+    # a unit that neither irbgen's table nor the base names, then one the table names
+    odd_unit = Value(type="quantity", text="4", raw="+4", unit="Q999999")
+    square_km = Value(type="quantity", text="4", raw="+4", unit="Q712226")
+    reasons = [
+        why_unusable(KB, statement("Q2", "P571", value)) for value in (decade, FOUNDED, odd_unit, square_km)
+    ]
+    assert reasons == ["coarse_date", None, "no_unit_label", None]

@@ -1,6 +1,6 @@
 """`irbgen build --source wikidata-dump`: Wikidata dumps in, a MINTQA-style benchmark out.
 
-    read dump (and the old dump) -> knowledge base -> [REBEL counts from Wikipedia] -> popularity and
+    read dump (old dump, properties dump) -> knowledge base -> [REBEL counts from Wikipedia] -> popularity and
     newness labels -> chains of 1-4 triples -> questions with sub-questions -> corpus and samples
 
 Reading, extraction and question writing go through the stage runner (checkpointed, resumable, rejects
@@ -52,6 +52,7 @@ DESCRIPTION = (
     "and answers, labelled popular or unpopular and new or old. The corpus holds one passage per entity "
     "(its statements as sentences); qrels are the passages of the entities along each chain."
 )
+FILE_OPTIONS = ("dump", "old_dump", "properties", "entities", "wikipedia_dump", "rebel_model", "counts_file")
 LICENCE = "Derived from Wikidata (CC0 1.0) and, where used, Wikipedia text (CC BY-SA 4.0)."
 
 
@@ -62,6 +63,7 @@ class WikidataBuildConfig(LLMOptions):
 
     dump: Path
     old_dump: Path | None = None
+    properties: Path | None = None  # a properties-only dump: labels and datatypes the dump lacks
     shards: int = Field(1, ge=1)
     processes: int = Field(1, ge=1)
     limit: int | None = Field(None, ge=0)
@@ -81,7 +83,7 @@ class WikidataBuildConfig(LLMOptions):
 
 
 def _check_inputs(config: WikidataBuildConfig) -> None:
-    for name in ("dump", "old_dump", "entities", "wikipedia_dump", "rebel_model", "counts_file"):
+    for name in FILE_OPTIONS:
         path = getattr(config, name)
         if path is not None and not Path(path).exists():
             raise BadInputError(f"{path}: not found (--{name.replace('_', '-')})")
@@ -103,8 +105,9 @@ def _read(
     *,
     min_sitelinks: int = 0,
     entities: Path | None = None,
+    limit: int | None = None,
 ) -> StageResult:
-    options = {"limit": config.limit, "min_sitelinks": min_sitelinks}
+    options = {"limit": limit, "min_sitelinks": min_sitelinks}
     options["entities"] = str(entities) if entities is not None else None
     shards = wikidata_shards(path, config.shards, **options)
     stage = ReadEntities()
@@ -180,13 +183,19 @@ def build_wikidata(config: WikidataBuildConfig, run_dir: Path, progress: Progres
     started = time.perf_counter()
     filters = {"min_sitelinks": config.min_sitelinks, "entities": config.entities}
     results: dict[str, StageResult] = {}
-    results["read"] = _read(config.dump, "read", config, run_dir, progress, **filters)
+    results["read"] = _read(config.dump, "read", config, run_dir, progress, **filters, limit=config.limit)
+    properties = []
+    if config.properties is not None:  # never filtered: every statement needs its property's label
+        results["read_properties"] = _read(config.properties, "read_properties", config, run_dir, progress)
+        properties = [entity for entity in results["read_properties"].outputs() if entity.kind == "property"]
     with _collector_paused():  # millions of long-lived records: full collections only cost time
-        kb = KnowledgeBase(results["read"].outputs())
+        kb = KnowledgeBase(results["read"].outputs(), properties=properties)
     old_kb = None
     if config.old_dump is not None:
         kept = _kept_entities(kb, config, run_dir)
-        results["read_old"] = _read(config.old_dump, "read_old", config, run_dir, progress, entities=kept)
+        results["read_old"] = _read(
+            config.old_dump, "read_old", config, run_dir, progress, entities=kept, limit=config.limit
+        )
         with _collector_paused():
             old_kb = KnowledgeBase(results["read_old"].outputs())
 
@@ -280,7 +289,7 @@ def _manifest(config, results, kind, threshold, chains, samples, rebel_stats, ll
 def _recorded_config(config: WikidataBuildConfig) -> dict[str, Any]:
     """The config with file names instead of local paths, so the benchmark does not depend on them."""
     recorded = json.loads(config.model_dump_json(exclude={"api_key_env"}))
-    for name in ("dump", "old_dump", "entities", "wikipedia_dump", "rebel_model", "counts_file"):
+    for name in FILE_OPTIONS:
         if recorded.get(name):
             recorded[name] = Path(recorded[name]).name
     return recorded

@@ -4,8 +4,8 @@ A chain is a path Q1 -P-> Q2 -P-> ... -> answer. Every sampled chain is:
 
 - connected: each tail is an item and is the next hop's head; only the last tail may be a literal;
 - acyclic: no entity appears twice on the path;
-- unique: every (head, property) on the path has exactly one distinct truthy tail in the knowledge base,
-  so every hop has one answer;
+- unique: every hop is the statement `answerable.select` picks for its (head, property): the only
+  truthy value, or the one its latest point in time or its missing end time singles out;
 - shortcut-free: no statement in the knowledge base (any property, excluded ones too) goes from an
   entity of the path to a later, non-adjacent node of the path; the final literal counts as a node, so a
   date reachable in one step from the first head is a shortcut too;
@@ -13,8 +13,9 @@ A chain is a path Q1 -P-> Q2 -P-> ... -> answer. Every sampled chain is:
   hop counts are sampled longest first and shorter candidates inside an already chosen chain are
   skipped, so the shorter hop counts still fill their quotas from other candidates.
 
-Properties that make poor questions are skipped: ids in `DEFAULT_EXCLUDED`, property datatypes in
-`DEFAULT_EXCLUDED_DATATYPES` (external ids, URLs, coordinates, media), and coordinate or unknown tails.
+Statements that make poor questions are skipped: ids in `DEFAULT_EXCLUDED` and the denied list,
+datatypes in `DEFAULT_EXCLUDED_DATATYPES` (external ids, URLs, coordinates, media, ...; the property's
+datatype, else the statement's own), and the values `answerable.why_unusable` refuses.
 
 Strata (`irbgen.wikidata.labels.stratum`): a chain's popularity composition (all hops popular, all
 unpopular, or mixed) and newness composition (all new, all old, mixed, or unknown without an old dump),
@@ -41,6 +42,7 @@ from fractions import Fraction
 from urllib.parse import quote
 
 from irbgen.errors import BadInputError
+from irbgen.wikidata.answerable import EXCLUDED_DATATYPES, datatype, is_selected, why_unusable
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.labels import (
     Newness,
@@ -69,10 +71,7 @@ DEFAULT_EXCLUDED: frozenset[str] = frozenset(
     }
 )
 # media, links and ids: their values are not something a question can ask for in words
-DEFAULT_EXCLUDED_DATATYPES: frozenset[str] = frozenset(
-    "external-id url globe-coordinate commonsMedia geo-shape tabular-data math musical-notation "
-    "wikibase-lexeme wikibase-form wikibase-sense entity-schema".split()
-)
+DEFAULT_EXCLUDED_DATATYPES: frozenset[str] = EXCLUDED_DATATYPES
 _BAD_TAILS = frozenset({"globecoordinate", "other"})
 _ID_UNSAFE = re.compile(r"[\s%]")
 
@@ -136,13 +135,9 @@ def is_acyclic(chain: Chain) -> bool:
 
 
 def has_unique_answers(chain: Chain, kb: KnowledgeBase) -> bool:
-    """Every hop's (head, property) has exactly one distinct truthy tail in the base: the hop's own."""
-    for hop in chain.hops:
-        statement = hop.statement
-        tails = {other.tail.key for other in kb.tails(statement.head, statement.property)}
-        if tails != {statement.tail.key}:
-            return False
-    return True
+    """Every hop is the statement `answerable.select` picks for its (head, property): its only value,
+    or the one a point in time or a missing end time singles out."""
+    return all(is_selected(kb, hop.statement) for hop in chain.hops)
 
 
 def has_shortcut(chain: Chain, kb: KnowledgeBase) -> bool:
@@ -169,11 +164,12 @@ def is_excluded(
     exclude_properties: frozenset[str] = DEFAULT_EXCLUDED,
     exclude_datatypes: frozenset[str] = DEFAULT_EXCLUDED_DATATYPES,
 ) -> bool:
-    """Whether the statement's property or tail type makes a poor question."""
+    """Whether the statement's property, datatype or value makes a poor question (`answerable`)."""
     if statement.property in exclude_properties or statement.tail.type in _BAD_TAILS:
         return True
-    prop = kb.entities.get(statement.property)
-    return prop is not None and prop.datatype in exclude_datatypes
+    if datatype(kb, statement) in exclude_datatypes:
+        return True
+    return why_unusable(kb, statement) not in (None, "excluded_datatype", "unlabelled_entity")
 
 
 def violations(
@@ -259,8 +255,7 @@ class _Graph:
         tail = statement.tail
         if tail.type == "entity" and (not tail.id or not self._is_item(tail.id)):
             return False
-        tails = {other.tail.key for other in self.kb.tails(statement.head, statement.property)}
-        return len(tails) == 1
+        return is_selected(self.kb, statement)
 
     def _is_item(self, entity_id: str) -> bool:
         entity = self.kb.entities.get(entity_id)

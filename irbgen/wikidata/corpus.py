@@ -1,7 +1,8 @@
 """The retrieval corpus of a Wikidata build: entity passages, optional article text, and per-hop evidence.
 
 One passage per item linearises its own truthy statements (its 1-hop subgraph, outgoing edges) into
-sentences: the label with its description and aliases, then "The <property> of <X> is <Y>." per
+sentences, leaving out those it cannot state in words (a property with no label, an item outside the
+base): the label with its description and aliases, then "The <property> of <X> is <Y>." per
 statement, with qualifiers in brackets ("(as of 2020)"). Each statement is written once, in its head's
 passage; an entity that is only ever a tail still gets a passage with its label and description.
 
@@ -26,6 +27,7 @@ from irbgen.errors import BadInputError
 from irbgen.schema import Document
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.records import Chain, Statement, Value, WikidataEntity
+from irbgen.wikidata.vocabulary import load_units
 
 DEFAULT_CHUNK_TOKENS = 512
 _ENTITY_ID = re.compile(r"^[QPL]\d+$")
@@ -59,16 +61,37 @@ def id_order(entity_id: str) -> tuple[str, int, str]:
 # --- text ---------------------------------------------------------------------------------------------
 
 
+def number_text(amount: str) -> str:
+    """A quantity amount for reading: "+697010" -> "697,010", "+1234.5" as written."""
+    text = amount.lstrip("+")
+    whole, point, decimals = text.partition(".")
+    digits = whole.lstrip("-")
+    if digits.isdigit() and len(digits) > 4:
+        return f"{int(whole):,}{point}{decimals}"
+    return text
+
+
+def unit_name(labels: Labels, unit: str, amount: str) -> str:
+    """How a unit reads after its amount: irbgen's table ("square kilometres"), else the unit item's
+    label when the base has it, else ""."""
+    known = load_units().get(unit)
+    if known is not None:
+        return known.singular if amount.lstrip("+") == "1" else known.plural
+    label = labels.label(unit)
+    return "" if label == unit else label
+
+
 def value_text(labels: Labels, value: Value) -> str:
-    """A value as a reader sees it: an entity's label, or the literal (a quantity with its unit's label)."""
+    """A value as a reader sees it: an entity's label, or the literal (a quantity with its unit)."""
     if value.type == "entity" and value.id:
         return labels.label(value.id)
-    text = value.text
-    if value.type == "quantity" and value.unit and _ENTITY_ID.match(value.unit):
-        unit = labels.label(value.unit)
-        if unit != value.unit and unit.casefold() not in text.casefold():
-            text = f"{text} {unit}"
-    return text
+    if value.type != "quantity":
+        return value.text
+    text = number_text(value.raw or value.text)
+    unit = unit_name(labels, value.unit, value.raw or value.text) if value.unit else ""
+    if unit == "percent":
+        return f"{text}%"
+    return f"{text} {unit}" if unit else text
 
 
 def _readable(labels: Labels, text: str) -> str:
@@ -188,6 +211,15 @@ def _passage_documents(
     return documents
 
 
+def is_readable(kb: KnowledgeBase, statement: Statement) -> bool:
+    """Whether a passage can state the statement in words: its property has a label and an entity
+    value is an item of the base (a raw id would stand in for either)."""
+    if not kb.property_label(statement.property):
+        return False
+    tail = statement.tail
+    return tail.type != "entity" or bool(tail.id and tail.id in kb.entities)
+
+
 def entity_passages(
     entity: WikidataEntity,
     kb: KnowledgeBase,
@@ -195,7 +227,7 @@ def entity_passages(
     chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
 ) -> list[Document]:
     """One item's documents: its current passage in chunks, then any older-snapshot passage."""
-    statements = kb.by_head.get(entity.id, [])
+    statements = [s for s in kb.by_head.get(entity.id, []) if is_readable(kb, s)]
     documents = _passage_documents(entity, entity_header(entity), statements, kb, "new", chunk_tokens)
     if old_kb is not None:
         stale = conflicting_old_statements(entity.id, kb, old_kb)

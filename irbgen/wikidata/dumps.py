@@ -220,6 +220,7 @@ def _statements(item: WikidataItem) -> list[Statement]:
                     tail=value,
                     rank=claim.rank.lower(),
                     qualifiers=_qualifiers(claim),
+                    datatype=claim.mainsnak.snak_datatype or "",
                 )
             )
     return statements

@@ -3,6 +3,9 @@
 Built once from the entities a dump reader yields (items and properties). Everything later reads it:
 chain sampling walks `by_head`, question realisation reads labels, uniqueness checks count tails.
 It holds the selected entities in memory; restrict a large dump before building it.
+
+Property labels come from the property entities of the dump, then from those of a properties-only
+dump (`properties`), then from irbgen's own table (`data/wikidata/properties.toml`).
 """
 
 from __future__ import annotations
@@ -12,12 +15,13 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from irbgen.wikidata.records import Statement, Value, WikidataEntity
+from irbgen.wikidata.vocabulary import load_wordings
 
 
 class KnowledgeBase:
     """Entities by id, with statements indexed by head, by (head, property) and by entity tail."""
 
-    def __init__(self, entities: Iterable[WikidataEntity]) -> None:
+    def __init__(self, entities: Iterable[WikidataEntity], properties: Iterable[WikidataEntity] = ()) -> None:
         self.entities: dict[str, WikidataEntity] = {}
         self.statements: list[Statement] = []
         self.by_head: dict[str, list[Statement]] = defaultdict(list)
@@ -34,6 +38,9 @@ class KnowledgeBase:
                 self.by_head_property[(statement.head, statement.property)].append(statement)
                 if statement.tail.type == "entity" and statement.tail.id:
                     self.by_tail[statement.tail.id].append(statement)
+        for prop in properties:  # a properties-only dump fills in what the main dump lacks
+            if prop.kind == "property" and prop.id not in self.entities:
+                self.entities[prop.id] = prop
 
     def __contains__(self, entity_id: str) -> bool:
         return entity_id in self.entities
@@ -45,7 +52,17 @@ class KnowledgeBase:
     def label(self, entity_id: str) -> str:
         """The English label of an item or property, or the id itself when unknown."""
         entity = self.entities.get(entity_id)
-        return entity.label if entity is not None and entity.label else entity_id
+        if entity is not None and entity.label:
+            return entity.label
+        return self.property_label(entity_id) or entity_id
+
+    def property_label(self, property_id: str) -> str:
+        """A property's English label from its entity or irbgen's table, "" when neither has one."""
+        entity = self.entities.get(property_id)
+        if entity is not None and entity.label:
+            return entity.label
+        wording = load_wordings().get(property_id)
+        return wording.label if wording is not None else ""
 
     def text(self, value: Value) -> str:
         """A value as a reader sees it: an entity's label, or the literal's text."""
@@ -85,6 +102,7 @@ def _compact(statement: Statement, values: dict[str, Value], no_qualifiers: dict
     object.__setattr__(statement, "__pydantic_fields_set__", _ALL_FIELDS)
     fields["head"] = sys.intern(statement.head)
     fields["property"] = sys.intern(statement.property)
+    fields["datatype"] = sys.intern(statement.datatype)
     tail = values.get(statement.tail.key)
     if tail is None:
         tail = values[statement.tail.key] = statement.tail

@@ -1,17 +1,18 @@
 """The question stage of a Wikidata build: a Chain becomes a main question with one sub-question per hop.
 
-Two backends, chosen by name. "rules" (offline) realises questions from property labels: hop i asks
-"What is the <property> of <entity>?" and the main question nests the hops, "What is the <p2> of the
-<p1> of <entity>?"; labels that are not nouns ("educated at", "instance of") read as relative clauses
-("the entity that <X> is educated at"). "llm" writes the questions with the mintqa_question prompt and
-checks them by answering each from the chain's triples with the mintqa_answer prompt; a question is
-kept only when every answer matches the gold (label or alias), else it is written again with the
-reason, up to `max_attempts` writes in all.
+Two backends, chosen by name. "rules" (offline) words questions with `irbgen.wikidata.wording`: a
+template per common property, else a pattern from the property label; the main question nests the
+earlier hops as a description ("What is the capital of the country where Potsdam is located?").
+"llm" writes the questions with the mintqa_question prompt and checks them by answering each from
+the chain's triples with the mintqa_answer prompt; a question is kept only when every answer
+matches the gold (label or alias), else it is written again with the reason, up to `max_attempts`
+writes in all.
 
 Both backends name every entity by its label, adding its description when another item of the base
-shares the label, and reject the chain as "ambiguous" when that still does not single it out or when a
-(head, property) of the chain has more than one tail. A question holding its own answer is an
-"answer_leak".
+shares the label, and reject the chain as "ambiguous" when that still does not single it out. A hop
+whose property has no English label is "no_property_label"; a hop that is not the one current value of
+its (head, property) (`answerable.select`) is "many_values". A question holding its own answer is an
+"answer_leak"; one over the word limit is "too_long".
 """
 
 from __future__ import annotations
@@ -30,9 +31,15 @@ from irbgen.irb.records import Reject
 from irbgen.irb.text import fold
 from irbgen.llm.prompts import Prompt, load_prompt
 from irbgen.pipeline.stage import StageContext
-from irbgen.wikidata.corpus import qualifier_text, value_text
+from irbgen.wikidata import wording
+from irbgen.wikidata.answerable import Selection, select
+from irbgen.wikidata.corpus import number_text, qualifier_text, value_text
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.records import Chain, ChainQuestion, Value
+from irbgen.wikidata.vocabulary import load_units
+from irbgen.wikidata.wording import describe, realize, too_long
+
+__all__ = ["WriteChainQuestions", "answer_texts", "answer_type", "check_chain", "describe", "matches"]
 
 QUESTION_PROMPT = "mintqa_question"
 ANSWER_PROMPT = "mintqa_answer"
@@ -41,19 +48,6 @@ MAX_RAW_CHARS = 2000  # of a bad reply kept in a reject
 MONTHS = "January February March April May June July August September October November December".split()
 AnswerType = Literal["entity", "date", "quantity", "string"]
 
-# Property labels that are not plain nouns, as a phrase for "the value of the property for {x}".
-# Checked in order; our own wording. Anything else falls through to the preposition and verb rules.
-LABEL_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"^instance of$"), "the class that {x} is an instance of"),
-    (re.compile(r"^subclass of$"), "the class that {x} is a subclass of"),
-    (re.compile(r"^located (in or next to|in/on|in|on|at|next to) (?:the )?(.+)$"),
-     "the {1} that {x} is located {0}"),
-    (re.compile(r"^member of (.+)$"), "the {0} that {x} is a member of"),
-    (re.compile(r"^has (?:a |an |the )?(.+)$"), "the {0} of {x}"),
-    (re.compile(r"^(.+ (?:received|held|signed|won))$"), "the {0} by {x}"),
-)  # fmt: skip
-PREPOSITIONS = frozenset("of in at by after on to from with for as into".split())
-VERBS = frozenset("follows replaces contains shares depicts uses owns describes includes operates".split())
 _TIME_ISO = re.compile(r"^([+-])(\d+)-(\d\d)-(\d\d)T")
 
 
@@ -110,12 +104,12 @@ def answer_texts(kb: KnowledgeBase, value: Value) -> list[str]:
         forms.extend(date_forms(value))
     elif value.type == "quantity" and value.raw:
         number = value.raw.lstrip("+")
+        forms.extend([number_text(number), number])
         if "." in number:  # "1.50" is also "1.5"
-            forms.append(number)
-            number = number.rstrip("0").rstrip(".")
-        forms.append(number)
-        if value.unit and value.unit in kb:
-            forms.append(f"{number} {kb.label(value.unit)}")
+            forms.append(number.rstrip("0").rstrip("."))
+        unit = load_units().get(value.unit or "")
+        if unit is not None and unit.symbol:
+            forms.append(f"{number_text(number)} {unit.symbol}")
     return _unique(forms)
 
 
@@ -134,26 +128,6 @@ def leaks(question: str, golds: Sequence[str]) -> str | None:
 
 
 # --- rules realisation ------------------------------------------------------------------------------
-
-
-def describe(property_label: str, subject: str) -> str:
-    """A noun phrase for "the value of this property for the subject"."""
-    label = " ".join(property_label.split())
-    for pattern, template in LABEL_PATTERNS:
-        match = pattern.match(label)
-        if match:
-            return template.format(*match.groups(), x=subject)
-    words = label.split()
-    if words and words[0] in VERBS:
-        return f"the entity that {subject} {label}"
-    if len(words) > 1 and words[-1] in PREPOSITIONS:
-        return f"the entity that {subject} is {label}"
-    return f"the {label} of {subject}"
-
-
-def ask(phrase: str) -> str:
-    """The question asking for a phrase's value."""
-    return f"What is {phrase}?"
 
 
 class Names:
@@ -192,33 +166,31 @@ class Names:
         return f"{label} ({description})"
 
 
-def check_chain(kb: KnowledgeBase, names: Names, chain: Chain) -> tuple[list[str], str | None]:
-    """(the name of each hop's head, None), or ([], why the chain cannot be asked unambiguously)."""
+def check_chain(
+    kb: KnowledgeBase, names: Names, chain: Chain
+) -> tuple[list[str], list[Selection], tuple[str, str] | None]:
+    """(the name of each hop's head, each hop's selection, None), or ([], [], (reason, detail)) when the
+    chain cannot be asked unambiguously: "no_property_label", "many_values" or "ambiguous"."""
     if not chain.hops:
-        return [], "the chain has no hops"
-    heads = []
+        return [], [], ("ambiguous", "the chain has no hops")
+    heads, selections = [], []
     for index, hop in enumerate(chain.hops):
         statement = hop.statement
-        tails = kb.tails(statement.head, statement.property)
-        if len(tails) != 1 or tails[0].tail.key != statement.tail.key:
-            found = ", ".join(sorted(value_text(kb, s.tail) for s in tails)) or "none"
-            where = f"({kb.label(statement.head)}, {kb.label(statement.property)})"
-            return [], f"hop {index}: {where} has tails {found}, not exactly the chain's"
+        if not kb.property_label(statement.property):
+            return [], [], ("no_property_label", f"hop {index}: {statement.property} has no English label")
+        selection = select(kb, statement.head, statement.property)
+        if selection is None or selection.statement.tail.key != statement.tail.key:
+            tails = kb.tails(statement.head, statement.property)
+            found = ", ".join(sorted({value_text(kb, s.tail) for s in tails})) or "none"
+            where = f"({kb.label(statement.head)}, {kb.property_label(statement.property)})"
+            return [], [], ("many_values", f"hop {index}: {where} has values {found}, not one current value")
         name = names.name(statement.head)
         if name is None:
-            return [], f"hop {index}: {kb.label(statement.head)!r} names more than one item"
+            detail = f"hop {index}: {kb.label(statement.head)!r} names more than one item"
+            return [], [], ("ambiguous", detail)
         heads.append(name)
-    return heads, None
-
-
-def realize(kb: KnowledgeBase, chain: Chain, heads: Sequence[str]) -> tuple[str, list[str]]:
-    """(main question, sub-questions) from property labels and the heads' names."""
-    labels = [kb.label(hop.statement.property) for hop in chain.hops]
-    sub_questions = [ask(describe(label, head)) for label, head in zip(labels, heads, strict=True)]
-    phrase = heads[0]
-    for label in labels:
-        phrase = describe(label, phrase)
-    return ask(phrase), sub_questions
+        selections.append(selection)
+    return heads, selections, None
 
 
 # --- llm replies ------------------------------------------------------------------------------------
@@ -264,7 +236,7 @@ def chain_facts(kb: KnowledgeBase, chain: Chain, heads: Sequence[str]) -> str:
     for index, (hop, head, tail) in enumerate(zip(chain.hops, heads, tails, strict=True), start=1):
         statement = hop.statement
         qualifiers = qualifier_text(kb, statement.qualifiers)
-        triple = f"({head}; {kb.label(statement.property)}; {tail})"
+        triple = f"({head}; {kb.property_label(statement.property)}; {tail})"
         lines.append(f"{index}. {triple}" + (f" {qualifiers}" if qualifiers else ""))
     return "\n".join(lines)
 
@@ -359,10 +331,12 @@ class WriteChainQuestions:
     # --- rules -------------------------------------------------------------------------------------
 
     def _rules(self, chain: Chain) -> ChainQuestion | Reject:
-        heads, problem = check_chain(self.kb, self.names, chain)
+        heads, selections, problem = check_chain(self.kb, self.names, chain)
         if problem is not None:
-            return self._reject(chain, "ambiguous", problem)
-        question, sub_questions = realize(self.kb, chain, heads)
+            return self._reject(chain, *problem)
+        question, sub_questions = realize(self.kb, selections, heads)
+        if too_long(question):
+            return self._reject(chain, "too_long", f"over {wording.MAX_QUESTION_WORDS} words: {question}")
         leak = self._leak(chain, question, sub_questions)
         if leak is not None:
             return self._reject(chain, "answer_leak", leak)
@@ -442,9 +416,9 @@ class WriteChainQuestions:
         client = context.llm
         if client is None:
             raise BadInputError("the llm question backend needs an LLM client (context.llm is None)")
-        heads, problem = check_chain(self.kb, self.names, chain)
+        heads, _, problem = check_chain(self.kb, self.names, chain)
         if problem is not None:
-            return self._reject(chain, "ambiguous", problem)
+            return self._reject(chain, *problem)
         values = {
             "hops": str(len(chain.hops)),
             "facts": chain_facts(self.kb, chain, heads),

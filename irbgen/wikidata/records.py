@@ -31,8 +31,11 @@ class Value(_Record):
 
     @property
     def key(self) -> str:
-        """A stable identity of the value: the entity id, or type + raw literal."""
-        return self.id if self.type == "entity" and self.id else f"{self.type}:{self.raw or self.text}"
+        """A stable identity of the value: the entity id, or type + raw literal (+ a quantity's unit)."""
+        if self.type == "entity" and self.id:
+            return self.id
+        unit = f"@{self.unit}" if self.type == "quantity" and self.unit else ""
+        return f"{self.type}:{self.raw or self.text}{unit}"
 
 
 class Statement(_Record):
@@ -43,6 +46,7 @@ class Statement(_Record):
     tail: Value
     rank: Literal["preferred", "normal"]
     qualifiers: dict[str, list[str]] = Field(default_factory=dict)  # P-id -> readable values
+    datatype: str = ""  # the statement's own mainsnak.datatype ("external-id", "quantity", ...)
 
     @property
     def key(self) -> str:

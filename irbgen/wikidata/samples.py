@@ -1,4 +1,8 @@
-"""A chain and its questions -> one benchmark sample, with per-hop knowledge labels as attributes."""
+"""A chain and its questions -> one benchmark sample, with per-hop knowledge labels as attributes.
+
+`attributes.extra.hop_selection` says, per hop, which of its (head, property)'s values the chain took:
+"only value", "latest point in time (<date>)" or "current value" (the only one without an end time).
+"""
 
 from __future__ import annotations
 
@@ -6,11 +10,12 @@ import re
 
 from irbgen.errors import BadInputError
 from irbgen.schema import Attributes, Document, Hop, Provenance, Sample
+from irbgen.wikidata.answerable import select
 from irbgen.wikidata.corpus import documents_by_entity, hop_evidence
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.labels import stratum
 from irbgen.wikidata.questions import answer_texts, answer_type
-from irbgen.wikidata.records import Chain, ChainQuestion
+from irbgen.wikidata.records import Chain, ChainQuestion, Statement
 
 GENERATOR = "irbgen.wikidata"
 MAX_HOPS = 4
@@ -27,6 +32,15 @@ def parse_hops(text: str) -> tuple[int, int]:
     if not 1 <= low <= high <= MAX_HOPS:
         raise BadInputError(f"--hops {text!r}: expected N or N-M with 1 <= N <= M <= {MAX_HOPS}")
     return low, high
+
+
+def _selection_note(kb: KnowledgeBase, statement: Statement) -> str:
+    """How the hop's value was picked among its (head, property)'s values: "only value", "latest point
+    in time (2019)" or "current value" (`answerable.select`)."""
+    selection = select(kb, statement.head, statement.property)
+    if selection is None:
+        return "not selected"
+    return f"{selection.how} ({selection.when})" if selection.how == "latest point in time" else selection.how
 
 
 def chain_sample(
@@ -46,7 +60,7 @@ def chain_sample(
         Hop(
             index=index,
             operation="triple",
-            predicate=kb.label(statement.property),
+            predicate=kb.property_label(statement.property),
             question=question.sub_questions[index] if index < len(question.sub_questions) else "",
             answers=list(dict.fromkeys(answer_texts(kb, statement.tail))),
             evidence=list(dict.fromkeys(evidence_per_hop[index])),
@@ -67,6 +81,7 @@ def chain_sample(
         "properties": [statement.property for statement in statements],
         "entities": [statements[0].head] + [s.tail.id for s in statements if s.tail.type == "entity"],
         "answer_type": answer_type(last),
+        "hop_selection": [_selection_note(kb, statement) for statement in statements],
         "stratum": layer,
         "popularity_composition": popularity_mix,
         "attempts": question.attempts,

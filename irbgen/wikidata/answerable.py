@@ -1,0 +1,121 @@
+"""Which statements make questions, and which one statement stands for a (head, property).
+
+A statement makes a hop or an answer when:
+
+- its property is not denied (`data/wikidata/denied_properties.txt`, meta and maintenance properties)
+  and its datatype is not excluded (external ids, URLs, media, coordinates, shapes, tabular data, math,
+  musical notation, lexemes). The datatype is the property entity's, else the statement's own
+  `mainsnak.datatype`, so a dump without property entities keeps identifiers out too;
+- an entity value names an item of the base (which has an English label);
+- a date has year, month or day precision (a decade or a century is not asked for);
+- a quantity has no unit or a unit `data/wikidata/units.tsv` (or the unit's item in the base) names;
+- a string or monolingual text belongs to a property whose wording allows text (official name, motto,
+  native label, ...) and has letters (not a flag emoji).
+
+Ranks are settled by the reader: deprecated statements never arrive, and where a property has
+preferred statements only those do. `select` then picks the statement a question asks about: the
+only value; else, among values that each carry a point in time, the one with the latest (the question
+says "in 2019"); else, among entity values, the only one without an end time (the current one). A
+statement qualified by "applies to part" or "criterion used" describes a part and is never picked.
+Anything else has several current values and is not asked ("many_values").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from irbgen.wikidata.corpus import unit_name
+from irbgen.wikidata.knowledge import KnowledgeBase
+from irbgen.wikidata.records import Statement
+from irbgen.wikidata.vocabulary import load_denied, load_wordings
+
+EXCLUDED_DATATYPES: frozenset[str] = frozenset(
+    "external-id url globe-coordinate commonsMedia geo-shape tabular-data math musical-notation "
+    "wikibase-lexeme wikibase-form wikibase-sense entity-schema wikibase-property".split()
+)
+TEXT_TYPES = frozenset({"string", "monolingualtext"})
+POINT_IN_TIME, END_TIME = "P585", "P582"
+PART_QUALIFIERS = frozenset({"P518", "P1013", "P642"})  # applies to part, criterion used, of
+YEAR_PRECISION = 9
+_MONTHS = "January February March April May June July August September October November December".split()
+_TIME_TEXT = re.compile(r"^(?:(\d{1,2}) )?(?:([A-Z][a-z]+) )?(\d+)( BCE)?$")
+
+
+def datatype(kb: KnowledgeBase, statement: Statement) -> str:
+    """The property entity's datatype, else the statement's own."""
+    entity = kb.entities.get(statement.property)
+    return (entity.datatype if entity is not None and entity.datatype else "") or statement.datatype
+
+
+def why_unusable(kb: KnowledgeBase, statement: Statement) -> str | None:
+    """Why the statement makes no hop and no answer (a short reason), or None when it may."""
+    if statement.property in load_denied():
+        return "denied_property"
+    if datatype(kb, statement) in EXCLUDED_DATATYPES:
+        return "excluded_datatype"
+    tail = statement.tail
+    if tail.type == "entity":
+        entity = kb.entities.get(tail.id or "")
+        return None if entity is not None and entity.kind == "item" and entity.label else "unlabelled_entity"
+    if tail.type == "time":
+        return None if (tail.precision or 0) >= YEAR_PRECISION and tail.raw[:1] != "-" else "coarse_date"
+    if tail.type == "quantity":
+        return None if tail.unit is None or unit_name(kb, tail.unit, "2") else "no_unit_label"
+    if tail.type in TEXT_TYPES:
+        wording = load_wordings().get(statement.property)
+        if wording is None or not wording.text:
+            return "text_not_allowed"
+        return None if any(char.isalpha() for char in tail.text) else "text_without_words"
+    return "excluded_value"
+
+
+def time_key(text: str) -> tuple[int, int, int]:
+    """A sortable key for a date as the reader writes it ("1 January 2019", "March 2019", "2019")."""
+    match = _TIME_TEXT.match(text.strip())
+    if match is None:
+        return (-(10**9), 0, 0)
+    day, month, year, bce = match.groups()
+    month_number = _MONTHS.index(month) + 1 if month in _MONTHS else 0
+    return (-int(year) if bce else int(year), month_number, int(day or 0))
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The statement a question asks about, how it was picked, and the date the question names."""
+
+    statement: Statement
+    how: str  # "only value", "latest point in time", "current value"
+    when: str = ""  # the point in time the value holds at, as text ("2019"), or ""
+
+
+def _point_in_time(statement: Statement) -> str:
+    values = statement.qualifiers.get(POINT_IN_TIME, [])
+    return values[0] if len(values) == 1 else ""
+
+
+def select(kb: KnowledgeBase, head: str, property_id: str) -> Selection | None:
+    """The one statement that answers (head, property), or None when there are several current values."""
+    candidates = [s for s in kb.tails(head, property_id) if not PART_QUALIFIERS & s.qualifiers.keys()]
+    tails = {s.tail.key for s in candidates}
+    if len(tails) == 1:
+        dates = {_point_in_time(s) for s in candidates}
+        return Selection(candidates[0], "only value", dates.pop() if len(dates) == 1 else "")
+    if len(tails) < 1:
+        return None
+    if all(_point_in_time(s) for s in candidates):
+        latest = max(time_key(_point_in_time(s)) for s in candidates)
+        newest = [s for s in candidates if time_key(_point_in_time(s)) == latest]
+        if len({s.tail.key for s in newest}) == 1 and latest[0] > 0:
+            return Selection(newest[0], "latest point in time", _point_in_time(newest[0]))
+    if all(s.tail.type == "entity" for s in candidates):
+        current = [s for s in candidates if END_TIME not in s.qualifiers]
+        if len({s.tail.key for s in current}) == 1:
+            return Selection(current[0], "current value")
+    return None
+
+
+def is_selected(kb: KnowledgeBase, statement: Statement) -> bool:
+    """Whether the statement is the one `select` picks for its (head, property)."""
+    selection = select(kb, statement.head, statement.property)
+    return selection is not None and selection.statement.tail.key == statement.tail.key

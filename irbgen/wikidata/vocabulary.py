@@ -1,0 +1,94 @@
+"""The Wikidata word lists irbgen ships in data/wikidata/: property wording, unit names, denied properties.
+
+- `properties.toml`: per property its English label and how a question asks for it (see the file's head);
+- `units.tsv`: how an answer names a quantity's unit ("square kilometres", "km²");
+- `denied_properties.txt`: meta and maintenance properties that never make a question.
+
+Each loader takes the folder, so a test or a user can point it at their own copy.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from irbgen.errors import BadInputError
+from irbgen.listfile import read_list_file
+
+DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "wikidata"
+PROPERTIES_FILE = "properties.toml"
+UNITS_FILE = "units.tsv"
+DENIED_FILE = "denied_properties.txt"
+_PROPERTY_ID = re.compile(r"P[1-9][0-9]*")
+_FIELDS = {"label", "phrase", "question", "event", "text"}
+
+
+@dataclass(frozen=True)
+class Wording:
+    """How questions ask for one property's value; {x} is the subject."""
+
+    label: str
+    phrase: str = ""  # "the capital of {x}"
+    question: str = ""  # "What is the capital of {x}?"
+    event: str = ""  # dates: "was {x} founded"
+    text: bool = False  # a string or monolingual value may be an answer
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A quantity unit as answers write it."""
+
+    singular: str
+    plural: str
+    symbol: str = ""
+
+
+def _check_wording(pid: str, fields: dict, path: Path) -> Wording:
+    unknown = set(fields) - _FIELDS
+    if not _PROPERTY_ID.fullmatch(pid) or unknown or not isinstance(fields.get("label"), str):
+        detail = f"needs a P-id name and a label; unknown fields {sorted(unknown)}"
+        raise BadInputError(f"{path}: [{pid}] {detail}")
+    for name in ("phrase", "question", "event"):
+        if fields.get(name) and "{x}" not in fields[name]:
+            raise BadInputError(f"{path}: [{pid}] {name} has no {{x}}: {fields[name]!r}")
+    return Wording(**fields)
+
+
+@cache
+def load_wordings(folder: Path = DEFAULT_DATA_DIR) -> dict[str, Wording]:
+    """P-id -> Wording from properties.toml."""
+    path = Path(folder) / PROPERTIES_FILE
+    try:
+        table = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise BadInputError(f"{path}: cannot read the property wording: {error}") from None
+    return {pid: _check_wording(pid, fields, path) for pid, fields in table.items()}
+
+
+@cache
+def load_units(folder: Path = DEFAULT_DATA_DIR) -> dict[str, Unit]:
+    """Q-id -> Unit from units.tsv (tab-separated: id, singular, plural, symbol)."""
+    path = Path(folder) / UNITS_FILE
+    units = {}
+    for number, line in read_list_file(path, "the unit names"):
+        fields = [field.strip() for field in line.split("\t")]
+        if len(fields) < 3 or not re.fullmatch(r"Q[1-9][0-9]*", fields[0]):
+            raise BadInputError(f"{path}:{number}: expected 'Q-id<TAB>singular<TAB>plural[<TAB>symbol]'")
+        units[fields[0]] = Unit(*fields[1:4])
+    return units
+
+
+@cache
+def load_denied(folder: Path = DEFAULT_DATA_DIR) -> frozenset[str]:
+    """The denied P-ids from denied_properties.txt (the first word of each line)."""
+    path = Path(folder) / DENIED_FILE
+    denied = set()
+    for number, line in read_list_file(path, "the denied properties"):
+        pid = line.split()[0]
+        if not _PROPERTY_ID.fullmatch(pid):
+            raise BadInputError(f"{path}:{number}: {pid!r} is not a property id")
+        denied.add(pid)
+    return frozenset(denied)

@@ -1,0 +1,138 @@
+"""Rules wording of chain questions: a property's template, or a generic pattern from its label.
+
+A hop asks for the value of (subject, property). `data/wikidata/properties.toml` gives the properties
+that matter most a question ("In which country is {x} located?") and a noun phrase ("the country where
+{x} is located"); dates get their question word from their precision ("In which year was {x}
+founded?"). Any other property reads through `describe` (its label as a noun phrase) with a question
+word that follows the answer's type: who for a person, which place, which organisation, what else.
+A value picked by its point in time says so ("In 2019, what was the population of Oslo?").
+
+A multi-hop question nests the earlier hops as a description of the subject, as MINTQA does: "What is
+the capital of the country where Potsdam is located?". Questions longer than `MAX_QUESTION_WORDS` are
+not written.
+"""
+
+from __future__ import annotations
+
+import re
+
+from irbgen.wikidata.answerable import Selection
+from irbgen.wikidata.knowledge import KnowledgeBase
+from irbgen.wikidata.records import Value
+from irbgen.wikidata.vocabulary import load_wordings
+
+MAX_QUESTION_WORDS = 30
+HUMAN = "Q5"
+ORGANISATION_PROPERTIES = frozenset({"P159", "P112", "P452", "P1128", "P169"})
+PLACE_PROPERTIES = frozenset({"P625", "P17", "P131", "P30"})
+
+# Property labels that are not plain nouns, as a phrase for "the value of the property for {x}".
+# Checked in order; our own wording. Anything else falls through to the preposition and verb rules.
+LABEL_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^instance of$"), "the class that {x} is an instance of"),
+    (re.compile(r"^subclass of$"), "the class that {x} is a subclass of"),
+    (re.compile(r"^located (in or next to|in/on|in|on|at|next to) (?:the )?(.+)$"),
+     "the {1} that {x} is located {0}"),
+    (re.compile(r"^member of (.+)$"), "the {0} that {x} is a member of"),
+    (re.compile(r"^has (?:a |an |the )?(.+)$"), "the {0} of {x}"),
+    (re.compile(r"^(.+ (?:received|held|signed|won))$"), "the {0} by {x}"),
+)  # fmt: skip
+PREPOSITIONS = frozenset("of in at by after on to from with for as into".split())
+VERBS = frozenset("follows replaces contains shares depicts uses owns describes includes operates".split())
+DATE_LEADS = {11: "On what date", 10: "In which month", 9: "In which year"}
+
+
+def describe(property_label: str, subject: str) -> str:
+    """A noun phrase for "the value of this property for the subject", from the property's label."""
+    label = " ".join(property_label.split())
+    for pattern, template in LABEL_PATTERNS:
+        match = pattern.match(label)
+        if match:
+            return template.format(*match.groups(), x=subject)
+    words = label.split()
+    if words and words[0] in VERBS:
+        return f"the entity that {subject} {label}"
+    if len(words) > 1 and words[-1] in PREPOSITIONS:
+        return f"the entity that {subject} is {label}"
+    return f"the {label} of {subject}"
+
+
+def entity_kind(kb: KnowledgeBase, entity_id: str) -> str:
+    """ "person", "place", "organisation" or "thing", from the item's own statements."""
+    properties = {statement.property for statement in kb.by_head.get(entity_id, ())}
+    if any(s.tail.id == HUMAN for s in kb.tails(entity_id, "P31")):
+        return "person"
+    if properties & ORGANISATION_PROPERTIES:
+        return "organisation"
+    if properties & PLACE_PROPERTIES:
+        return "place"
+    return "thing"
+
+
+def when_text(when: str) -> str:
+    """ "in 2019", "in March 2019" or "on 1 January 2019"."""
+    return f"on {when}" if re.match(r"^\d{1,2} [A-Z]", when) else f"in {when}"
+
+
+def phrase(kb: KnowledgeBase, selection: Selection, subject: str) -> str:
+    """The noun phrase for the selected value of (subject, property), with its point in time."""
+    property_id = selection.statement.property
+    wording = load_wordings().get(property_id)
+    if wording is not None and wording.phrase:
+        text = wording.phrase.format(x=subject)
+    else:
+        text = describe(kb.property_label(property_id), subject)
+    return f"{text} {when_text(selection.when)}" if selection.when else text
+
+
+def _date_question(kb: KnowledgeBase, selection: Selection, subject: str) -> str:
+    value = selection.statement.tail
+    wording = load_wordings().get(selection.statement.property)
+    if wording is not None and wording.event:
+        lead = DATE_LEADS.get(min(value.precision or 9, 11), "In which year")
+        return f"{lead} {wording.event.format(x=subject)}?"
+    return f"What is {phrase(kb, selection, subject)}?"
+
+
+def _question_word(kb: KnowledgeBase, value: Value) -> str:
+    if value.type != "entity":
+        return "What"
+    kind = entity_kind(kb, value.id or "")
+    if kind == "person":
+        return "Who"
+    return f"Which {kind}" if kind in ("place", "organisation") else "What"
+
+
+def question(kb: KnowledgeBase, selection: Selection, subject: str) -> str:
+    """The question asking for the selected value of (subject, property).
+
+    A value picked by its point in time opens with it: "In 2019, what was the population of Oslo?".
+    """
+    value = selection.statement.tail
+    if value.type == "time":
+        return _date_question(kb, selection, subject)
+    wording = load_wordings().get(selection.statement.property)
+    if not selection.when:
+        if wording is not None and wording.question:
+            return wording.question.format(x=subject)
+        return f"{_question_word(kb, value)} is {phrase(kb, selection, subject)}?"
+    undated = Selection(selection.statement, selection.how)
+    word = _question_word(kb, value)
+    opening = when_text(selection.when)
+    opening = opening[0].upper() + opening[1:]
+    return f"{opening}, {word[0].lower()}{word[1:]} was {phrase(kb, undated, subject)}?"
+
+
+def realize(kb: KnowledgeBase, selections: list[Selection], heads: list[str]) -> tuple[str, list[str]]:
+    """(main question, one sub-question per hop): hop i asks about heads[i]; the main question names
+    only the first head and describes each later one by the hops before it."""
+    sub_questions = [question(kb, selection, head) for selection, head in zip(selections, heads, strict=True)]
+    subject = heads[0]
+    for selection in selections[:-1]:
+        subject = phrase(kb, selection, subject)
+    return question(kb, selections[-1], subject), sub_questions
+
+
+def too_long(text: str) -> bool:
+    """Whether a question is longer than a reader takes in at once."""
+    return len(text.split()) > MAX_QUESTION_WORDS
