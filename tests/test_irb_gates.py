@@ -24,6 +24,7 @@ from irbgen.irb.gates import (
     answer_vague,
     bridge_not_entity,
     broken_text,
+    described_badly,
     false_premise_lost,
     flag_emoji,
     glued_number_words,
@@ -1195,3 +1196,23 @@ def test_category_type_follows_most_categories():
     assert category_type(azerbaijan) == "Country"
     assert category_type(["1732 births", "American people", "Generals"]) == "Person"
     assert category_type(["Caucasus"]) is None
+
+
+def test_multi_hop_round():
+    """Multi-hop failures read in the realdata build."""
+    # Andre Agassi: the inner hop carried a second clause with its own subject
+    inner = "Who renewed his contract 17 years ago and in November 2003, he signed a lifetime deal with Head?"
+    assert "second clause" in described_badly(inner)
+    assert described_badly("Who revealed he wore a hairpiece earlier in his career?") is None
+    # American Revolutionary War: Washington the general labelled GPE
+    assert agreed_type("Washington", "Location", "GPE") is None
+    assert agreed_type("Washington", "Location", "GPE", "Location") == "Location"
+
+
+def test_possessive_bridge_without_its_noun_phrase_is_not_written():
+    """Alabama: "Alabama's seasonally adjusted unemployment rate" once became "The seasonally of the place
+    whose ... adjusted unemployment rate"."""
+    from irbgen.irb.realize import _possessed
+
+    assert _possessed("'s seasonally adjusted unemployment rate was 5.8%") is None
+    assert _possessed("'s largest customer is Acme") == ("largest customer", len("'s largest customer"))

@@ -313,6 +313,9 @@ def described_badly(question: str) -> str | None:
     """
     if _DESCRIBABLE.match(question) is None:
         return f"the inner hop does not ask for its subject: {question[:60]!r}"
+    second = re.search(r"\band\b[^?]*?\b(?:he|she|they|it)\s+[a-z]+(?:ed|s)\b", question)
+    if second is not None:
+        return f"the inner hop has a second clause with its own subject: {second.group(0)!r}"
     return _over(question, MAX_DESCRIBED_WORDS, " for a hop described in the next")
 
 
@@ -586,6 +589,8 @@ def agreed_type(node: str, node_type: str, label: str | None, page_type: str | N
         return None  # "Azerbaijan" labelled PERSON: "Who was cited as one of the top reformers"
     if from_label == "Person" and page_type != "Person" and _common_words(node):
         return None  # "Lonely Planet", "Space Shuttle Challenger" labelled PERSON
+    if from_label == "Location" and page_type not in ("Location", "Country") and _given_name_only(node):
+        return None  # "Washington" the general labelled GPE: "Which place escaped across the Delaware"
     if from_label == "Person" and page_type != "Person" and _given_name_only(node):
         return None  # "Laura" for Laura Huxley: the answer is not the whole name
     if from_label == "Person" and page_type != "Person" and re.search(r"\d", node):
@@ -599,7 +604,8 @@ def agreed_type(node: str, node_type: str, label: str | None, page_type: str | N
 
 
 def _given_name_only(name: str) -> bool:
-    """A one-word name that irbgen's lists know as a given name and not as a surname ("Laura")."""
+    """A one-word name that irbgen's lists know as a given name and not as a surname ("Laura",
+    "Washington")."""
     from irbgen.irb.transforms import given_names, surnames_known
 
     word = name.strip().lower()

@@ -22,7 +22,7 @@ from rapidfuzz import fuzz
 from irbgen.errors import BadInputError
 from irbgen.irb.gates import described_badly, false_premise_lost, multi_hop_too_long, question_failure
 from irbgen.irb.keypoints import check_backend
-from irbgen.irb.realize import NodeNotFound, realize_plan
+from irbgen.irb.realize import BridgeNotWritable, NodeNotFound, realize_plan
 from irbgen.irb.records import GeneratedQuestion, KnowledgeGraph, PlanHop, QuestionPlan, Reject, Triple
 from irbgen.irb.text import TOKEN, fold, stem, words
 from irbgen.irb.transforms import apply_changes
@@ -389,6 +389,8 @@ class WriteQuestions:
             realization = realize_plan(plan)
         except NodeNotFound as error:
             return self._reject(plan, "node_not_found", str(error))
+        except BridgeNotWritable as error:
+            return self._reject(plan, "bridge_not_writable", str(error))
         for index, hop in enumerate(plan.hops):
             ambiguities = self.index.ambiguities(hop)
             if ambiguities:

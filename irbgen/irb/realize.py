@@ -74,6 +74,11 @@ _TRAILING_WORD = re.compile(r"(\S+)\s+$")
 _POSSESSIVE = re.compile(r"^(?:'s|’s|'|’)(?!\w)")
 
 
+class BridgeNotWritable(ValueError):
+    """A possessive bridge whose possessed noun phrase the rules cannot find ("X's seasonally adjusted
+    unemployment rate"): describing it would give "the seasonally of the place that ..."."""
+
+
 class NodeNotFound(ValueError):
     """A hop's masked node (or its bridge) is not written in any of its keypoints."""
 
@@ -137,13 +142,18 @@ def _pop(before: str) -> tuple[str | None, str]:
     return match.group(1), before[: match.start()] + (" " if match.start() else "")
 
 
+_NOUNS_IN_LY = frozenset(
+    "family supply assembly rally ally monopoly anomaly reply belly jelly lily holly".split()
+)
+
+
 def _is_noun_like(word: str, *, last: bool) -> bool:
     """A lowercase word that may be part of a noun before a name; past tenses and -s verbs are not."""
     if not re.fullmatch(r"[a-z][a-z-]*", word) or word in STOPWORDS or word in IRREGULAR:
         return False
     if word.endswith("ed") or (last and word.endswith("s") and not word.endswith("ss")):
         return False
-    return True
+    return not word.endswith("ly") or word in _NOUNS_IN_LY  # "seasonally" adjusted
 
 
 def _descriptor(before: str) -> tuple[str | None, str]:
@@ -441,6 +451,8 @@ def _describe_bridge(text: str, previous: str, hop: PlanHop) -> str:
     owned = _possessed(after)
     if owned is not None:
         description, after = f"the {owned[0]} of {description}", after[owned[1] :]
+    elif _POSSESSIVE.match(after):
+        raise BridgeNotWritable(f"no noun phrase after the possessive bridge {hop.answer!r}: {after[:60]!r}")
     return text[: slot.start] + description + after
 
 
