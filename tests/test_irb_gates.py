@@ -30,6 +30,7 @@ from irbgen.irb.gates import (
     glued_number_words,
     keypoint_failure,
     leading_connective,
+    multi_hop_too_long,
     question_failure,
     question_kinds,
     relative_dates,
@@ -1210,7 +1211,7 @@ def test_multi_hop_round():
         "Which country maintains good relations with the European Union?",
         "Which place has numerous place names of Native American origin?",
     ):
-        assert "picks" in described_badly(vague) or "pick one out" in described_badly(vague)
+        assert "pick one out" in described_badly(vague) or "class" in described_badly(vague)
     for identifying in (
         "Which country was admitted as a member of OPEC 9 years ago?",
         "Who beat M. Chang for the Acura Champions Cup in the series season finale?",
@@ -1259,3 +1260,21 @@ def test_fifth_round_question_gates(nlp, question, gate):
 def test_expletive_it_still_passes(nlp):
     text = "It was reported in 2006 that Aruba had 100,000 inhabitants."
     assert unresolved_reference(nlp(text)) is None
+
+
+def test_multi_hop_second_clauses_and_classes():
+    """Angola, Albert Einstein, Andre Agassi: descriptions and multi-hop questions read in the audit."""
+    vague = (
+        "Which country is classified as 'not free' by Freedom House in the Freedom in the World 2014 report?"
+    )
+    assert "class" in described_badly(vague)
+    assert "second clause" in described_badly(
+        "Who settled in the U.S., becoming an American citizen in 1940?"
+    )
+    outer = (
+        "The person who played World Team Tennis for the Philadelphia Freedoms in 2009 renewed his contract "
+        "in what year and in November 2003, he signed a lifetime agreement with Head?"
+    )
+    assert "second clause" in multi_hop_too_long(outer)
+    kept = "On May 13, 2013 the person who sat on the board of Meadows Bank 9 years ago rejoined what?"
+    assert multi_hop_too_long(kept) is None

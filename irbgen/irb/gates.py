@@ -331,6 +331,17 @@ def _names_a_person(text: str) -> bool:
     return any(first.lower() in given_names() for first in names)
 
 
+_SECOND_CLAUSE = re.compile(r"\band\b[^?]*?\b(?:he|she|they|it)\s+[a-z]+(?:ed|s)\b|, [a-z]+ing\b")
+_SHARED_STATE = re.compile(r"\b(?:is|was|are|were) (?:classified|considered|regarded|rated|listed) as\b")
+
+
+def second_clause(question: str) -> str | None:
+    """A hop with a second clause of its own ("... and in November 2003, he signed ...", ", becoming an
+    American citizen"): inside a multi-hop question it cannot be told from the description."""
+    match = _SECOND_CLAUSE.search(question)
+    return f"a second clause with its own subject: {match.group(0)!r}" if match else None
+
+
 def described_badly(question: str) -> str | None:
     """An inner hop that cannot be described inside the next one.
 
@@ -342,17 +353,20 @@ def described_badly(question: str) -> str | None:
     """
     if _DESCRIBABLE.match(question) is None:
         return f"the inner hop does not ask for its subject: {question[:60]!r}"
-    second = re.search(r"\band\b[^?]*?\b(?:he|she|they|it)\s+[a-z]+(?:ed|s)\b", question)
+    second = second_clause(question)
     if second is not None:
-        return f"the inner hop has a second clause with its own subject: {second.group(0)!r}"
+        return second
+    shared = _SHARED_STATE.search(question)
+    if shared is not None:
+        return f"the description names a class many things are in: {shared.group(0)!r}"
     if _IDENTIFYING.search(question) is None and not _names_a_person(question):
         return f"the description names no date, number, rank or person to pick one out: {question[:60]!r}"
     return _over(question, MAX_DESCRIBED_WORDS, " for a hop described in the next")
 
 
 def multi_hop_too_long(question: str) -> str | None:
-    """A multi-hop question over MAX_MULTI_HOP_WORDS words."""
-    return _over(question, MAX_MULTI_HOP_WORDS, " for a multi-hop question")
+    """A multi-hop question over MAX_MULTI_HOP_WORDS words, or with a second clause of its own."""
+    return second_clause(question) or _over(question, MAX_MULTI_HOP_WORDS, " for a multi-hop question")
 
 
 def unbalanced(question: str) -> str | None:
