@@ -1278,3 +1278,25 @@ def test_multi_hop_second_clauses_and_classes():
     assert "second clause" in multi_hop_too_long(outer)
     kept = "On May 13, 2013 the person who sat on the board of Meadows Bank 9 years ago rejoined what?"
     assert multi_hop_too_long(kept) is None
+
+
+def test_sixth_round(nlp):
+    """Failures read in the audit of the build before the last."""
+    # Canada: a year beside the asked year
+    question = "Bitumen production was projected to rise to 4.4 Moilbbl per day by what year by 2014?"
+    assert question_failure(question, "DATE", nlp(question))[0] == "wh_in_clause"
+    # Azerbaijan: "the Nagorno-Karabakh War when," (a date cut out of its clause)
+    question = (
+        "The fall of the Soviet Union, and the Nagorno-Karabakh War when, damaged the tourist industry?"
+    )
+    assert question_failure(question, "DATE", nlp(question))[0] == "wh_in_clause"
+    # Andorra: "the RENFE's 1,668 mm-gauge line" lost its number
+    assert broken_text("Latour-de-Carol has the RENFE's -gauge line to Barcelona.") is not None
+    # Azerbaijan: a football club labelled PERSON
+    assert agreed_type("Neftchi Baku", "Person", "PERSON") is None
+    assert agreed_type("George Washington", "Person", "PERSON") == "Person"
+    # Albania: "The modern Republic" is no name; "ASCII" is
+    text = "The modern Republic became independent after the collapse of the Ottoman Empire in Europe."
+    assert keypoint_failure(text, nlp(text), "Albania")[0] == "unresolved_reference"
+    text = "Huntsville served as the temporary capital of Alabama from 1819 to 1820."
+    assert keypoint_failure(text, nlp(text), "Alabama") is None

@@ -181,6 +181,7 @@ def unresolved_reference(doc: Any) -> str | None:
 _BROKEN = re.compile(
     r"\(\s*[;,:.]?\s*\)|\(\s*[;,:]|[;,:]\s*\)|\s[,;:]\s*[,;:.]|(?<!\.)\.\s*\.(?!\.)"
     r"|\b(?:in|of|at|by|for|from|with) (?:in|of|at|by|for|from|with)\b(?! (?:which|whom|what)\b)"
+    r"|['’]s -[a-z]"  # a number lost before "-gauge"
     r"|\d e\d+[a-z]"  # a unit template left as "3 e6carat"
 )
 
@@ -193,10 +194,19 @@ def broken_text(text: str) -> str | None:
     return unbalanced(text)
 
 
+_GENERIC_NAMES = frozenset(
+    """republic government parliament congress council assembly state kingdom empire army court party
+    senate ministry commission committee constitution""".split()
+)
+
+
 def _anchor(token: Any) -> bool:
-    """A word that pins a noun phrase down: a name, a nationality ("Afghan") or a question word."""
+    """A word that pins a noun phrase down: a name, a nationality ("Afghan") or a question word. A
+    capitalised institution word alone ("The modern Republic", "the Parliament") is no name."""
     capital_adjective = token.tag_ == "JJ" and token.text[:1].isupper() and token.i > 0
-    return token.tag_ in _NAME_TAGS or capital_adjective or token.lower_ in _WH_WORDS
+    generic = token.lower_ in _GENERIC_NAMES and not any(c.tag_ in _NAME_TAGS for c in token.children)
+    name = token.tag_ in _NAME_TAGS and not generic
+    return name or capital_adjective or token.lower_ in _WH_WORDS
 
 
 def unanchored_subject(doc: Any, title: str = "") -> str | None:
@@ -209,7 +219,11 @@ def unanchored_subject(doc: Any, title: str = "") -> str | None:
     for root in (token for token in doc if token.dep_ == "ROOT"):
         for subject in (child for child in root.children if child.dep_ in ("nsubj", "nsubjpass")):
             determiner = next((c for c in subject.children if c.dep_ == "det"), None)
-            if subject.tag_ not in _NOUN_TAGS or determiner is not None and determiner.lower_ in ("a", "an"):
+            if (
+                subject.tag_ not in _NOUN_TAGS | _NAME_TAGS
+                or determiner is not None
+                and determiner.lower_ in ("a", "an")
+            ):
                 continue  # "A hybrid named ..." introduces its subject
             if _nounnormalize(subject) in _UNIQUE_NOUNS or any(_anchor(t) for t in subject.subtree):
                 continue
@@ -272,7 +286,9 @@ _WH_IN_CLAUSE = re.compile(
     r"|(?<!^)\b(?:who|whom|what)\s*,|['’]s\s+(?:who|whom|what)\b|\b(?:were|was|is|are)\s+whom\b"
     r"|\b(?:since|from|through|until|till|to|by) when\b|\bwhat amount of the\b|(?<!^)\b(?-i:As of)\b"
     r"|\bwhich place's (?:arrival|death|birth|wife|husband|son|daughter|army|forces?|troops|career|life)\b"
-    r"|\b(?:whose|['’]s) \d+ (?:years?|months?) ago\b|\bin (?:1\d|20)\d\d,? in (?:1\d|20)\d\d\b"
+    r"|\b(?:whose|['’]s) \d+ (?:years?|months?) ago\b"
+    r"|\b(?:in|by) (?:what year|(?:1\d|20)\d\d),? (?:in|by) (?:what year|(?:1\d|20)\d\d)\b"
+    r"|(?<!^)\bwhen\s*,"
     r"|,\s*(?:who|whom|what)\?$|\b(?:by|of) what\?$|\bsuch as (?:who|whom|what|which)\b",
     re.IGNORECASE,
 )
@@ -636,6 +652,8 @@ def agreed_type(node: str, node_type: str, label: str | None, page_type: str | N
         return None  # "Lonely Planet", "Space Shuttle Challenger" labelled PERSON
     if from_label == "Location" and page_type not in ("Location", "Country") and _given_name_only(node):
         return None  # "Washington" the general labelled GPE: "Which place escaped across the Delaware"
+    if from_label == "Person" and page_type != "Person" and _club_like(node):
+        return None  # "Neftchi Baku": "Who became the first Azerbaijani team ..."
     if from_label == "Person" and page_type != "Person" and _given_name_only(node):
         return None  # "Laura" for Laura Huxley: the answer is not the whole name
     if from_label == "Person" and page_type != "Person" and re.search(r"\d", node):
@@ -646,6 +664,14 @@ def agreed_type(node: str, node_type: str, label: str | None, page_type: str | N
     if from_label == "Location" and not (supported or known_place(node)):
         return "Other"
     return from_label
+
+
+def _club_like(name: str) -> bool:
+    """A name whose last word is a known place and whose first is no given name ("Neftchi Baku")."""
+    from irbgen.irb.transforms import given_names
+
+    words = name.split()
+    return len(words) > 1 and known_place(words[-1]) and words[0].lower() not in given_names()
 
 
 def _given_name_only(name: str) -> bool:
@@ -659,10 +685,12 @@ def _given_name_only(name: str) -> bool:
 
 def _common_words(name: str) -> bool:
     """A name of two or more words that are all English words ("Lonely Planet"): not a person's."""
-    from irbgen.irb.transforms import english_words
+    from irbgen.irb.transforms import english_words, given_names
 
     words = re.findall(r"[^\W\d_]+", name.lower())
-    return len(words) > 1 and all(word in english_words() for word in words)
+    if len(words) < 2 or words[0] in given_names():
+        return False  # "George Washington"
+    return all(word in english_words() for word in words)
 
 
 def answer_fragment(answer: str, keypoints: Sequence[str], entities: Iterable[Entity]) -> str | None:
