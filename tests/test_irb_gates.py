@@ -1300,3 +1300,18 @@ def test_sixth_round(nlp):
     assert keypoint_failure(text, nlp(text), "Albania")[0] == "unresolved_reference"
     text = "Huntsville served as the temporary capital of Alabama from 1819 to 1820."
     assert keypoint_failure(text, nlp(text), "Alabama") is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Azerbaijan's defense budget for 3 years ago is what amount?",  # Azerbaijan: "for 2013"
+        # Academy Awards: "Which organization which awarded ..."
+        "Which organization which awarded the film Crash generated an audience of 38.64 million?",
+        # Albert Einstein: the asked date beside another date
+        "The aneurysm had previously been reinforced surgically by R. Nissen in 1948 on what date?",
+    ],
+)
+def test_seventh_round_question_gates(nlp, question):
+    failure = question_failure(question, _label_asked(question), nlp(question))
+    assert failure is not None and failure[0] == "wh_in_clause", failure

@@ -287,7 +287,8 @@ _WH_IN_CLAUSE = re.compile(
     r"|\b(?:since|from|through|until|till|to|by) when\b|\bwhat amount of the\b|(?<!^)\b(?-i:As of)\b"
     r"|\bwhich place's (?:arrival|death|birth|wife|husband|son|daughter|army|forces?|troops|career|life)\b"
     r"|\b(?:whose|['’]s) \d+ (?:years?|months?) ago\b"
-    r"|\b(?:in|by) (?:what year|(?:1\d|20)\d\d),? (?:in|by) (?:what year|(?:1\d|20)\d\d)\b"
+    r"|\b(?:in|by) (?:what year|(?:1\d|20)\d\d),? (?:in|by|on) (?:what (?:year|date)|(?:1\d|20)\d\d)\b"
+    r"|\b(?:for|of|from) \d+ (?:years?|months?) ago\b|\bwhich \w+ which\b"
     r"|(?<!^)\bwhen\s*,"
     r"|,\s*(?:who|whom|what)\?$|\b(?:by|of) what\?$|\bsuch as (?:who|whom|what|which)\b",
     re.IGNORECASE,
