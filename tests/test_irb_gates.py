@@ -1315,3 +1315,31 @@ def test_sixth_round(nlp):
 def test_seventh_round_question_gates(nlp, question):
     failure = question_failure(question, _label_asked(question), nlp(question))
     assert failure is not None and failure[0] == "wh_in_clause", failure
+
+
+def test_eighth_round(nlp):
+    """Failures read in the second round's final audit."""
+    for question in (
+        # Albania: a year asked as an amount
+        "The Slavs began to overrun the territory now known as Albania from what amount and onward?",
+        # Algeria: "of when"
+        "Among the important novelists of when were R. Mimouni and Tahar Djaout?",
+        # Amphibians: a plural "What were" asks for a group many groups fit
+        "What were further devastated by the Permian–Triassic extinction event?",
+        # Abortion: "in what?" at the end asks for nothing a reader can name
+        "Pope Sixtus V declared that abortion is homicide regardless of the stage of pregnancy in what?",
+    ):
+        failure = question_failure(question, _label_asked(question), nlp(question))
+        assert failure is not None and failure[0] == "wh_in_clause", (question, failure)
+    # Angola: "The Ministry of Public Health" of which country; "The U.S. Department of State" says it
+    text = "The Ministry of Public Health plans to cut the infant mortality rate before 2020."
+    assert keypoint_failure(text, nlp(text), "Angola")[0] == "unresolved_reference"
+    for text in (
+        "The U.S. Department of State estimates the Muslim population at 80,000.",
+        "The Angolan Ministry of Health plans a new hospital in 2020.",
+    ):
+        assert keypoint_failure(text, nlp(text), "Angola") is None, text
+    # Oil sands: "A sixth upgrader" needs the five before it
+    assert leading_connective(
+        "A sixth upgrader, under construction in 2015 near Redwater, will upgrade bitumen."
+    )

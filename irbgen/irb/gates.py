@@ -36,7 +36,9 @@ _CONNECTIVES = (
     "|in the meantime|on the other hand|at the same time|for example|for instance|in fact|in total"
     "|overall|ultimately|initially|previously|earlier|recently|currently|today|now"
 )
-_OTHER_LEAD = re.compile(r"^(?:Other|Another|Further|Similar)\s+\w")  # "Other Christian denominations"
+_OTHER_LEAD = re.compile(  # "Other Christian denominations", "A sixth upgrader"
+    r"^(?:Other|Another|Further|Similar)\s+\w|^An? (?:second|third|fourth|fifth|sixth|seventh|further)\b"
+)
 _ADJECTIVE_LEAD = re.compile(r"^(?:earlier|later|previous|initial|recent|current)\s+[a-z]+s\b", re.I)
 _OWN_COMPARISON = re.compile(r"^(?:in contrast to|by contrast to|instead of|in addition to)\b", re.I)
 _LEADING_CONNECTIVE = re.compile(rf"^(?:{_CONNECTIVES})\b(?!-)", re.IGNORECASE)
@@ -196,7 +198,7 @@ def broken_text(text: str) -> str | None:
 
 _GENERIC_NAMES = frozenset(
     """republic government parliament congress council assembly state kingdom empire army court party
-    senate ministry commission committee constitution""".split()
+    senate ministry commission committee constitution department office bureau agency""".split()
 )
 
 
@@ -207,6 +209,19 @@ def _anchor(token: Any) -> bool:
     generic = token.lower_ in _GENERIC_NAMES and not any(c.tag_ in _NAME_TAGS for c in token.children)
     name = token.tag_ in _NAME_TAGS and not generic
     return name or capital_adjective or token.lower_ in _WH_WORDS
+
+
+def _says_where(token: Any) -> bool:
+    """A place name, a nationality or an abbreviation ("U.S.", "UN") inside an institution's name."""
+    if (
+        token.tag_ not in _NAME_TAGS | {"JJ"}
+        or not token.text[:1].isupper()
+        or token.lower_ in _GENERIC_NAMES
+    ):
+        return False
+    nationality = token.tag_ == "JJ" or re.search(r"(?:an|ese|ish)$", token.text) is not None  # "Angolan"
+    abbreviation = re.fullmatch(r"(?:[A-Z]\.?){2,}", token.text) is not None
+    return nationality or abbreviation or known_place(token.text)
 
 
 def unanchored_subject(doc: Any, title: str = "") -> str | None:
@@ -225,7 +240,12 @@ def unanchored_subject(doc: Any, title: str = "") -> str | None:
                 and determiner.lower_ in ("a", "an")
             ):
                 continue  # "A hybrid named ..." introduces its subject
-            if _nounnormalize(subject) in _UNIQUE_NOUNS or any(_anchor(t) for t in subject.subtree):
+            if _nounnormalize(subject) in _UNIQUE_NOUNS:
+                continue
+            if subject.lower_ in _GENERIC_NAMES:  # "The Ministry of Public Health": of which country?
+                if any(_says_where(t) for t in subject.subtree):
+                    continue
+            elif any(_anchor(t) for t in subject.subtree):
                 continue
             phrase = doc[subject.left_edge.i : subject.i + 1].text
             return f"the subject {phrase!r} needs its page ({name or 'unknown'}) to say whose"
@@ -284,7 +304,8 @@ _WH_IN_CLAUSE = re.compile(
     r"(?<!^)(?<![.?!]\s)\b(?:whom|what)\s+(?:had|has|have|was|were|is|are|did|does|do|\w+ed)\b"
     r"|\bwhat what\b|\bduring which place\b"
     r"|(?<!^)\b(?:who|whom|what)\s*,|['’]s\s+(?:who|whom|what)\b|\b(?:were|was|is|are)\s+whom\b"
-    r"|\b(?:since|from|through|until|till|to|by) when\b|\bwhat amount of the\b|(?<!^)\b(?-i:As of)\b"
+    r"|\b(?:since|from|through|until|till|to|by|of) when\b|\b(?:from|until) what amount\b|\bin what\?$"
+    r"|^What (?:were|are)\b|\bwhat amount of the\b|(?<!^)\b(?-i:As of)\b"
     r"|\bwhich place's (?:arrival|death|birth|wife|husband|son|daughter|army|forces?|troops|career|life)\b"
     r"|\b(?:whose|['’]s) \d+ (?:years?|months?) ago\b"
     r"|\b(?:in|by) (?:what year|(?:1\d|20)\d\d),? (?:in|by|on) (?:what (?:year|date)|(?:1\d|20)\d\d)\b"
