@@ -9,6 +9,7 @@ irbgen.validation and the Parquet / HF export in irbgen.export.
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import logging
@@ -256,18 +257,34 @@ class _Sink:
 
 @contextmanager
 def staged_directory(out: Path, force: bool) -> Iterator[Path]:
-    """A temporary sibling of OUT to fill; it replaces OUT when the block ends, and vanishes on error."""
+    """A temporary sibling of OUT to fill; it replaces OUT when the block ends, and vanishes on error.
+
+    OUT is locked while this runs (a second writer exits 2), and temporary siblings left by a killed
+    writer of OUT are removed first.
+    """
+    from irbgen.pipeline.rundir import lock_output
+
     out = Path(out)
     check_output(out, force)
-    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
-    try:
-        _remove(tmp)  # left over by a killed run with the same pid
-        tmp.mkdir(parents=True)
-        yield tmp
-        _move_into_place(tmp, out, force)
-    except BaseException:
-        _remove(tmp)
-        raise
+    with lock_output(out):
+        check_output(out, force)  # again: another writer may have finished while we waited
+        remove_stale_siblings(out)
+        tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
+        try:
+            tmp.mkdir()
+            yield tmp
+            _move_into_place(tmp, out, force)
+        except BaseException:
+            _remove(tmp)
+            raise
+
+
+def remove_stale_siblings(out: Path) -> None:
+    """Remove .OUT.tmp-PID and .OUT.old-PID left by killed writers (call with OUT's lock held)."""
+    for sibling in out.parent.glob(f".{glob.escape(out.name)}.*-*"):
+        if re.fullmatch(rf"\.{re.escape(out.name)}\.(tmp|old)-[0-9]+", sibling.name):
+            log.info("removing %s, left by an interrupted writer", sibling)
+            _remove(sibling)
 
 
 def _move_into_place(tmp: Path, out: Path, force: bool) -> None:

@@ -58,25 +58,27 @@ def phantom(
     from irbgen.phantom.build import DESCRIPTION, LICENCE, build_phantom
     from irbgen.phantom.config import load_config
     from irbgen.phantom.vocabulary import load_vocabulary
+    from irbgen.pipeline.rundir import lock_output
 
     with reporting_errors(), progress_display(not quiet) as progress:
         started = time.perf_counter()
         config = load_config(config_path, flags)
         check_output(out, force)
         vocabulary = load_vocabulary(vocab_dir)
-        build = build_phantom(config, vocabulary, progress)
-        writing = time.perf_counter()
-        documents = counting(build.documents, "articles", build.universe.size, progress)
-        stats = write_benchmark(
-            out,
-            documents,
-            build.samples,
-            build.manifest,
-            force=force,
-            description=DESCRIPTION,
-            licence=LICENCE,
-        )
-        finished = time.perf_counter()
+        with lock_output(out):
+            build = build_phantom(config, vocabulary, progress)
+            writing = time.perf_counter()
+            documents = counting(build.documents, "articles", build.universe.size, progress)
+            stats = write_benchmark(
+                out,
+                documents,
+                build.samples,
+                build.manifest,
+                force=force,
+                description=DESCRIPTION,
+                licence=LICENCE,
+            )
+            finished = time.perf_counter()
     if not quiet:
         timings = ", ".join(f"{stage} {seconds:.2f}s" for stage, seconds in build.timings.items())
         click.echo(

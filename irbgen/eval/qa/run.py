@@ -45,12 +45,14 @@ from irbgen.eval.qa.scoring import (
     retrieval_scores,
     score_prediction,
 )
+from irbgen.eval.retrievers import RETRIEVERS
 from irbgen.io import write_atomic
 from irbgen.llm.client import LLMClient, check_reachable
 from irbgen.llm.ledger import Ledger
 from irbgen.llm.prompts import Prompt, load_prompt
 from irbgen.llm.settings import LLMSettings
 from irbgen.llm.types import BudgetExceeded
+from irbgen.pipeline.rundir import LOCK, locked
 from irbgen.schema import Sample
 from irbgen.validation import validate_benchmark
 
@@ -113,6 +115,10 @@ async def evaluate_qa(
     benchmark_dir, out_dir = Path(benchmark_dir), Path(out_dir)
     spec = get_method(method)
     _check_arguments(k, limit, max_steps, max_context_tokens, judge_settings, second_judge)
+    if spec.needs_index and retriever not in RETRIEVERS:
+        raise BadInputError(
+            f"unknown retriever {retriever!r}; choose one of: {', '.join(sorted(RETRIEVERS))}"
+        )
     _check_benchmark(benchmark_dir)
     for endpoint in (settings, judge_settings, second_judge):
         if endpoint is not None:
@@ -166,11 +172,32 @@ async def evaluate_qa(
         "notes": notes,
     }
     _prepare_out(out_dir)
-    previous = _load_predictions(out_dir / PREDICTIONS) if resume else {}
-    if not resume:
-        (out_dir / LEDGER).unlink(missing_ok=True)
-    if resume and previous:
+    with locked(out_dir):
+        return await _evaluate_locked(
+            run, benchmark_dir, out_dir, config, samples, notes, resume=resume, retriever=retriever
+        )
+
+
+async def _evaluate_locked(
+    run: _Run,
+    benchmark_dir: Path,
+    out_dir: Path,
+    config: dict[str, Any],
+    samples: list[Sample],
+    notes: list[str],
+    *,
+    resume: bool,
+    retriever: str,
+) -> dict[str, Any]:
+    """The evaluation proper, with OUT_DIR locked: resume or start over, evaluate, write the results."""
+    spec, settings, judge_list = run.method, run.settings, run.judge_settings
+    _check_out_contents(out_dir)
+    if resume:
         _check_resumable(out_dir / CONFIG, config)
+    else:
+        for name in (PREDICTIONS, PER_QUERY, METRICS, CONFIG):  # the ledger stays: money spent is spent
+            (out_dir / name).unlink(missing_ok=True)
+    previous = _load_predictions(out_dir / PREDICTIONS)
     _write_predictions(out_dir / PREDICTIONS, previous.values())  # drops a line cut by a kill
     _write_json(out_dir / CONFIG, config)
 
@@ -250,9 +277,24 @@ def _check_benchmark(path: Path) -> None:
         raise BadInputError(f"{path}: not a valid benchmark: {report.problems[0]}{suffix}")
 
 
+def _check_out_contents(out_dir: Path) -> None:
+    """Refuse an --out that holds a benchmark, or files that no QA evaluation wrote."""
+    names = {p.name for p in out_dir.iterdir() if p.name != LOCK}
+    if "corpus.jsonl" in names or "samples.jsonl" in names:
+        raise BadInputError(f"{out_dir}: holds a benchmark; give --out a new or empty directory")
+    if names and CONFIG not in names and PREDICTIONS not in names:
+        shown = ", ".join(sorted(names)[:3])
+        raise BadInputError(
+            f"{out_dir}: holds files that are not a QA evaluation ({shown}); "
+            "give --out a new or empty directory"
+        )
+
+
 def _check_resumable(path: Path, config: dict[str, Any]) -> None:
-    """Refuse to mix two different runs in one directory."""
+    """Refuse to mix two different runs in one directory: list every setting that changed."""
     if not path.is_file():
+        if (path.parent / PREDICTIONS).is_file():
+            raise BadInputError(f"{path.parent}: predictions without {CONFIG}; pass --force to start over")
         return
     try:
         old = json.loads(path.read_bytes())
@@ -260,12 +302,21 @@ def _check_resumable(path: Path, config: dict[str, Any]) -> None:
         raise BadInputError(f"{path}: invalid JSON ({e}); cannot resume into {path.parent}") from None
     if not isinstance(old, dict) or old.get("kind") != "qa":
         raise BadInputError(f"{path.parent}: not a QA evaluation directory; cannot resume into it")
-    for key in RESUME_KEYS:
-        if old.get(key) != config.get(key):
-            raise BadInputError(
-                f"{path.parent}: holds a run with {key} {old.get(key)!r}, not {config.get(key)!r}; "
-                "use another output directory or start over (resume=False)"
-            )
+    changed = [
+        f"{key} {_short(old.get(key))} -> {_short(config.get(key))}"
+        for key in RESUME_KEYS
+        if old.get(key) != config.get(key)
+    ]
+    if changed:
+        raise BadInputError(
+            f"{path.parent}: holds a run with other settings ({'; '.join(changed)}); rerun with the same "
+            "ones to resume, use another --out, or pass --force to start over"
+        )
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _public_url(url: str) -> str:
@@ -583,4 +634,3 @@ def _line(record: dict[str, Any]) -> str:
 
 def _write_json(path: Path, value: Any) -> None:
     write_atomic(path, json.dumps(value, ensure_ascii=False, indent=2) + "\n")
-
