@@ -58,10 +58,10 @@ def _check_wikipedia(config: Any) -> None:
 
 
 def _check_wikidata(config: Any) -> None:
+    from irbgen.wikidata.build import _check_inputs
     from irbgen.wikidata.labels import parse_mix
-    from irbgen.wikidata.samples import parse_hops
 
-    parse_hops(config.hops)
+    _check_inputs(config)  # files exist, options that need each other, --hops
     if config.mix is not None:
         parse_mix(config.mix)
     if config.entities is not None:

@@ -145,9 +145,9 @@ def changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
         for name in sorted(set(before) | set(after)):
             if before.get(name) == after.get(name):
                 continue
-            flag = f"--{name.replace('_', '-')}" if section == "options" else name
+            flag = name if section == "versions" else f"--{name.replace('_', '-')}"
             if section == "inputs":
-                found.append(f"input {flag} {_file_change(before.get(name), after.get(name))}")
+                found.append(f"{flag} {_file_change(before.get(name), after.get(name))}")
             else:
                 found.append(f"{flag} {_short(before.get(name))} -> {_short(after.get(name))}")
     return found
