@@ -24,13 +24,15 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from irbgen.card import BenchmarkStats, Spread, render_card
-from irbgen.errors import BadInputError, OutputExistsError
+from irbgen.errors import BadInputError, IrbgenError, OutputExistsError
 from irbgen.schema import Document, Manifest, Sample
 
 __all__ = [
     "BenchmarkStats",
     "Spread",
+    "BenchmarkChanged",
     "check_output",
+    "consistent_read",
     "iter_qrels",
     "read_documents",
     "read_manifest",
@@ -157,7 +159,10 @@ def _write_files(
     with _Sink(tmp / CARD) as card:
         card.write(render_card(filled, stats, description, licence).encode())
     files[CARD] = card.digest
-    filled = filled.model_copy(update={"files": dict(sorted(files.items()))})
+    sizes = {name: (tmp / name).stat().st_size for name in files}
+    filled = filled.model_copy(
+        update={"files": dict(sorted(files.items())), "sizes": dict(sorted(sizes.items()))}
+    )
     try:
         text = json.dumps(_dump(filled, "manifest"), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
     except ValueError as e:
@@ -316,6 +321,57 @@ def _remove(path: Path) -> None:
 
 
 # ----------------------------------------------------------------------------------------------- read
+
+
+class BenchmarkChanged(IrbgenError):
+    """A benchmark's files changed while a command was reading them (another process rewrote it)."""
+
+
+def _file_states(path: Path) -> dict[str, tuple[int, ...] | None]:
+    states: dict[str, tuple[int, ...] | None] = {}
+    for name in FILES:
+        try:
+            info = os.stat(Path(path) / name)
+        except OSError:
+            states[name] = None
+        else:
+            states[name] = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+    return states
+
+
+@contextmanager
+def consistent_read(path: Path) -> Iterator[None]:
+    """Read a benchmark inside this block; exit 1 with "benchmark changed while reading" if it changed.
+
+    The files' identity, size and mtime are taken before and compared after (also when the block fails,
+    since a half-replaced benchmark looks invalid); the sizes the manifest lists are checked too.
+    """
+    before = _file_states(path)
+    try:
+        yield
+        _check_sizes(Path(path), before)
+    except BadInputError:
+        if _file_states(path) != before:
+            raise BenchmarkChanged(
+                f"{path}: benchmark changed while reading; run the command again"
+            ) from None
+        raise
+    if _file_states(path) != before:
+        raise BenchmarkChanged(f"{path}: benchmark changed while reading; run the command again")
+
+
+def _check_sizes(path: Path, states: dict[str, tuple[int, ...] | None]) -> None:
+    try:
+        sizes = json.loads((path / MANIFEST).read_bytes()).get("sizes") or {}
+    except (OSError, ValueError, AttributeError):
+        return  # the validator reports an unreadable manifest
+    for name, size in sizes.items():
+        state = states.get(name)
+        if state is not None and state[2] != size:
+            raise BenchmarkChanged(
+                f"{path}: benchmark changed while reading ({name} is {state[2]} bytes, "
+                f"the manifest says {size}); run the command again"
+            )
 
 
 def read_documents(path: Path) -> Iterator[Document]:

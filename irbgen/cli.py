@@ -117,23 +117,33 @@ def validate(directory: Path) -> None:
     help="parquet files, or a Hugging Face DatasetDict saved to disk.",
 )
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Folder to write.")
-def export(directory: Path, fmt: str, out: Path) -> None:
+@click.option("--force", is_flag=True, help="Replace --out if it holds anything.")
+def export(directory: Path, fmt: str, out: Path, force: bool) -> None:
     """Export a benchmark directory to parquet or to a Hugging Face DatasetDict."""
+    from irbgen.benchmark import consistent_read, staged_directory
     from irbgen.export import export_hf, export_parquet
     from irbgen.validation import validate_benchmark
 
     with reporting_errors():
-        report = validate_benchmark(directory)
-        if not report.ok:
-            raise BadInputError(
-                f"{directory}: not a valid benchmark ({report.problems[0]}); run irbgen validate"
-            )
-        if fmt == "parquet":
-            written = export_parquet(directory, out)
-            click.echo(f"wrote {', '.join(path.name for path in written)} to {out}")
-        else:
-            export_hf(directory, out)
-            click.echo(f"wrote a DatasetDict (corpus, queries, qrels, samples) to {out}")
+        if out.is_dir() and not out.is_symlink() and not any(out.iterdir()):
+            out.rmdir()  # an empty folder holds nothing to lose
+        with consistent_read(directory), staged_directory(out, force) as tmp:
+            report = validate_benchmark(directory)
+            if not report.ok:
+                raise BadInputError(
+                    f"{directory}: not a valid benchmark ({report.problems[0]}); run irbgen validate"
+                )
+            if fmt == "parquet":
+                written = [path.name for path in export_parquet(directory, tmp)]
+            else:
+                export_hf(directory, tmp / "dataset")
+                for part in (tmp / "dataset").iterdir():
+                    part.rename(tmp / part.name)
+                (tmp / "dataset").rmdir()
+    if fmt == "parquet":
+        click.echo(f"wrote {', '.join(written)} to {out}")
+    else:
+        click.echo(f"wrote a DatasetDict (corpus, queries, qrels, samples) to {out}")
 
 
 main.add_command(eval_group)

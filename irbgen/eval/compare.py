@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from irbgen.benchmark import iter_qrels, read_documents, read_manifest, read_samples
+from irbgen.benchmark import consistent_read, iter_qrels, read_documents, read_manifest, read_samples
 from irbgen.card import Spread
 from irbgen.errors import BadInputError
 from irbgen.eval.plots import Panel, Series, line_chart, ordered, value_order
@@ -67,7 +67,10 @@ def compare_benchmarks(
 
 
 def _compare(bench_dirs: list[Path], bm25: bool) -> dict[str, Any]:
-    profiles = [profile_benchmark(Path(path), bm25=bm25) for path in bench_dirs]
+    profiles = []
+    for path in bench_dirs:
+        with consistent_read(Path(path)):
+            profiles.append(profile_benchmark(Path(path), bm25=bm25))
     names = Counter(profile["name"] for profile in profiles)
     for profile in profiles:
         if names[profile["name"]] > 1:

@@ -13,6 +13,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -183,6 +184,7 @@ def prepare_run_dir(
     else (a benchmark, files irbgen did not write) is refused even with `force`.
     """
     path = run_dir / FINGERPRINT
+    remove_stale_temps(run_dir)
     entries = [p for p in run_dir.iterdir() if p.name != LOCK]
     if not entries:
         write_atomic(path, json.dumps(fingerprint, indent=2, sort_keys=True) + "\n")
@@ -215,6 +217,19 @@ def prepare_run_dir(
             entry.unlink()
     write_atomic(path, json.dumps(fingerprint, indent=2, sort_keys=True) + "\n")
     return False
+
+
+_STALE = re.compile(r"\..+\.(tmp-[0-9]+|old-[0-9]+|[A-Za-z0-9_]+\.tmp)")  # names our atomic writers use
+
+
+def remove_stale_temps(directory: Path) -> None:
+    """Remove temporary files and folders that killed writers left in DIRECTORY (hold its lock)."""
+    for entry in Path(directory).iterdir():
+        if _STALE.fullmatch(entry.name):
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
 
 
 def make_directory(path: Path, what: str = "--out") -> Path:

@@ -21,7 +21,7 @@ from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from irbgen import __version__
-from irbgen.benchmark import read_documents, read_manifest, read_qrels, read_samples
+from irbgen.benchmark import consistent_read, read_documents, read_manifest, read_qrels, read_samples
 from irbgen.errors import BadInputError
 from irbgen.eval.breakdown import aggregate, sample_attributes
 from irbgen.eval.qa.judge import Judge, judge_prediction, load_judge_prompt, summarize_verdicts
@@ -52,7 +52,7 @@ from irbgen.llm.ledger import Ledger
 from irbgen.llm.prompts import Prompt, load_prompt
 from irbgen.llm.settings import LLMSettings
 from irbgen.llm.types import BudgetExceeded
-from irbgen.pipeline.rundir import LOCK, locked
+from irbgen.pipeline.rundir import LOCK, locked, remove_stale_temps
 from irbgen.schema import Sample
 from irbgen.validation import validate_benchmark
 
@@ -119,63 +119,64 @@ async def evaluate_qa(
         raise BadInputError(
             f"unknown retriever {retriever!r}; choose one of: {', '.join(sorted(RETRIEVERS))}"
         )
-    _check_benchmark(benchmark_dir)
-    for endpoint in (settings, judge_settings, second_judge):
-        if endpoint is not None:
-            endpoint.api_key()  # a missing key is bad input: say so before trying the network
-            check_reachable(endpoint)
-    manifest = read_manifest(benchmark_dir)
-    samples = list(read_samples(benchmark_dir))
-    if limit is not None:
-        samples = samples[:limit]
-    if today is None and isinstance(manifest.config.get("reference_date"), str):
-        today = manifest.config["reference_date"]
+    with consistent_read(benchmark_dir):  # a rewrite of the benchmark mid-run: exit 1, not mixed results
+        _check_benchmark(benchmark_dir)
+        for endpoint in (settings, judge_settings, second_judge):
+            if endpoint is not None:
+                endpoint.api_key()  # a missing key is bad input: say so before trying the network
+                check_reachable(endpoint)
+        manifest = read_manifest(benchmark_dir)
+        samples = list(read_samples(benchmark_dir))
+        if limit is not None:
+            samples = samples[:limit]
+        if today is None and isinstance(manifest.config.get("reference_date"), str):
+            today = manifest.config["reference_date"]
 
-    prompt = load_prompt(spec.prompt)
-    judge_prompt = load_judge_prompt() if judge_settings is not None else None
-    judge_list = [s for s in (judge_settings, second_judge) if s is not None]
-    date_note = f"Today's date is {today}.\n" if today else ""
-    run = _Run(spec, prompt, settings, k, max_steps, date_note, judge_list, judge_prompt)
-    notes: list[str] = []
-    if spec.whole_corpus:
-        run.corpus = corpus_context(read_documents(benchmark_dir), max_context_tokens)
-        if run.corpus.note:
-            notes.append(f"in-context: {run.corpus.note}")
-            log.warning("%s", run.corpus.note)
+        prompt = load_prompt(spec.prompt)
+        judge_prompt = load_judge_prompt() if judge_settings is not None else None
+        judge_list = [s for s in (judge_settings, second_judge) if s is not None]
+        date_note = f"Today's date is {today}.\n" if today else ""
+        run = _Run(spec, prompt, settings, k, max_steps, date_note, judge_list, judge_prompt)
+        notes: list[str] = []
+        if spec.whole_corpus:
+            run.corpus = corpus_context(read_documents(benchmark_dir), max_context_tokens)
+            if run.corpus.note:
+                notes.append(f"in-context: {run.corpus.note}")
+                log.warning("%s", run.corpus.note)
 
-    config = {
-        "kind": "qa",
-        "benchmark": str(benchmark_dir.resolve()),
-        "benchmark_name": manifest.name,
-        "samples_sha256": manifest.files.get("samples.jsonl"),
-        "method": spec.name,
-        "model": settings.model,
-        "base_url": _public_url(settings.endpoint),
-        "prompt": {"name": prompt.name, "version": prompt.version},
-        "temperature": 0.0,
-        "k": k if spec.needs_index else None,  # react: the cut-off of its retrieval measures
-        "retriever": retriever if spec.needs_index else None,
-        "max_steps": max_steps if spec.agent else None,
-        "max_context_tokens": max_context_tokens if spec.whole_corpus else None,
-        "date": today,
-        "limit": limit,
-        "judges": [
-            {
-                "model": s.model,
-                "base_url": _public_url(s.endpoint),
-                "prompt": _ref(judge_prompt),
-                "temperature": 0.0,
-            }
-            for s in judge_list
-        ],
-        "irbgen_version": __version__,
-        "notes": notes,
-    }
-    _prepare_out(out_dir)
-    with locked(out_dir):
-        return await _evaluate_locked(
-            run, benchmark_dir, out_dir, config, samples, notes, resume=resume, retriever=retriever
-        )
+        config = {
+            "kind": "qa",
+            "benchmark": str(benchmark_dir.resolve()),
+            "benchmark_name": manifest.name,
+            "samples_sha256": manifest.files.get("samples.jsonl"),
+            "method": spec.name,
+            "model": settings.model,
+            "base_url": _public_url(settings.endpoint),
+            "prompt": {"name": prompt.name, "version": prompt.version},
+            "temperature": 0.0,
+            "k": k if spec.needs_index else None,  # react: the cut-off of its retrieval measures
+            "retriever": retriever if spec.needs_index else None,
+            "max_steps": max_steps if spec.agent else None,
+            "max_context_tokens": max_context_tokens if spec.whole_corpus else None,
+            "date": today,
+            "limit": limit,
+            "judges": [
+                {
+                    "model": s.model,
+                    "base_url": _public_url(s.endpoint),
+                    "prompt": _ref(judge_prompt),
+                    "temperature": 0.0,
+                }
+                for s in judge_list
+            ],
+            "irbgen_version": __version__,
+            "notes": notes,
+        }
+        _prepare_out(out_dir)
+        with locked(out_dir):
+            return await _evaluate_locked(
+                run, benchmark_dir, out_dir, config, samples, notes, resume=resume, retriever=retriever
+            )
 
 
 async def _evaluate_locked(
@@ -191,6 +192,7 @@ async def _evaluate_locked(
 ) -> dict[str, Any]:
     """The evaluation proper, with OUT_DIR locked: resume or start over, evaluate, write the results."""
     spec, settings, judge_list = run.method, run.settings, run.judge_settings
+    remove_stale_temps(out_dir)
     _check_out_contents(out_dir)
     if resume:
         _check_resumable(out_dir / CONFIG, config)
