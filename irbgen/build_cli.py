@@ -180,6 +180,7 @@ def build(**options: Any) -> None:
 def build_fingerprint(source: str, config: Any) -> dict:
     """Options, input files and versions that decide a build's outputs (see NOT_IN_FINGERPRINT)."""
     from irbgen import __version__
+    from irbgen.errors import redact
     from irbgen.pipeline.rundir import make_fingerprint
 
     options: dict[str, Any] = {"source": source}
@@ -191,7 +192,7 @@ def build_fingerprint(source: str, config: Any) -> dict:
         if isinstance(value, Path) or (isinstance(value, list) and value and isinstance(value[0], Path)):
             inputs[name] = value
         else:
-            options[name] = value
+            options[name] = redact(value) if name == "base_url" and value else value
     versions: dict[str, Any] = {"irbgen": __version__}
     if getattr(config, "llm", "rules") != "rules":
         from irbgen.llm.prompts import list_prompts, load_prompt

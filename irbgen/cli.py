@@ -12,7 +12,7 @@ import click
 from irbgen import __version__
 from irbgen.audit.command import audit
 from irbgen.build_cli import build
-from irbgen.cli_support import counting, progress_display, reporting_errors
+from irbgen.cli_support import RedactingFormatter, counting, progress_display, reporting_errors
 from irbgen.errors import BadInputError
 from irbgen.eval.commands import compare, eval_group, report
 
@@ -22,9 +22,9 @@ from irbgen.eval.commands import compare, eval_group, report
 @click.option("--verbose", "-v", is_flag=True, help="Log what each stage does.")
 def main(verbose: bool) -> None:
     """Generate fresh QA and retrieval benchmarks, and check or export them."""
-    logging.basicConfig(
-        level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(message)s"
-    )
+    handler = logging.StreamHandler()
+    handler.setFormatter(RedactingFormatter("%(levelname)s %(message)s"))
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, handlers=[handler])
 
 
 @main.command()

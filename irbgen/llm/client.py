@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ValidationError
 
-from irbgen.errors import IrbgenError, MissingExtraError
+from irbgen.errors import IrbgenError, MissingExtraError, redact
 from irbgen.llm.cache import ResponseCache, cache_key
 from irbgen.llm.ledger import Ledger
 from irbgen.llm.settings import LOCAL_PLACEHOLDER_KEY, LLMSettings
@@ -184,7 +184,8 @@ class LLMClient:
 
     def __repr__(self) -> str:
         s = self.settings
-        return f"LLMClient(model={s.model!r}, endpoint={s.endpoint!r}, concurrency={s.concurrency})"
+        endpoint = redact(s.endpoint)
+        return f"LLMClient(model={s.model!r}, endpoint={endpoint!r}, concurrency={s.concurrency})"
 
     # --- lifecycle ---------------------------------------------------------------------------------
 
@@ -387,4 +388,6 @@ def check_reachable(settings: LLMSettings, timeout: float = 10.0) -> None:
             pass
     except OSError as error:
         reason = error.strerror or type(error).__name__
-        raise IrbgenError(f"cannot reach {settings.endpoint} ({reason}); is the server running?") from None
+        raise IrbgenError(
+            f"cannot reach {redact(settings.endpoint)} ({reason}); is the server running?"
+        ) from None

@@ -29,8 +29,29 @@ def check_endpoint_url(url: str | None, flag: str = "--base-url") -> None:
         raise BadInputError(f"{flag}: no host in the URL")
 
 
+# Counts that size loops, pools or lists before any record is read: beyond these a run cannot finish.
+MAXIMA = {
+    "shards": 100_000,
+    "processes": 1024,
+    "llm_concurrency": 10_000,
+    "fetch_concurrency": 10_000,
+    "per_hop": 10_000_000,
+    "chunk_tokens": 1_000_000,
+    "answers_per_fact": 4,
+}
+
+
+def check_counts(config: Any) -> None:
+    """Refuse counts no run could honour (a pool of 10**30 processes), naming the flag and the limit."""
+    for name, limit in MAXIMA.items():
+        count = getattr(config, name, None)
+        if isinstance(count, int) and count > limit:
+            raise BadInputError(f"--{name.replace('_', '-')} {count}: at most {limit:,}")
+
+
 def check_build_inputs(config: Any) -> None:
     """Parse the value options and sniff the input files of a Wikipedia or Wikidata build config."""
+    check_counts(config)
     check_endpoint_url(getattr(config, "base_url", None))
     if hasattr(config, "from_facts"):
         _check_wikipedia(config)
