@@ -3,6 +3,7 @@ live in the run directory, so a rerun asks nothing twice and keeps counting cost
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any, Literal
 
@@ -10,7 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from irbgen.errors import BadInputError
 
-LEDGER = "ledger.json"
+LEDGER = "ledger.json"  # the summary, rewritten at the end; ledger.jsonl beside it is appended per call
+
+log = logging.getLogger(__name__)
 
 
 class LLMOptions(BaseModel):
@@ -31,7 +34,7 @@ def run_client(config: LLMOptions, run_dir: Path) -> Any:
     if config.llm == "rules":
         return None
     from irbgen.llm.client import LLMClient, check_reachable
-    from irbgen.llm.ledger import Ledger
+    from irbgen.llm.ledger import JOURNAL, Ledger
     from irbgen.llm.settings import LLMSettings
 
     if not config.model:
@@ -46,5 +49,10 @@ def run_client(config: LLMOptions, run_dir: Path) -> Any:
     )
     settings.api_key()
     check_reachable(settings)
-    # One client for every LLM stage: it reconnects on each stage's event loop; the ledger resumes.
-    return LLMClient(settings, ledger=Ledger.load(run_dir / LEDGER, missing_ok=True))
+    # One client for every LLM stage: it reconnects on each stage's event loop; the ledger resumes,
+    # so --max-cost is a budget for the run directory across reruns.
+    ledger = Ledger.open(run_dir / JOURNAL)
+    note = ledger.spent_note(run_dir, config.max_cost)
+    if note:
+        log.warning("%s", note)
+    return LLMClient(settings, ledger=ledger)

@@ -48,7 +48,7 @@ from irbgen.eval.qa.scoring import (
 from irbgen.eval.retrievers import RETRIEVERS
 from irbgen.io import write_atomic
 from irbgen.llm.client import LLMClient, check_reachable
-from irbgen.llm.ledger import Ledger
+from irbgen.llm.ledger import JOURNAL, Ledger
 from irbgen.llm.prompts import Prompt, load_prompt
 from irbgen.llm.settings import LLMSettings
 from irbgen.llm.types import BudgetExceeded
@@ -197,7 +197,7 @@ async def _evaluate_locked(
     if resume:
         _check_resumable(out_dir / CONFIG, config)
     else:
-        for name in (PREDICTIONS, PER_QUERY, METRICS, CONFIG):  # the ledger stays: money spent is spent
+        for name in (PREDICTIONS, PER_QUERY, METRICS, CONFIG):  # the ledgers stay: money spent is spent
             (out_dir / name).unlink(missing_ok=True)
     previous = _load_predictions(out_dir / PREDICTIONS)
     _write_predictions(out_dir / PREDICTIONS, previous.values())  # drops a line cut by a kill
@@ -206,7 +206,11 @@ async def _evaluate_locked(
     judge_models = [s.model for s in judge_list]
     todo = [s for s in samples if not _complete(previous.get(s.id), judge_models)]
     log.info("%s: %d samples, %d done, %d to do", out_dir, len(samples), len(samples) - len(todo), len(todo))
-    ledger = Ledger()
+    ledger = Ledger.open(out_dir / JOURNAL)  # every earlier run into OUT: --max-cost spans them all
+    note = ledger.spent_note(out_dir, settings.max_cost)
+    if note:
+        log.warning("%s", note)
+    before = ledger.total()
     rows = dict(previous)
     stopped: BaseException | None = None
     try:
@@ -219,9 +223,12 @@ async def _evaluate_locked(
             stopped = await _evaluate(run, todo, previous, ledger, out_dir / PREDICTIONS, rows)
     finally:
         metrics = _write_results(out_dir, config, samples, rows, ledger, notes)
+        ledger.close()
     if stopped is not None:
         raise stopped
-    total = ledger.total()
+    total = ledger.total()  # this run's usage: the ledger less what earlier runs spent
+    for name in ("calls", "prompt_tokens", "completion_tokens", "cost"):
+        setattr(total, name, getattr(total, name) - getattr(before, name))
     usage = {
         "calls": total.calls,
         "tokens": total.prompt_tokens + total.completion_tokens,
@@ -284,8 +291,10 @@ def _check_out_contents(out_dir: Path) -> None:
     names = {p.name for p in out_dir.iterdir() if p.name != LOCK}
     if "corpus.jsonl" in names or "samples.jsonl" in names:
         raise BadInputError(f"{out_dir}: holds a benchmark; give --out a new or empty directory")
-    if names and CONFIG not in names and PREDICTIONS not in names:
-        shown = ", ".join(sorted(names)[:3])
+    ours = {CONFIG, PREDICTIONS, PER_QUERY, METRICS, LEDGER, JOURNAL}
+    foreign = {name for name in names if name not in ours and not name.startswith("llm-cache.sqlite")}
+    if foreign:
+        shown = ", ".join(sorted(foreign)[:3])
         raise BadInputError(
             f"{out_dir}: holds files that are not a QA evaluation ({shown}); "
             "give --out a new or empty directory"
@@ -499,11 +508,10 @@ def _write_results(
         per_query.append(entry)
     write_atomic(out_dir / PER_QUERY, "".join(_line(entry) for entry in per_query))
 
-    total = Ledger.load(out_dir / LEDGER, missing_ok=True).merge(ledger)
     metrics = _metrics(config, samples, done, per_query, retrieval, notes)
-    metrics["usage"] = total.total().to_dict()  # every run into this directory, as ledger.json
+    metrics["usage"] = ledger.total().to_dict()  # every run into this directory, as ledger.json
     _write_json(out_dir / METRICS, metrics)
-    total.save(out_dir / LEDGER)
+    ledger.save(out_dir / LEDGER)
     return metrics
 
 
