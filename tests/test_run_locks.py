@@ -10,6 +10,8 @@ import os
 import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -127,3 +129,82 @@ def test_lock_output_needs_a_name(tmp_path, name):
 
     with pytest.raises(BadInputError), lock_output(Path(name)):
         pass
+
+
+def wait_for_lock(path: Path, pid: int) -> None:
+    """Until the process PID holds the lock at PATH (it writes its pid there once it does)."""
+    while not (path.exists() and path.read_text().strip() == str(pid)):
+        time.sleep(0.01)
+
+
+def test_two_builds_at_once_on_one_run_directory(tmp_path):
+    """Found as: `$W --out run & (sleep 0.6; $W --out run) & wait`; both exited 0 and mixed their counts."""
+    from irbgen.testing.openai_server import OpenAIStubServer
+
+    release = threading.Event()
+
+    def held_reply(request: dict) -> str:
+        release.wait(60)  # the first build waits inside its first model call until the second has run
+        return "{}"
+
+    run_dir = tmp_path / "run"
+    with OpenAIStubServer(responder=held_reply) as server:
+        command = [sys.executable, "-m", "irbgen", "build", "--source", "wikipedia-dump", "--dump", str(DUMP)]
+        command += ["--warc", str(WARC), "--offline", "--limit", "2", "--base-url", server.base_url]
+        command += ["--model", "stub", "--llm-concurrency", "1", "--out", str(run_dir)]
+        env = {**os.environ, "OPENAI_API_KEY": "unused"}
+        first = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            wait_for_lock(run_dir / LOCK, first.pid)
+            while server.requests == 0 and first.poll() is None:
+                time.sleep(0.01)
+            second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+        finally:
+            release.set()
+        out, err = first.communicate(timeout=240)
+    assert second.returncode == 2 and "Traceback" not in second.stderr
+    assert f"{run_dir}: in use by another irbgen process (pid {first.pid})" in second.stderr
+    assert first.returncode == 0, err
+    assert not (run_dir / LOCK).exists()
+
+
+def test_two_eval_qa_at_once_on_one_out_ask_each_question_once(tmp_path):
+    """Found as: two `eval qa` on one --out sent 180 requests for 100 questions and lost predictions."""
+    from irbgen.testing.openai_server import OpenAIStubServer
+
+    bench, out = tmp_path / "bench", tmp_path / "eval"
+    assert irbgen("phantom", "--n", 30, "--depth", 4, "--out", bench, "-q").returncode == 0
+    release = threading.Event()
+
+    def held_reply(request: dict) -> str:
+        release.wait(60)
+        return "Paris"
+
+    with OpenAIStubServer(responder=held_reply) as server:
+        command = [sys.executable, "-m", "irbgen", "eval", "qa", "--benchmark", str(bench)]
+        command += [
+            "--method",
+            "closed-book",
+            "--model",
+            "m",
+            "--base-url",
+            server.base_url,
+            "--out",
+            str(out),
+        ]
+        first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            wait_for_lock(out / LOCK, first.pid)
+            second = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        finally:
+            release.set()
+        first.communicate(timeout=240)
+        asked = server.requests
+    assert (
+        second.returncode == 2
+        and f"{out}: in use by another irbgen process (pid {first.pid})" in second.stderr
+    )
+    assert first.returncode == 0
+    predictions = (out / "predictions.jsonl").read_text().splitlines()
+    samples = (bench / "samples.jsonl").read_text().splitlines()
+    assert asked == len(samples) == len(predictions)
