@@ -164,8 +164,8 @@ def build(**options: Any) -> None:
             config = Config(**values)
         except ValidationError as error:
             raise BadInputError(f"bad option: {describe_error(error)}") from None
-        from irbgen.pipeline.preflight import check_build_inputs
         from irbgen.pipeline.rundir import locked, make_directory, prepare_run_dir
+        from irbgen.preflight import check_build_inputs
 
         check_build_inputs(config)
         fingerprint = build_fingerprint(source, config)

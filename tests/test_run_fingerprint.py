@@ -249,3 +249,14 @@ def test_build_out_refuses_a_benchmark_and_foreign_files(inputs, runs, tmp_path)
     result = run(*arguments(wikipedia_base(inputs)), "--out", foreign, "--force")
     assert result.exit_code == 2 and "holds files irbgen did not write here (thesis.tex)" in result.output
     assert (foreign / "thesis.tex").read_text() == "mine"
+
+
+def test_a_run_directory_from_before_fingerprints_needs_force(inputs, runs, tmp_path):
+    old = tmp_path / "old"
+    shutil.copytree(runs["wikidata-dump"], old)
+    (old / FINGERPRINT).unlink()
+    refused = run(*arguments(wikidata_base(inputs)), "--out", old)
+    assert refused.exit_code == 2 and f"without {FINGERPRINT}" in refused.output
+    forced = run(*arguments(wikidata_base(inputs)), "--out", old, "--force")
+    assert forced.exit_code == 0, forced.output
+    assert (old / FINGERPRINT).is_file()

@@ -78,7 +78,7 @@ def _settings(
     from irbgen.benchmark import describe_error
     from irbgen.errors import BadInputError
     from irbgen.llm.settings import LLMSettings
-    from irbgen.pipeline.preflight import check_endpoint_url
+    from irbgen.preflight import check_endpoint_url
 
     check_endpoint_url(base_url)
     if cache_dir is not None and cache_dir.exists() and not cache_dir.is_dir():

@@ -192,6 +192,13 @@ def prepare_run_dir(
     if not path.is_file():
         if (run_dir / "manifest.json").is_file() and (run_dir / "corpus.jsonl").is_file():
             raise BadInputError(f"{run_dir}: holds a benchmark; give --out a new or empty run directory")
+        if (run_dir / "stages").is_dir() and not force:  # a run directory from before fingerprints
+            raise BadInputError(
+                f"{run_dir}: a run directory without {FINGERPRINT}, so what it was made with is unknown; "
+                "pass --force to start over"
+            )
+        if (run_dir / "stages").is_dir():
+            return _start_over(run_dir, entries, fingerprint, keep)
         names = ", ".join(sorted(p.name for p in entries)[:3])
         raise BadInputError(
             f"{run_dir}: holds files irbgen did not write here ({names}); give --out a new or empty directory"
@@ -208,6 +215,12 @@ def prepare_run_dir(
             f"{run_dir}: made with other settings ({describe_changes(found)}); rerun with the same ones to "
             "resume, or pass --force to start over"
         )
+    return _start_over(run_dir, entries, fingerprint, keep)
+
+
+def _start_over(
+    run_dir: Path, entries: list[Path], fingerprint: dict[str, Any], keep: tuple[str, ...]
+) -> bool:
     for entry in entries:
         if entry.name in keep:
             continue
@@ -215,7 +228,7 @@ def prepare_run_dir(
             shutil.rmtree(entry)
         else:
             entry.unlink()
-    write_atomic(path, json.dumps(fingerprint, indent=2, sort_keys=True) + "\n")
+    write_atomic(run_dir / FINGERPRINT, json.dumps(fingerprint, indent=2, sort_keys=True) + "\n")
     return False
 
 
