@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from irbgen.card import BenchmarkStats, Spread, render_card
-from irbgen.errors import BadInputError, IrbgenError, OutputExistsError
+from irbgen.errors import BadInputError, IrbgenError, OutputExistsError, redact
 from irbgen.schema import Document, Manifest, Sample
 
 __all__ = [
@@ -157,7 +157,7 @@ def _write_files(
     }
     filled = manifest.model_copy(update={"counts": counts, "files": {}})
     with _Sink(tmp / CARD) as card:
-        card.write(render_card(filled, stats, description, licence).encode())
+        card.write(redact(render_card(filled, stats, description, licence)).encode())
     files[CARD] = card.digest
     sizes = {name: (tmp / name).stat().st_size for name in files}
     filled = filled.model_copy(
@@ -167,7 +167,7 @@ def _write_files(
         text = json.dumps(_dump(filled, "manifest"), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
     except ValueError as e:
         raise BadInputError(f"manifest: cannot be written as JSON: {e}") from None
-    (tmp / MANIFEST).write_bytes(text.encode())
+    (tmp / MANIFEST).write_bytes(redact(text).encode())  # a key given inside a URL is never published
     return stats
 
 

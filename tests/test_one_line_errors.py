@@ -197,3 +197,15 @@ def test_a_key_inside_the_base_url_is_never_printed(bench, tmp_path):
     line = one_line(result, 1)
     assert "cannot reach http://[redacted]@127.0.0.1" in line and "SECRETKEY" not in result.output
     assert redact("see https://a:b@h/x and ftp://k@h") == "see https://[redacted]@h/x and ftp://[redacted]@h"
+
+
+def test_a_key_inside_a_url_is_not_published_in_the_benchmark(tmp_path):
+    from irbgen.benchmark import read_manifest, write_benchmark
+    from irbgen.schema import Manifest
+
+    manifest = Manifest(tool_version="t", source="phantom", name="n", command="c",
+                        config={"base_url": "https://user:SECRETKEY@llm.example/v1"})  # fmt: skip
+    write_benchmark(tmp_path / "b", [], [], manifest)
+    assert "SECRETKEY" not in (tmp_path / "b" / "manifest.json").read_text()
+    assert read_manifest(tmp_path / "b").config["base_url"] == "https://[redacted]@llm.example/v1"
+    assert run("validate", tmp_path / "b").exit_code == 0
