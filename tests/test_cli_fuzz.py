@@ -68,6 +68,7 @@ def bases(world, out: Path) -> dict[tuple[str, ...], tuple[list[str], list[str]]
     """Per command: its positional arguments and its options, a command line that works."""
     bench, url = str(world["bench"]), world["server"].base_url
     wiki = ["--dump", str(SAMPLES / "wiki" / "sample-pages-articles.xml.bz2"), "--offline", "--limit", "0"]
+    wikidata = ["--dump", str(SAMPLES / "wikidata" / "wikidata-new.json.bz2"), "--limit", "20"]
     qa = ["--benchmark", bench, "--method", "closed-book", "--model", "m", "--base-url", url, "--limit", "1"]
     return {
         ("phantom",): (
@@ -77,6 +78,7 @@ def bases(world, out: Path) -> dict[tuple[str, ...], tuple[list[str], list[str]]
         ("validate",): ([bench], []),
         ("export",): ([bench], ["--format", "parquet", "--out", str(out)]),
         ("build",): ([], ["--source", "wikipedia-dump", *wiki, "--out", str(out)]),
+        ("build", "wikidata"): ([], ["--source", "wikidata-dump", *wikidata, "--out", str(out)]),
         ("eval", "retrieval"): ([], ["--benchmark", bench, "--out", str(out)]),
         ("eval", "qa"): ([], [*qa, "--out", str(out)]),
         ("report",): ([str(world["eval"])], ["--out", str(out)]),
@@ -102,14 +104,14 @@ def replaced(base: tuple[list[str], list[str]], param: click.Parameter, new: str
 
 
 def test_every_command_is_fuzzed(world, tmp_path):
-    assert set(commands()) == set(bases(world, tmp_path))
+    assert set(commands()) == set(bases(world, tmp_path)) - {("build", "wikidata")}
 
 
 def test_no_value_of_any_option_gives_a_traceback(world, tmp_path):
     runner = CliRunner()
     failures = []
     count = 0
-    for path, command in commands().items():
+    for path, command in [*commands().items(), (("build", "wikidata"), main.commands["build"])]:
         for param in command.params:
             if param.name in ("help", "quiet", "verbose"):
                 continue
@@ -119,7 +121,9 @@ def test_no_value_of_any_option_gives_a_traceback(world, tmp_path):
                 out = tmp_path / f"out-{count}"
                 base = bases(world, out)[path]
                 new = None if kind is None else value(kind, world["root"])
-                args = [*path, *replaced(base, param, new)]
+                args = [*path[:1], *replaced(base, param, new)] if path[0] == "build" else [*path]
+                if path[0] != "build":
+                    args += replaced(base, param, new)
                 result = runner.invoke(main, args)
                 error = result.exception
                 lines = [line for line in result.output.splitlines() if line.startswith("irbgen: error")]
@@ -131,3 +135,12 @@ def test_no_value_of_any_option_gives_a_traceback(world, tmp_path):
                     failures.append(f"{' '.join(args)} -> exit 1 without one error line: {result.output!r}")
     assert not failures, "\n".join(failures)
     assert count > 150
+
+
+def test_every_base_command_line_works(world, tmp_path):
+    """So that each fuzzed value, not a broken base, is what a failure is about."""
+    for number, (path, (positionals, options)) in enumerate(bases(world, tmp_path / "o").items()):
+        out = tmp_path / f"base-{number}"
+        options = [str(out) if item == str(tmp_path / "o") else item for item in options]
+        result = CliRunner().invoke(main, [*path[:1 if path[0] == "build" else 2], *positionals, *options])
+        assert result.exit_code == 0, (path, result.output)
