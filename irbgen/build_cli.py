@@ -19,8 +19,20 @@ _NOT_CONFIG = {"source", "out", "force"}
 NOT_IN_FINGERPRINT = frozenset(
     {"processes", "llm_concurrency", "fetch_concurrency", "max_cost", "api_key_env", "facts_only"}
 )
-# What a forced start-over keeps: model replies already paid for, and the record of what they cost.
-KEPT_ON_FORCE = ("llm-cache.sqlite", "llm-cache.sqlite-wal", "llm-cache.sqlite-shm", "ledger.jsonl")
+# What a forced start-over keeps: model replies already paid for and the record of what they cost;
+# fetched pages too, unless a setting that decides what is fetched changed.
+KEPT_ON_FORCE = {
+    "llm-cache.sqlite": "model replies",
+    "llm-cache.sqlite-wal": "",
+    "llm-cache.sqlite-shm": "",
+    "ledger.jsonl": "the cost ledger",
+}
+DECIDE_FETCHES = {"source", "warc", "offline", "wayback", "allow_private_hosts", "irbgen"}
+
+
+def kept_on_force(changed: set[str]) -> dict[str, str]:
+    """Entries of a run directory that --force keeps, given the fingerprint names that changed."""
+    return KEPT_ON_FORCE if changed & DECIDE_FETCHES else {**KEPT_ON_FORCE, "warc": "fetched pages"}
 
 
 @click.command()
@@ -126,7 +138,11 @@ KEPT_ON_FORCE = ("llm-cache.sqlite", "llm-cache.sqlite-wal", "llm-cache.sqlite-s
 )
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of every random choice.")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Run directory (resumable).")
-@click.option("--force", is_flag=True, help="Start --out over (model replies and the cost ledger are kept).")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Start --out over (model replies, the cost ledger and fetched pages are kept where still valid).",
+)
 def build(**options: Any) -> None:
     """Build a benchmark from a real corpus: IRB-style from Wikipedia, MINTQA-style from Wikidata."""
     from pydantic import ValidationError
@@ -171,7 +187,7 @@ def build(**options: Any) -> None:
         fingerprint = build_fingerprint(source, config)
         make_directory(out)
         with locked(out):
-            prepare_run_dir(out, fingerprint, force=options["force"], keep=KEPT_ON_FORCE)
+            prepare_run_dir(out, fingerprint, force=options["force"], keep=kept_on_force)
             manifest = run(config, out, progress)
     line = summary_line(manifest, out) if source == "wikipedia-dump" else wikidata_summary(manifest, out)
     click.echo(line)

@@ -219,7 +219,7 @@ def test_an_input_changed_on_disk_is_named(inputs, runs):
     assert run(*arguments(wikidata_base(inputs)), "--out", run_dir).exit_code == 0
 
 
-def test_force_starts_over_and_gives_what_a_fresh_run_gives(inputs, runs, tmp_path):
+def test_force_starts_over_and_gives_what_a_fresh_run_gives(inputs, runs, tmp_path, caplog):
     fresh, copy = tmp_path / "fresh", tmp_path / "copy"
     shutil.copytree(runs["wikipedia-dump"], copy)
     options = {**wikipedia_base(inputs), "seed": 5, "limit": 4}
@@ -229,6 +229,7 @@ def test_force_starts_over_and_gives_what_a_fresh_run_gives(inputs, runs, tmp_pa
     assert "--seed 0 -> 5" in refused.output and "--limit null -> 4" in refused.output
     forced = run(*arguments(options), "--out", copy, "--force")
     assert forced.exit_code == 0, forced.output
+    assert f"{copy}: starting over (--limit null -> 4; --seed 0 -> 5); kept: fetched pages" in caplog.text
     for name in ("samples.jsonl", "corpus.jsonl", "qrels/test.tsv"):
         assert (copy / "benchmark" / name).read_bytes() == (fresh / "benchmark" / name).read_bytes()
     fingerprint = json.loads((copy / FINGERPRINT).read_text())
@@ -260,3 +261,12 @@ def test_a_run_directory_from_before_fingerprints_needs_force(inputs, runs, tmp_
     forced = run(*arguments(wikidata_base(inputs)), "--out", old, "--force")
     assert forced.exit_code == 0, forced.output
     assert (old / FINGERPRINT).is_file()
+
+
+def test_force_keeps_fetched_pages_only_if_nothing_that_decides_fetches_changed():
+    from irbgen.build_cli import kept_on_force
+
+    assert kept_on_force({"seed", "max_hops"})["warc"] == "fetched pages"
+    for name in ("warc", "offline", "wayback", "allow_private_hosts", "irbgen", "source"):
+        assert "warc" not in kept_on_force({"seed", name}), name
+    assert kept_on_force({"warc"})["llm-cache.sqlite"] == "model replies"

@@ -12,16 +12,19 @@ import errno
 import fcntl
 import hashlib
 import json
+import logging
 import os
 import re
 import shutil
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from irbgen.errors import BadInputError
 from irbgen.io import write_atomic
+
+log = logging.getLogger(__name__)
 
 LOCK = ".irbgen.lock"
 FINGERPRINT = "fingerprint.json"
@@ -174,14 +177,27 @@ def describe_changes(found: list[str]) -> str:
     return shown + (f"; and {more} more" if more > 0 else "")
 
 
+Keep = Callable[[set[str]], Mapping[str, str]]  # changed names -> {entry to keep: what it is, for the log}
+
+
+def changed_names(old: Mapping[str, Any], new: Mapping[str, Any]) -> set[str]:
+    """The option, input and version names whose values differ between two fingerprints."""
+    found: set[str] = set()
+    for section in ("versions", "options", "inputs"):
+        before, after = old.get(section) or {}, new.get(section) or {}
+        found |= {name for name in set(before) | set(after) if before.get(name) != after.get(name)}
+    return found
+
+
 def prepare_run_dir(
-    run_dir: Path, fingerprint: dict[str, Any], *, force: bool, keep: tuple[str, ...] = ()
+    run_dir: Path, fingerprint: dict[str, Any], *, force: bool, keep: Keep = lambda changed: {}
 ) -> bool:
     """Check RUN_DIR (held locked by the caller) against FINGERPRINT; True when resuming.
 
     An empty directory starts fresh. A directory with our fingerprint resumes if it matches; otherwise it
-    is refused with what changed. With `force` it is emptied (except `keep`) and started over. Anything
-    else (a benchmark, files irbgen did not write) is refused even with `force`.
+    is refused with what changed. With `force` it is emptied and started over, except the entries that
+    `keep` names given what changed (caches still valid); the log says which. Anything else (a
+    benchmark, files irbgen did not write) is refused even with `force`.
     """
     path = run_dir / FINGERPRINT
     remove_stale_temps(run_dir)
@@ -197,8 +213,10 @@ def prepare_run_dir(
                 f"{run_dir}: a run directory without {FINGERPRINT}, so what it was made with is unknown; "
                 "pass --force to start over"
             )
-        if (run_dir / "stages").is_dir():
-            return _start_over(run_dir, entries, fingerprint, keep)
+        if (run_dir / "stages").is_dir():  # what changed is unknown: keep what every setting allows
+            return _start_over(
+                run_dir, entries, fingerprint, keep(set(fingerprint["options"]) | {"irbgen"}), []
+            )
         names = ", ".join(sorted(p.name for p in entries)[:3])
         raise BadInputError(
             f"{run_dir}: holds files irbgen did not write here ({names}); give --out a new or empty directory"
@@ -207,7 +225,8 @@ def prepare_run_dir(
         old = json.loads(path.read_bytes())
     except ValueError:
         old = {}
-    found = changes(old if isinstance(old, dict) else {}, fingerprint)
+    old = old if isinstance(old, dict) else {}
+    found = changes(old, fingerprint)
     if not found and not force:
         return True
     if not force:
@@ -215,12 +234,15 @@ def prepare_run_dir(
             f"{run_dir}: made with other settings ({describe_changes(found)}); rerun with the same ones to "
             "resume, or pass --force to start over"
         )
-    return _start_over(run_dir, entries, fingerprint, keep)
+    return _start_over(run_dir, entries, fingerprint, keep(changed_names(old, fingerprint)), found)
 
 
 def _start_over(
-    run_dir: Path, entries: list[Path], fingerprint: dict[str, Any], keep: tuple[str, ...]
+    run_dir: Path, entries: list[Path], fingerprint: dict[str, Any], keep: Mapping[str, str], found: list[str]
 ) -> bool:
+    kept = sorted({keep[entry.name] for entry in entries if keep.get(entry.name)})
+    why = f" ({describe_changes(found)})" if found else ""
+    log.warning("%s: starting over%s; kept: %s", run_dir, why, ", ".join(kept) or "nothing")
     for entry in entries:
         if entry.name in keep:
             continue
