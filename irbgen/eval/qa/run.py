@@ -35,6 +35,16 @@ from irbgen.eval.qa.methods import (
     get_method,
     parse_reply,
 )
+from irbgen.eval.qa.outdir import (
+    CONFIG,
+    LEDGER,
+    METRICS,
+    PER_QUERY,
+    PREDICTIONS,
+    check_out_contents,
+    check_resumable,
+    prepare_out,
+)
 from irbgen.eval.qa.react import DEFAULT_MAX_STEPS, WikiTools, run_react
 from irbgen.eval.qa.scoring import (
     false_alarm_rate,
@@ -52,7 +62,7 @@ from irbgen.llm.ledger import JOURNAL, Ledger
 from irbgen.llm.prompts import Prompt, load_prompt
 from irbgen.llm.settings import LLMSettings
 from irbgen.llm.types import BudgetExceeded
-from irbgen.pipeline.rundir import LOCK, locked, remove_stale_temps
+from irbgen.pipeline.rundir import locked, remove_stale_temps
 from irbgen.schema import Sample
 from irbgen.validation import validate_benchmark
 
@@ -61,15 +71,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-CONFIG = "config.json"
-PREDICTIONS = "predictions.jsonl"
-PER_QUERY = "per_query.jsonl"
-METRICS = "metrics.json"
-LEDGER = "ledger.json"
 ANSWER_MEASURES = ("precision", "recall", "f1", "em", "contains")
-# config.json fields that must match for a rerun to resume into the same directory.
-RESUME_KEYS = ("benchmark_name", "samples_sha256", "method", "model", "prompt", "k", "retriever")
-RESUME_KEYS += ("max_steps", "max_context_tokens", "date")
 
 
 @dataclass
@@ -172,7 +174,7 @@ async def evaluate_qa(
             "irbgen_version": __version__,
             "notes": notes,
         }
-        _prepare_out(out_dir)
+        prepare_out(out_dir)
         with locked(out_dir):
             return await _evaluate_locked(
                 run, benchmark_dir, out_dir, config, samples, notes, resume=resume, retriever=retriever
@@ -193,9 +195,9 @@ async def _evaluate_locked(
     """The evaluation proper, with OUT_DIR locked: resume or start over, evaluate, write the results."""
     spec, settings, judge_list = run.method, run.settings, run.judge_settings
     remove_stale_temps(out_dir)
-    _check_out_contents(out_dir)
+    check_out_contents(out_dir)
     if resume:
-        _check_resumable(out_dir / CONFIG, config)
+        check_resumable(out_dir / CONFIG, config)
     else:
         for name in (PREDICTIONS, PER_QUERY, METRICS, CONFIG):  # the ledgers stay: money spent is spent
             (out_dir / name).unlink(missing_ok=True)
@@ -284,50 +286,6 @@ def _check_benchmark(path: Path) -> None:
         more = report.total_problems - 1
         suffix = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
         raise BadInputError(f"{path}: not a valid benchmark: {report.problems[0]}{suffix}")
-
-
-def _check_out_contents(out_dir: Path) -> None:
-    """Refuse an --out that holds a benchmark, or files that no QA evaluation wrote."""
-    names = {p.name for p in out_dir.iterdir() if p.name != LOCK}
-    if "corpus.jsonl" in names or "samples.jsonl" in names:
-        raise BadInputError(f"{out_dir}: holds a benchmark; give --out a new or empty directory")
-    ours = {CONFIG, PREDICTIONS, PER_QUERY, METRICS, LEDGER, JOURNAL}
-    foreign = {name for name in names if name not in ours and not name.startswith("llm-cache.sqlite")}
-    if foreign:
-        shown = ", ".join(sorted(foreign)[:3])
-        raise BadInputError(
-            f"{out_dir}: holds files that are not a QA evaluation ({shown}); "
-            "give --out a new or empty directory"
-        )
-
-
-def _check_resumable(path: Path, config: dict[str, Any]) -> None:
-    """Refuse to mix two different runs in one directory: list every setting that changed."""
-    if not path.is_file():
-        if (path.parent / PREDICTIONS).is_file():
-            raise BadInputError(f"{path.parent}: predictions without {CONFIG}; pass --force to start over")
-        return
-    try:
-        old = json.loads(path.read_bytes())
-    except ValueError as e:
-        raise BadInputError(f"{path}: invalid JSON ({e}); cannot resume into {path.parent}") from None
-    if not isinstance(old, dict) or old.get("kind") != "qa":
-        raise BadInputError(f"{path.parent}: not a QA evaluation directory; cannot resume into it")
-    changed = [
-        f"{key} {_short(old.get(key))} -> {_short(config.get(key))}"
-        for key in RESUME_KEYS
-        if old.get(key) != config.get(key)
-    ]
-    if changed:
-        raise BadInputError(
-            f"{path.parent}: holds a run with other settings ({'; '.join(changed)}); rerun with the same "
-            "ones to resume, use another --out, or pass --force to start over"
-        )
-
-
-def _short(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _public_url(url: str) -> str:
@@ -595,15 +553,6 @@ def _retrieval(
 
 
 # ------------------------------------------------------------------------------------------------ files
-
-
-def _prepare_out(out_dir: Path) -> None:
-    if out_dir.exists() and not out_dir.is_dir():
-        raise BadInputError(f"{out_dir}: exists and is not a directory")
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise BadInputError(f"{out_dir}: cannot create the output directory: {e}") from None
 
 
 def _load_predictions(path: Path) -> dict[str, dict[str, Any]]:
