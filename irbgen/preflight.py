@@ -53,6 +53,10 @@ def check_build_inputs(config: Any) -> None:
     """Parse the value options and sniff the input files of a Wikipedia or Wikidata build config."""
     check_counts(config)
     check_endpoint_url(getattr(config, "base_url", None))
+    if config.llm != "rules":
+        from irbgen.llm.run_client import run_settings
+
+        run_settings(config, None)  # model, key variable, limits and budget, before any directory
     if hasattr(config, "from_facts"):
         _check_wikipedia(config)
     else:

@@ -68,6 +68,7 @@ def bases(world, out: Path) -> dict[tuple[str, ...], tuple[list[str], list[str]]
     """Per command: its positional arguments and its options, a command line that works."""
     bench, url = str(world["bench"]), world["server"].base_url
     wiki = ["--dump", str(SAMPLES / "wiki" / "sample-pages-articles.xml.bz2"), "--offline", "--limit", "0"]
+    wiki += ["--base-url", url, "--model", "m"]  # the model path, with no call made (no page is read)
     wikidata = ["--dump", str(SAMPLES / "wikidata" / "wikidata-new.json.bz2"), "--limit", "20"]
     qa = ["--benchmark", bench, "--method", "closed-book", "--model", "m", "--base-url", url, "--limit", "1"]
     return {

@@ -138,6 +138,8 @@ NEEDS = {  # options that are only valid together with another one
     ("wikidata-dump", "rebel_model"): {"wikipedia_dump": "dump"},
     ("wikidata-dump", "popularity"): {"counts_file": "counts"},
     ("wikipedia-dump", "from_facts"): {"dump": None},
+    ("wikipedia-dump", "llm"): {"model": "stub"},
+    ("wikipedia-dump", "base_url"): {"model": "stub"},
 }
 
 
@@ -181,7 +183,8 @@ def test_changing_one_deciding_option_is_refused_naming_it(source, inputs, runs)
     else:
         base, changes = wikidata_base(inputs), wikidata_changes(inputs)
     for name, value in changes.items():
-        extra = {key: inputs[what] if what else None for key, what in NEEDS.get((source, name), {}).items()}
+        needs = NEEDS.get((source, name), {})
+        extra = {key: inputs.get(what, what) if what else None for key, what in needs.items()}
         result, before = rerun(base, name, value, run_dir, extra)
         flag = "--" + name.replace("_", "-")
         assert result.exit_code == 2, (name, result.output)

@@ -29,24 +29,40 @@ class LLMOptions(BaseModel):
     max_cost: float | None = None
 
 
+def run_settings(config: LLMOptions, run_dir: Path | None) -> Any:
+    """The LLMSettings of a build config with --llm openai; a bad value is one line naming the flag."""
+    from pydantic import ValidationError
+
+    from irbgen.llm.settings import LLMSettings
+
+    if not config.model:
+        raise BadInputError("--llm openai needs --model")
+    try:
+        return LLMSettings(
+            base_url=config.base_url,
+            model=config.model,
+            api_key_env=config.api_key_env,
+            concurrency=config.llm_concurrency,
+            max_cost=config.max_cost,
+            cache_dir=run_dir,
+        )
+    except ValidationError as error:
+        flags = {"concurrency": "llm_concurrency"}
+        problems = []
+        for item in error.errors()[:3]:
+            field = ".".join(str(part) for part in item["loc"])
+            problems.append(f"--{flags.get(field, field).replace('_', '-')}: {item['msg']}")
+        raise BadInputError("; ".join(problems)) from None
+
+
 def run_client(config: LLMOptions, run_dir: Path) -> Any:
     """An LLMClient for `config` (llm, base_url, model, api_key_env, llm_concurrency, max_cost), or None."""
     if config.llm == "rules":
         return None
     from irbgen.llm.client import LLMClient, check_reachable
     from irbgen.llm.ledger import JOURNAL, Ledger
-    from irbgen.llm.settings import LLMSettings
 
-    if not config.model:
-        raise BadInputError("--llm openai needs --model")
-    settings = LLMSettings(
-        base_url=config.base_url,
-        model=config.model,
-        api_key_env=config.api_key_env,
-        concurrency=config.llm_concurrency,
-        max_cost=config.max_cost,
-        cache_dir=run_dir,
-    )
+    settings = run_settings(config, run_dir)
     settings.api_key()
     check_reachable(settings)
     # One client for every LLM stage: it reconnects on each stage's event loop; the ledger resumes,
