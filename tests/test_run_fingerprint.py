@@ -17,6 +17,7 @@ from click.testing import CliRunner
 
 from irbgen.build_cli import build
 from irbgen.cli import main
+from irbgen.pipeline.checkpoint import CheckpointStore
 from irbgen.pipeline.rundir import FINGERPRINT
 
 SAMPLES = Path(__file__).resolve().parents[1] / "data" / "samples"
@@ -273,3 +274,13 @@ def test_force_keeps_fetched_pages_only_if_nothing_that_decides_fetches_changed(
     for name in ("warc", "offline", "wayback", "allow_private_hosts", "irbgen", "source"):
         assert "warc" not in kept_on_force({"seed", name}), name
     assert kept_on_force({"warc"})["llm-cache.sqlite"] == "model replies"
+
+
+def test_a_rerun_with_empty_checkpoint_files_warns_of_nothing(inputs, runs, caplog):
+    """Found as: "rejects.jsonl: cut a torn last line (0 bytes)" on every rerun of a run without rejects."""
+    run_dir = runs["wikidata-dump"]
+    (run_dir / "rejects.jsonl").write_text("")
+    caplog.set_level("WARNING")
+    store = CheckpointStore(run_dir, "fresh-stage").open()
+    store.close()
+    assert "torn" not in caplog.text
