@@ -17,7 +17,7 @@ import os
 import re
 import shutil
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +55,7 @@ def locked(directory: Path, lock_file: Path | None = None) -> Iterator[None]:
         os.close(fd)
 
 
-def lock_output(out: Path) -> Any:
+def lock_output(out: Path) -> AbstractContextManager[None]:
     """The lock of an output that is replaced whole (a benchmark, an evaluation): a sibling lock file."""
     out = Path(out)
     if out.name in ("", ".", ".."):
@@ -141,25 +141,37 @@ def make_fingerprint(
     )
 
 
-def changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
-    """What differs between two fingerprints, one short phrase per option, input or version."""
-    found = []
+def _differing(old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator[tuple[str, str, Any, Any]]:
+    """(section, name, before, after) for each option, input and version that differs."""
     for section in ("versions", "options", "inputs"):
         before, after = old.get(section) or {}, new.get(section) or {}
         for name in sorted(set(before) | set(after)):
-            if before.get(name) == after.get(name):
-                continue
-            flag = name if section == "versions" else f"--{name.replace('_', '-')}"
-            if section == "inputs":
-                found.append(f"{flag} {_file_change(before.get(name), after.get(name))}")
-            else:
-                found.append(f"{flag} {_short(before.get(name))} -> {_short(after.get(name))}")
+            if before.get(name) != after.get(name):
+                yield section, name, before.get(name), after.get(name)
+
+
+def changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """What differs between two fingerprints, one short phrase per option, input or version."""
+    found = []
+    for section, name, before, after in _differing(old, new):
+        flag = name if section == "versions" else f"--{name.replace('_', '-')}"
+        if section == "inputs":
+            found.append(f"{flag} {_file_change(before, after)}")
+        else:
+            found.append(f"{flag} {_short(before)} -> {_short(after)}")
     return found
+
+
+def changed_names(old: Mapping[str, Any], new: Mapping[str, Any]) -> set[str]:
+    """The option, input and version names whose values differ between two fingerprints."""
+    return {name for _, name, _, _ in _differing(old, new)}
 
 
 def _file_change(before: Any, after: Any) -> str:
     if before is None or after is None:
         return "added" if before is None else "removed"
+    if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
+        return "; ".join(sorted({_file_change(a, b) for a, b in zip(before, after, strict=True) if a != b}))
     if not isinstance(before, dict) or not isinstance(after, dict) or before.get("path") != after.get("path"):
         return "is another file"
     return "changed on disk"
@@ -178,15 +190,6 @@ def describe_changes(found: list[str]) -> str:
 
 
 Keep = Callable[[set[str]], Mapping[str, str]]  # changed names -> {entry to keep: what it is, for the log}
-
-
-def changed_names(old: Mapping[str, Any], new: Mapping[str, Any]) -> set[str]:
-    """The option, input and version names whose values differ between two fingerprints."""
-    found: set[str] = set()
-    for section in ("versions", "options", "inputs"):
-        before, after = old.get(section) or {}, new.get(section) or {}
-        found |= {name for name in set(before) | set(after) if before.get(name) != after.get(name)}
-    return found
 
 
 def prepare_run_dir(
