@@ -9,6 +9,7 @@ irbgen.validation and the Parquet / HF export in irbgen.export.
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import logging
@@ -23,13 +24,15 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from irbgen.card import BenchmarkStats, Spread, render_card
-from irbgen.errors import BadInputError, OutputExistsError
+from irbgen.errors import BadInputError, IrbgenError, OutputExistsError, redact
 from irbgen.schema import Document, Manifest, Sample
 
 __all__ = [
     "BenchmarkStats",
     "Spread",
+    "BenchmarkChanged",
     "check_output",
+    "consistent_read",
     "iter_qrels",
     "read_documents",
     "read_manifest",
@@ -154,14 +157,17 @@ def _write_files(
     }
     filled = manifest.model_copy(update={"counts": counts, "files": {}})
     with _Sink(tmp / CARD) as card:
-        card.write(render_card(filled, stats, description, licence).encode())
+        card.write(redact(render_card(filled, stats, description, licence)).encode())
     files[CARD] = card.digest
-    filled = filled.model_copy(update={"files": dict(sorted(files.items()))})
+    sizes = {name: (tmp / name).stat().st_size for name in files}
+    filled = filled.model_copy(
+        update={"files": dict(sorted(files.items())), "sizes": dict(sorted(sizes.items()))}
+    )
     try:
         text = json.dumps(_dump(filled, "manifest"), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
     except ValueError as e:
         raise BadInputError(f"manifest: cannot be written as JSON: {e}") from None
-    (tmp / MANIFEST).write_bytes(text.encode())
+    (tmp / MANIFEST).write_bytes(redact(text).encode())  # a key given inside a URL is never published
     return stats
 
 
@@ -256,18 +262,34 @@ class _Sink:
 
 @contextmanager
 def staged_directory(out: Path, force: bool) -> Iterator[Path]:
-    """A temporary sibling of OUT to fill; it replaces OUT when the block ends, and vanishes on error."""
+    """A temporary sibling of OUT to fill; it replaces OUT when the block ends, and vanishes on error.
+
+    OUT is locked while this runs (a second writer exits 2), and temporary siblings left by a killed
+    writer of OUT are removed first.
+    """
+    from irbgen.pipeline.rundir import lock_output
+
     out = Path(out)
     check_output(out, force)
-    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
-    try:
-        _remove(tmp)  # left over by a killed run with the same pid
-        tmp.mkdir(parents=True)
-        yield tmp
-        _move_into_place(tmp, out, force)
-    except BaseException:
-        _remove(tmp)
-        raise
+    with lock_output(out):
+        check_output(out, force)  # again: another writer may have finished while we waited
+        remove_stale_siblings(out)
+        tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
+        try:
+            tmp.mkdir()
+            yield tmp
+            _move_into_place(tmp, out, force)
+        except BaseException:
+            _remove(tmp)
+            raise
+
+
+def remove_stale_siblings(out: Path) -> None:
+    """Remove .OUT.tmp-PID and .OUT.old-PID left by killed writers (call with OUT's lock held)."""
+    for sibling in out.parent.glob(f".{glob.escape(out.name)}.*-*"):
+        if re.fullmatch(rf"\.{re.escape(out.name)}\.(tmp|old)-[0-9]+", sibling.name):
+            log.info("removing %s, left by an interrupted writer", sibling)
+            _remove(sibling)
 
 
 def _move_into_place(tmp: Path, out: Path, force: bool) -> None:
@@ -299,6 +321,57 @@ def _remove(path: Path) -> None:
 
 
 # ----------------------------------------------------------------------------------------------- read
+
+
+class BenchmarkChanged(IrbgenError):
+    """A benchmark's files changed while a command was reading them (another process rewrote it)."""
+
+
+def _file_states(path: Path) -> dict[str, tuple[int, ...] | None]:
+    states: dict[str, tuple[int, ...] | None] = {}
+    for name in FILES:
+        try:
+            info = os.stat(Path(path) / name)
+        except OSError:
+            states[name] = None
+        else:
+            states[name] = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+    return states
+
+
+@contextmanager
+def consistent_read(path: Path) -> Iterator[None]:
+    """Read a benchmark inside this block; exit 1 with "benchmark changed while reading" if it changed.
+
+    The files' identity, size and mtime are taken before and compared after (also when the block fails,
+    since a half-replaced benchmark looks invalid); the sizes the manifest lists are checked too.
+    """
+    before = _file_states(path)
+    try:
+        yield
+        _check_sizes(Path(path), before)
+    except BadInputError:
+        if _file_states(path) != before:
+            raise BenchmarkChanged(
+                f"{path}: benchmark changed while reading; run the command again"
+            ) from None
+        raise
+    if _file_states(path) != before:
+        raise BenchmarkChanged(f"{path}: benchmark changed while reading; run the command again")
+
+
+def _check_sizes(path: Path, states: dict[str, tuple[int, ...] | None]) -> None:
+    try:
+        sizes = json.loads((path / MANIFEST).read_bytes()).get("sizes") or {}
+    except (OSError, ValueError, AttributeError):
+        return  # the validator reports an unreadable manifest
+    for name, size in sizes.items():
+        state = states.get(name)
+        if state is not None and state[2] != size:
+            raise BenchmarkChanged(
+                f"{path}: benchmark changed while reading ({name} is {state[2]} bytes, "
+                f"the manifest says {size}); run the command again"
+            )
 
 
 def read_documents(path: Path) -> Iterator[Document]:

@@ -14,7 +14,25 @@ import click
 from irbgen.cli_support import progress_display, reporting_errors
 
 SOURCES = ("wikipedia-dump", "wikidata-dump")
-_NOT_CONFIG = {"source", "out"}
+_NOT_CONFIG = {"source", "out", "force"}
+# Options that change how fast a build runs or how it stops, never what it writes: a rerun may change them.
+NOT_IN_FINGERPRINT = frozenset(
+    {"processes", "llm_concurrency", "fetch_concurrency", "max_cost", "api_key_env", "facts_only"}
+)
+# What a forced start-over keeps: model replies already paid for and the record of what they cost;
+# fetched pages too, unless a setting that decides what is fetched changed.
+KEPT_ON_FORCE = {
+    "llm-cache.sqlite": "model replies",
+    "llm-cache.sqlite-wal": "",
+    "llm-cache.sqlite-shm": "",
+    "ledger.jsonl": "the cost ledger",
+}
+DECIDE_FETCHES = {"source", "warc", "offline", "wayback", "allow_private_hosts", "irbgen"}
+
+
+def kept_on_force(changed: set[str]) -> dict[str, str]:
+    """Entries of a run directory that --force keeps, given the fingerprint names that changed."""
+    return KEPT_ON_FORCE if changed & DECIDE_FETCHES else {**KEPT_ON_FORCE, "warc": "fetched pages"}
 
 
 @click.command()
@@ -125,6 +143,11 @@ _NOT_CONFIG = {"source", "out"}
 )
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of every random choice.")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Run directory (resumable).")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Start --out over (model replies, the cost ledger and fetched pages are kept where still valid).",
+)
 def build(**options: Any) -> None:
     """Build a benchmark from a real corpus: IRB-style from Wikipedia, MINTQA-style from Wikidata."""
     from pydantic import ValidationError
@@ -162,9 +185,41 @@ def build(**options: Any) -> None:
             config = Config(**values)
         except ValidationError as error:
             raise BadInputError(f"bad option: {describe_error(error)}") from None
-        manifest = run(config, out, progress)
+        from irbgen.pipeline.rundir import locked, make_directory, prepare_run_dir
+        from irbgen.preflight import check_build_inputs
+
+        check_build_inputs(config)
+        fingerprint = build_fingerprint(source, config)
+        make_directory(out)
+        with locked(out):
+            prepare_run_dir(out, fingerprint, force=options["force"], keep=kept_on_force)
+            manifest = run(config, out, progress)
     line = summary_line(manifest, out) if source == "wikipedia-dump" else wikidata_summary(manifest, out)
     click.echo(line)
+
+
+def build_fingerprint(source: str, config: Any) -> dict:
+    """Options, input files and versions that decide a build's outputs (see NOT_IN_FINGERPRINT)."""
+    from irbgen import __version__
+    from irbgen.errors import redact
+    from irbgen.pipeline.rundir import make_fingerprint
+
+    options: dict[str, Any] = {"source": source}
+    inputs: dict[str, Any] = {}
+    for name in sorted(type(config).model_fields):
+        value = getattr(config, name)
+        if name in NOT_IN_FINGERPRINT:
+            continue
+        if isinstance(value, Path) or (isinstance(value, list) and value and isinstance(value[0], Path)):
+            inputs[name] = value
+        else:
+            options[name] = redact(value) if name == "base_url" and value else value
+    versions: dict[str, Any] = {"irbgen": __version__}
+    if getattr(config, "llm", "rules") != "rules":
+        from irbgen.llm.prompts import list_prompts, load_prompt
+
+        versions["prompts"] = {name: load_prompt(name).version for name in list_prompts()}
+    return make_fingerprint(options, inputs, versions)
 
 
 def _refuse_foreign_flags(context: click.Context, fields: dict, source: str) -> None:

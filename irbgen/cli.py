@@ -12,7 +12,7 @@ import click
 from irbgen import __version__
 from irbgen.audit.command import audit
 from irbgen.build_cli import build
-from irbgen.cli_support import counting, progress_display, reporting_errors
+from irbgen.cli_support import RedactingFormatter, counting, progress_display, reporting_errors
 from irbgen.errors import BadInputError
 from irbgen.eval.commands import compare, eval_group, report
 
@@ -22,9 +22,9 @@ from irbgen.eval.commands import compare, eval_group, report
 @click.option("--verbose", "-v", is_flag=True, help="Log what each stage does.")
 def main(verbose: bool) -> None:
     """Generate fresh QA and retrieval benchmarks, and check or export them."""
-    logging.basicConfig(
-        level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(message)s"
-    )
+    handler = logging.StreamHandler()
+    handler.setFormatter(RedactingFormatter("%(levelname)s %(message)s"))
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, handlers=[handler])
 
 
 @main.command()
@@ -58,25 +58,27 @@ def phantom(
     from irbgen.phantom.build import DESCRIPTION, LICENCE, build_phantom
     from irbgen.phantom.config import load_config
     from irbgen.phantom.vocabulary import load_vocabulary
+    from irbgen.pipeline.rundir import lock_output
 
     with reporting_errors(), progress_display(not quiet) as progress:
         started = time.perf_counter()
         config = load_config(config_path, flags)
         check_output(out, force)
         vocabulary = load_vocabulary(vocab_dir)
-        build = build_phantom(config, vocabulary, progress)
-        writing = time.perf_counter()
-        documents = counting(build.documents, "articles", build.universe.size, progress)
-        stats = write_benchmark(
-            out,
-            documents,
-            build.samples,
-            build.manifest,
-            force=force,
-            description=DESCRIPTION,
-            licence=LICENCE,
-        )
-        finished = time.perf_counter()
+        with lock_output(out):
+            build = build_phantom(config, vocabulary, progress)
+            writing = time.perf_counter()
+            documents = counting(build.documents, "articles", build.universe.size, progress)
+            stats = write_benchmark(
+                out,
+                documents,
+                build.samples,
+                build.manifest,
+                force=force,
+                description=DESCRIPTION,
+                licence=LICENCE,
+            )
+            finished = time.perf_counter()
     if not quiet:
         timings = ", ".join(f"{stage} {seconds:.2f}s" for stage, seconds in build.timings.items())
         click.echo(
@@ -115,23 +117,33 @@ def validate(directory: Path) -> None:
     help="parquet files, or a Hugging Face DatasetDict saved to disk.",
 )
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Folder to write.")
-def export(directory: Path, fmt: str, out: Path) -> None:
+@click.option("--force", is_flag=True, help="Replace --out if it holds anything.")
+def export(directory: Path, fmt: str, out: Path, force: bool) -> None:
     """Export a benchmark directory to parquet or to a Hugging Face DatasetDict."""
+    from irbgen.benchmark import consistent_read, staged_directory
     from irbgen.export import export_hf, export_parquet
     from irbgen.validation import validate_benchmark
 
     with reporting_errors():
-        report = validate_benchmark(directory)
-        if not report.ok:
-            raise BadInputError(
-                f"{directory}: not a valid benchmark ({report.problems[0]}); run irbgen validate"
-            )
-        if fmt == "parquet":
-            written = export_parquet(directory, out)
-            click.echo(f"wrote {', '.join(path.name for path in written)} to {out}")
-        else:
-            export_hf(directory, out)
-            click.echo(f"wrote a DatasetDict (corpus, queries, qrels, samples) to {out}")
+        if out.is_dir() and not out.is_symlink() and not any(out.iterdir()):
+            out.rmdir()  # an empty folder holds nothing to lose
+        with consistent_read(directory), staged_directory(out, force) as tmp:
+            report = validate_benchmark(directory)
+            if not report.ok:
+                raise BadInputError(
+                    f"{directory}: not a valid benchmark ({report.problems[0]}); run irbgen validate"
+                )
+            if fmt == "parquet":
+                written = [path.name for path in export_parquet(directory, tmp)]
+            else:
+                export_hf(directory, tmp / "dataset")
+                for part in (tmp / "dataset").iterdir():
+                    part.rename(tmp / part.name)
+                (tmp / "dataset").rmdir()
+    if fmt == "parquet":
+        click.echo(f"wrote {', '.join(written)} to {out}")
+    else:
+        click.echo(f"wrote a DatasetDict (corpus, queries, qrels, samples) to {out}")
 
 
 main.add_command(eval_group)

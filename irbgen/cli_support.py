@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import signal
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -9,7 +10,7 @@ from contextlib import contextmanager
 
 import click
 
-from irbgen.errors import IrbgenError
+from irbgen.errors import IrbgenError, redact
 
 Progress = Callable[[str, int, int | None], None]
 
@@ -25,13 +26,25 @@ def reporting_errors() -> Iterator[None]:
     try:
         yield
     except IrbgenError as error:
-        click.echo(f"irbgen: error: {error}", err=True)
+        click.echo(redact(f"irbgen: error: {error}"), err=True)
         sys.exit(error.exit_code)
+    except OSError as error:  # the disk or the OS refused (full, read-only, gone): one line, exit 1
+        where = f"{error.filename}: " if error.filename else ""
+        reason = error.strerror or type(error).__name__
+        click.echo(redact(f"irbgen: error: {where}{reason}"), err=True)
+        sys.exit(2 if isinstance(error, PermissionError | NotADirectoryError | FileExistsError) else 1)
     except KeyboardInterrupt:
         click.echo("irbgen: interrupted; nothing half-written was kept", err=True)
         sys.exit(130)
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+class RedactingFormatter(logging.Formatter):
+    """Log lines with credentials in URLs replaced (see irbgen.errors.redact)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))
 
 
 @contextmanager

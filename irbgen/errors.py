@@ -1,5 +1,14 @@
 """Errors irbgen raises on purpose; the CLI maps them to exit codes (2 bad input, 1 runtime)."""
 
+import re
+
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]+@")
+
+
+def redact(text: str) -> str:
+    """TEXT with the user and password of every URL in it replaced: a key given as https://u:KEY@host."""
+    return _USERINFO.sub(r"\1[redacted]@", text)
+
 
 class IrbgenError(Exception):
     """A failure irbgen reports in one line; exit code 1.

@@ -140,3 +140,4 @@ class Manifest(_Record):
     rejects: dict[str, int] = Field(default_factory=dict)
     llm_usage: dict[str, Any] = Field(default_factory=dict)
     files: dict[str, str] = Field(default_factory=dict)  # file name -> sha256
+    sizes: dict[str, int] = Field(default_factory=dict)  # file name -> bytes (readers check them)

@@ -14,6 +14,7 @@ from irbgen.audit.facts import kind_of
 from irbgen.audit.passages import MAX_CHARS, IndexedDocument, best_passage
 from irbgen.audit.publish import splice_section
 from irbgen.audit.score import wilson
+from irbgen.benchmark import consistent_read
 from irbgen.cli import main
 from irbgen.schema import Document, Provenance, Sample
 
@@ -230,11 +231,13 @@ def test_scoring_writes_score_json_and_the_card_and_validate_passes(wiki_copy, t
     assert "| all | 20 | 14 | 70.0% | [48.1%, 85.5%] |" in card
     checked = run("validate", wiki_copy)
     assert checked.exit_code == 0, checked.output
-    old, new = (
-        json.loads(text)["files"]["README.md"]
-        for text in (manifest, (wiki_copy / "manifest.json").read_text())
-    )
-    assert (wiki_copy / "manifest.json").read_text(encoding="utf-8") == manifest.replace(old, new)
+    before, after = json.loads(manifest), json.loads((wiki_copy / "manifest.json").read_text())
+    assert after["sizes"]["README.md"] == len(card.encode())  # readers check sizes: kept true
+    before["files"]["README.md"] = after["files"]["README.md"]
+    before["sizes"]["README.md"] = after["sizes"]["README.md"]
+    assert after == before
+    with consistent_read(wiki_copy):
+        pass
     assert run("audit", "--score", sheet).exit_code == 0
     assert (wiki_copy / "README.md").read_text(encoding="utf-8") == card
 

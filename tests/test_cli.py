@@ -62,8 +62,9 @@ def test_same_seed_gives_a_byte_identical_directory(tmp_path):
         (["--n", "0"], "n: Input should be greater than or equal to 1"),
         (["--depth", "0"], "depth: Input should be greater than or equal to 1"),
         (["--questions-per-template", "0"], "questions_per_template"),
-        (["--n", "1"], "gave only 0 distinct questions"),
-        (["--n", "3", "--questions-per-template", "50"], "lower --questions-per-template"),
+        (["--n", "1", "--questions-per-template", "2"], "gave only 0 distinct questions"),
+        (["--n", "1"], "has at most 3 distinct questions"),
+        (["--n", "3", "--questions-per-template", "50"], "ask for fewer or raise --n"),
     ],
 )
 def test_impossible_settings_exit_2_with_one_line(tmp_path, flags, message):

@@ -347,12 +347,12 @@ def test_budget_stops_cleanly_and_keeps_what_was_done(bench, samples, server, tm
 
 def test_api_key_is_never_written(bench, server, tmp_path) -> None:
     out = tmp_path / "secret"
-    server.add_rule(lambda body: "whose hobby" in str(body["messages"]), "401", message="bad key {api_key}")
+    server.add_rule(lambda body: "whose hobby" in str(body["messages"]), "400", message="bad key {api_key}")
     cached = {"cache_dir": out}  # as the CLI does by default: the response cache lives in OUT
     run_qa(bench, out, "rag", settings(server, **cached), judge_settings=settings(server, "judge", **cached))
     assert (out / "llm-cache.sqlite").is_file()
     errors = [row["error"] for row in rows(out / "predictions.jsonl") if row["error"]]
-    assert errors and all("[redacted]" in error for error in errors)  # the 401 path ran
+    assert errors and all("[redacted]" in error for error in errors)  # the failed-call path ran
     assert any("judge" in row for row in rows(out / "predictions.jsonl"))  # and so did the judge
     assert server.auth_headers[0] == f"Bearer {SECRET}"  # the key was sent ...
     for path in out.rglob("*"):

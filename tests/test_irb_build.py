@@ -300,6 +300,11 @@ def test_sigkill_midway_then_rerun_equals_an_uninterrupted_run(tmp_path):
         assert victim.returncode == -signal.SIGKILL
         before_rerun = server.requests
         assert clean_calls < before_rerun < 2 * clean_calls  # killed midway
+        # The ledger journal counted every request the killed run sent (at most 2 never arrived).
+        journal = [
+            json.loads(line) for line in (tmp_path / "killed" / "ledger.jsonl").read_text().splitlines()
+        ]
+        assert 0 <= sum(row.get("calls", 0) for row in journal) - (before_rerun - clean_calls) <= 2
 
         rerun = build(server, tmp_path / "killed")
         assert rerun.wait(timeout=240) == 0, rerun.stderr.read().decode()

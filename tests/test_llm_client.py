@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from irbgen.errors import BadInputError, IrbgenError
 from irbgen.llm.cache import CACHE_FILENAME, ResponseCache, cache_key
-from irbgen.llm.client import LLMClient, parse_retry_after, validate_reply
+from irbgen.llm.client import EndpointRefused, LLMClient, parse_retry_after, validate_reply
 from irbgen.llm.ledger import Ledger
 from irbgen.llm.settings import LLMSettings, ModelPrice
 from irbgen.llm.types import BudgetExceeded, Completion, Usage
@@ -150,7 +150,7 @@ def test_persistent_fault_is_a_recorded_failure(server, fault, reason):
     assert (stats.calls, stats.retries, stats.ok, stats.failures) == (4, 3, 0, 1)
 
 
-@pytest.mark.parametrize("status", ["400", "401", "403", "404", "422"])
+@pytest.mark.parametrize("status", ["400", "422"])
 def test_client_errors_are_not_retried(server, status):
     server.inject(status, message="you sent something wrong")
     (result,), client, _ = ask(make_settings(server), "hello")
@@ -158,6 +158,15 @@ def test_client_errors_are_not_retried(server, status):
     assert result.attempts == 1 and server.requests == 1
     stats = client.ledger.stats()
     assert (stats.calls, stats.retries, stats.failures) == (1, 0, 1)
+
+
+@pytest.mark.parametrize("status", ["401", "403", "404"])
+def test_answers_no_retry_can_fix_stop_the_run_at_the_first(server, status):
+    server.add_rule(lambda request: True, status, message="key sk-{api_key} refused")
+    with pytest.raises(EndpointRefused, match=f"answered HTTP {status} for model") as caught:
+        ask(make_settings(server), "one", "two", "three")
+    assert caught.value.fatal and caught.value.exit_code == 1
+    assert server.requests <= 3  # the calls already in flight, and no retry of any
 
 
 def test_quota_429_is_not_retried(server):
@@ -218,8 +227,8 @@ def _script_faults(server: OpenAIStubServer) -> dict[int, str]:
             server.add_rule(match, "500")
             failures[i] = "http 500 after 4 attempts"
         elif i % 10 == 6:
-            server.add_rule(match, "401", message="bad key")
-            failures[i] = "http 401: bad key"
+            server.add_rule(match, "400", message="bad request")
+            failures[i] = "http 400: bad request"
     return failures
 
 
@@ -458,9 +467,11 @@ def test_api_key_is_sent_but_never_written_or_logged(server, tmp_path, monkeypat
     server.inject("500")
     server.add_rule(lambda request: request["messages"][-1]["content"] == "deny", "401")  # echoes the key
 
-    results, client, _ = ask(settings, "hello", "world", "deny")
+    results, client, _ = ask(settings, "hello", "world")
     assert results[0].ok and results[1].ok
-    assert results[2].error == "http 401: Incorrect API key provided: [redacted]."
+    with pytest.raises(EndpointRefused, match=r"\(Incorrect API key provided: \[redacted\]\.\)") as refused:
+        ask(settings, "deny")
+    assert secret not in str(refused.value)
     client.ledger.save(tmp_path / "ledger.json")
 
     assert set(server.auth_headers) == {f"Bearer {secret}"}

@@ -196,4 +196,6 @@ def test_same_seed_same_questions(built):
 
 def test_a_world_too_small_for_the_questions_is_bad_input():
     with pytest.raises(BadInputError, match=r"template \d+ .* gave only 0 distinct questions"):
-        build_phantom(PhantomConfig(n=1, seed=0), load_vocabulary())
+        build_phantom(PhantomConfig(n=1, seed=0, questions_per_template=2), load_vocabulary())
+    with pytest.raises(BadInputError, match=r"template \d+ .* has at most 3 distinct questions"):
+        build_phantom(PhantomConfig(n=1, seed=0), load_vocabulary())  # refused by arithmetic, at once

@@ -95,7 +95,7 @@ def _headings(lines: list[str]) -> dict[str, int]:
 
 
 def publish(benchmark: Path, score: AuditScore) -> None:
-    """Write the Audit section into BENCHMARK/README.md and its new sha256 into manifest.json."""
+    """Write the Audit section into BENCHMARK/README.md and its new sha256 and size into manifest.json."""
     read_manifest(benchmark)
     card_file, manifest_file = benchmark / CARD, benchmark / MANIFEST
     if not card_file.is_file():
@@ -109,6 +109,8 @@ def publish(benchmark: Path, score: AuditScore) -> None:
         )
     updated = splice_section(card.decode("utf-8"), render_section(score)).encode()
     files[CARD] = _sha256(updated)
+    if CARD in manifest.get("sizes", {}):  # readers check the listed sizes too
+        manifest["sizes"][CARD] = len(updated)
     text = json.dumps(manifest, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
     write_atomic(card_file, updated)
     write_atomic(manifest_file, text.encode())

@@ -73,17 +73,28 @@ def _settings(
     cache_dir: Path | None,
     timeout: float,
 ):
-    from irbgen.llm.settings import LLMSettings
+    from pydantic import ValidationError
 
-    return LLMSettings(
-        model=model,
-        base_url=base_url,
-        api_key_env=api_key_env,
-        concurrency=concurrency,
-        max_cost=max_cost,
-        cache_dir=cache_dir,
-        timeout=timeout,
-    )
+    from irbgen.benchmark import describe_error
+    from irbgen.errors import BadInputError
+    from irbgen.llm.settings import LLMSettings
+    from irbgen.preflight import check_endpoint_url
+
+    check_endpoint_url(base_url)
+    if cache_dir is not None and cache_dir.exists() and not cache_dir.is_dir():
+        raise BadInputError(f"{cache_dir}: exists and is not a directory (--cache-dir)")
+    try:
+        return LLMSettings(
+            model=model,
+            base_url=base_url,
+            api_key_env=api_key_env,
+            concurrency=concurrency,
+            max_cost=max_cost,
+            cache_dir=cache_dir,
+            timeout=timeout,
+        )
+    except ValidationError as error:
+        raise BadInputError(f"bad option: {describe_error(error)}") from None
 
 
 @eval_group.command()
@@ -110,6 +121,7 @@ def _settings(
 @click.option(
     "--out", required=True, type=click.Path(path_type=Path), help="Evaluation directory (resumable)."
 )
+@click.option("--force", is_flag=True, help="Start --out over instead of resuming (the cost ledger is kept).")
 def qa(
     benchmark: Path,
     method: str,
@@ -128,6 +140,7 @@ def qa(
     second_judge_model: str | None,
     cache_dir: Path | None,
     out: Path,
+    force: bool,
 ) -> None:
     """Ask an LLM every question; score answer sets (F1, EM), containment and a judge. Resumable."""
     from irbgen.eval.qa.run import run_qa
@@ -151,6 +164,7 @@ def qa(
             second_judge=settings(second_judge_model, judge_base_url or base_url),
             retriever=retriever,
             max_steps=max_steps,
+            resume=not force,
         )
     click.echo(_qa_summary(method, model, out, summary))
 

@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from irbgen.benchmark import iter_qrels, read_documents, read_manifest, read_samples
+from irbgen.benchmark import consistent_read, iter_qrels, read_documents, read_manifest, read_samples
 from irbgen.card import Spread
 from irbgen.errors import BadInputError
 from irbgen.eval.plots import Panel, Series, line_chart, ordered, value_order
@@ -67,7 +67,10 @@ def compare_benchmarks(
 
 
 def _compare(bench_dirs: list[Path], bm25: bool) -> dict[str, Any]:
-    profiles = [profile_benchmark(Path(path), bm25=bm25) for path in bench_dirs]
+    profiles = []
+    for path in bench_dirs:
+        with consistent_read(Path(path)):
+            profiles.append(profile_benchmark(Path(path), bm25=bm25))
     names = Counter(profile["name"] for profile in profiles)
     for profile in profiles:
         if names[profile["name"]] > 1:
@@ -188,14 +191,14 @@ def _rows(result: dict[str, Any]) -> list[tuple[str, ...]]:
         return (label, *(get(profile) for profile in result["benchmarks"]))
 
     def mean_median(key: str) -> Any:
-        return lambda p: f"{p[key]['mean']:.2f} / {p[key]['median']:g}"
+        return lambda p: f"{_fmt(p[key]['mean'], 2)} / {_fmt(p[key]['median'], 0, 'g')}"
 
     return [
         row("source", lambda p: p["source"]),
         row("documents", lambda p: str(p["documents"])),
         row("samples", lambda p: str(p["samples"])),
         row("qrels", lambda p: str(p["qrels"])),
-        row("hops (mean)", lambda p: f"{_mean(p['hops']):.2f}"),
+        row("hops (mean)", lambda p: _fmt(_mean(p["hops"]), 2)),
         row("difficulty (mean)", lambda p: _fmt(_mean(p["difficulty"]), 2)),
         row("question types", lambda p: str(len(p["question_types"]))),
         row(
@@ -206,7 +209,7 @@ def _rows(result: dict[str, Any]) -> list[tuple[str, ...]]:
             row(f"answers: {kind.replace('_', ' ')}", lambda p, kind=kind: str(p["answer_types"][kind]))
             for kind in ANSWER_TYPES
         ),
-        row("false-premise share", lambda p: f"{p['false_premise_share']:.3f}"),
+        row("false-premise share", lambda p: _fmt(p["false_premise_share"], 3)),
         row("question tokens (mean / median)", mean_median("question_tokens")),
         row("lexical overlap with evidence (mean)", lambda p: _fmt(p["lexical_overlap"]["mean"], 3)),
         row(f"BM25 {BM25_MEASURE}", lambda p: _fmt(p["bm25_ndcg@10"], 4)),
@@ -270,5 +273,8 @@ def _mean(counts: dict[str, int]) -> float | None:
     return sum(value * count for value, count in pairs) / total if total else None
 
 
-def _fmt(value: float | None, digits: int) -> str:
-    return "n/a" if value is None else f"{value:.{digits}f}"
+def _fmt(value: float | None, digits: int, kind: str = "f") -> str:
+    """A number with DIGITS digits ("g": as short as it goes), or n/a for none (an empty benchmark)."""
+    if value is None:
+        return "n/a"
+    return f"{value:g}" if kind == "g" else f"{value:.{digits}f}"

@@ -20,6 +20,7 @@ from typing import Any
 from irbgen import __version__
 from irbgen.benchmark import (
     check_output,
+    consistent_read,
     read_documents,
     read_manifest,
     read_qrels,
@@ -79,32 +80,33 @@ def evaluate_retrieval(
     engine = build_retriever(retriever, **options)
     check_output(out_dir, force)
 
-    with _stage("validate"):
-        report = validate_benchmark(benchmark_dir)
-    if not report.ok:
-        raise BadInputError(
-            f"{benchmark_dir}: not a valid benchmark ({report.total_problems} problem(s)); "
-            f"first: {report.problems[0]}"
-        )
-    manifest = read_manifest(benchmark_dir)
-    with _stage("index"):
-        chunks = chunk_documents(read_documents(benchmark_dir), chunk_tokens, chunk_overlap)
-        engine.index(chunks)
-        del chunks
-    with _stage("search"):
-        queries = {query["_id"]: query["text"] for query in read_queries(benchmark_dir)}
-        rankings = engine.search(queries, k)
-    with _stage("measure"):
-        qrels = read_qrels(benchmark_dir)
-        # Evaluate the run as run.trec writes it, so trec_eval on that file gives the same values.
-        values = per_query(qrels, run_from_rankings(rankings), parsed)
-        rows = [_row(sample, values) for sample in read_samples(benchmark_dir)]
-        judged = [row for row in rows if row["judged"]]
-        metrics = aggregate(judged, names) | {"unjudged_queries": len(rows) - len(judged), "notes": NOTES}
-    mined = None
-    if negatives:
-        with _stage("negatives"):
-            mined = negative_rows(mine_negatives(engine, queries, qrels, negatives))
+    with consistent_read(benchmark_dir):
+        with _stage("validate"):
+            report = validate_benchmark(benchmark_dir)
+        if not report.ok:
+            raise BadInputError(
+                f"{benchmark_dir}: not a valid benchmark ({report.total_problems} problem(s)); "
+                f"first: {report.problems[0]}"
+            )
+        manifest = read_manifest(benchmark_dir)
+        with _stage("index"):
+            chunks = chunk_documents(read_documents(benchmark_dir), chunk_tokens, chunk_overlap)
+            engine.index(chunks)
+            del chunks
+        with _stage("search"):
+            queries = {query["_id"]: query["text"] for query in read_queries(benchmark_dir)}
+            rankings = engine.search(queries, k)
+        with _stage("measure"):
+            qrels = read_qrels(benchmark_dir)
+            # Evaluate the run as run.trec writes it, so trec_eval on that file gives the same values.
+            values = per_query(qrels, run_from_rankings(rankings), parsed)
+            rows = [_row(sample, values) for sample in read_samples(benchmark_dir)]
+            judged = [row for row in rows if row["judged"]]
+            metrics = aggregate(judged, names) | {"unjudged_queries": len(rows) - len(judged), "notes": NOTES}
+        mined = None
+        if negatives:
+            with _stage("negatives"):
+                mined = negative_rows(mine_negatives(engine, queries, qrels, negatives))
     config = {
         "kind": "retrieval",
         "benchmark": str(benchmark_dir),

@@ -87,10 +87,15 @@ class _DocumentTable:
         return [(self.doc_ids[i], float(s)) for i, s in zip(candidates[order], scores[order], strict=True)]
 
 
+MAX_K = 1_000_000  # a cut-off beyond any corpus we rank; trec_eval's measure names hold a C int
+
+
 def check_k(k: int) -> None:
-    """Raise BadInputError unless k is a positive integer."""
+    """Raise BadInputError unless k is an integer from 1 to MAX_K."""
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise BadInputError(f"k must be a positive integer, got {k!r}")
+    if k > MAX_K:
+        raise BadInputError(f"k must be at most {MAX_K:,}, got {k}")
 
 
 def _require(module: str, install: str, what: str) -> None:

@@ -3,10 +3,12 @@
     async with LLMClient(settings, cache=ResponseCache(dir), ledger=ledger) as client:
         results = await asyncio.gather(*(client.complete(m, stage="keypoints") for m in batches))
 
-Every call ends as a `Completion`, ok or with a reason; only `BudgetExceeded` (and cancellation) is
+Every call ends as a `Completion`, ok or with a reason; only `BudgetExceeded`, `EndpointRefused` (401,
+403, 404: a bad key, no access, a wrong URL or model, which would fail every call) and cancellation are
 raised. Retries are ours, not the openai package's: exponential backoff with full jitter, Retry-After
 honoured, on 408/429/5xx, timeouts, dropped connections and unparseable replies. Other 4xx answers
-are final. A client may serve successive event loops (one `asyncio.run` per stage): it reconnects on each.
+are final for the call. A client may serve successive event loops (one `asyncio.run` per stage): it
+reconnects on each.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ValidationError
 
-from irbgen.errors import IrbgenError, MissingExtraError
+from irbgen.errors import IrbgenError, MissingExtraError, redact
 from irbgen.llm.cache import ResponseCache, cache_key
 from irbgen.llm.ledger import Ledger
 from irbgen.llm.settings import LOCAL_PLACEHOLDER_KEY, LLMSettings
@@ -45,6 +47,20 @@ REPAIR_REQUEST = (
     "Your reply is not valid for the required JSON schema: {problem}\n"
     "Reply again with only the corrected JSON object."
 )
+
+
+# Answers no retry can change: stop the whole run at the first one instead of failing every call.
+UNRECOVERABLE = {
+    401: "the API key was refused",
+    403: "access is forbidden",
+    404: "no such endpoint or model",
+}
+
+
+class EndpointRefused(IrbgenError):
+    """The endpoint refused a call in a way no retry fixes (key, access, URL or model); stops the run."""
+
+    fatal = True
 
 
 def _retryable_status(status: int) -> bool:
@@ -184,7 +200,8 @@ class LLMClient:
 
     def __repr__(self) -> str:
         s = self.settings
-        return f"LLMClient(model={s.model!r}, endpoint={s.endpoint!r}, concurrency={s.concurrency})"
+        endpoint = redact(s.endpoint)
+        return f"LLMClient(model={s.model!r}, endpoint={endpoint!r}, concurrency={s.concurrency})"
 
     # --- lifecycle ---------------------------------------------------------------------------------
 
@@ -225,6 +242,7 @@ class LLMClient:
             await client.close()
         if self._owns_cache and self.cache is not None:
             self.cache.close()
+        self.ledger.sync()
 
     async def __aenter__(self) -> LLMClient:
         return await self.start()
@@ -302,7 +320,7 @@ class LLMClient:
         return Completion(text=text, usage=usage, parsed=parsed, attempts=attempts)
 
     async def _request(self, body: dict[str, Any], *, stage: str) -> _Reply:
-        """POST one chat completion, retrying transient failures; never raises except BudgetExceeded."""
+        """POST one chat completion, retrying transient failures; raises BudgetExceeded, EndpointRefused."""
         import openai
 
         client = self._ensure_started()
@@ -321,10 +339,21 @@ class LLMClient:
                     # openai's documented raw-request path: its auth, headers and error types, but
                     # not its per-request body transform and model parsing (a third of its CPU cost,
                     # see bench/RESULTS-llm.md); we parse the reply ourselves.
-                    raw = await client.post("/chat/completions", body=body, cast_to=response_class)
+                    # --timeout bounds the whole exchange, not each read: a server trickling bytes
+                    # cannot hold a call open past it.
+                    raw = await asyncio.wait_for(
+                        client.post("/chat/completions", body=body, cast_to=response_class), settings.timeout
+                    )
                 text, usage, finish = parse_chat_reply(raw.content)
             except openai.APIStatusError as error:
                 status = error.status_code
+                if status in UNRECOVERABLE:
+                    self.ledger.record_outcome(stage, model, ok=False)
+                    raise EndpointRefused(
+                        f"{redact(settings.endpoint)} answered HTTP {status} for model {model!r} "
+                        f"({self._server_message(error)}): {UNRECOVERABLE[status]}; stopped at the first "
+                        f"such answer (check --base-url, --model and ${settings.api_key_env})"
+                    ) from None
                 # A 429 for an exhausted quota (OpenAI's code "insufficient_quota") will not clear by waiting.
                 if not _retryable_status(status) or getattr(error, "code", None) == "insufficient_quota":
                     return _Reply(attempts=attempt + 1, error=f"http {status}: {self._server_message(error)}")
@@ -333,7 +362,7 @@ class LLMClient:
                 wait = parse_retry_after(headers.get("retry-after"))
                 if wait is None and headers.get("retry-after-ms"):
                     wait = (parse_retry_after(headers.get("retry-after-ms")) or 0.0) / 1000
-            except openai.APITimeoutError:
+            except (openai.APITimeoutError, TimeoutError):
                 last = "timeout"
             except openai.APIConnectionError as error:
                 last = "connection error"
@@ -387,4 +416,6 @@ def check_reachable(settings: LLMSettings, timeout: float = 10.0) -> None:
             pass
     except OSError as error:
         reason = error.strerror or type(error).__name__
-        raise IrbgenError(f"cannot reach {settings.endpoint} ({reason}); is the server running?") from None
+        raise IrbgenError(
+            f"cannot reach {redact(settings.endpoint)} ({reason}); is the server running?"
+        ) from None

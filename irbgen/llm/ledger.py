@@ -10,21 +10,28 @@ Counts and what they mean:
 
 So ok + cached + failures is the number of `complete()` calls. A saved ledger can be loaded and added
 to, so a resumed run reports the totals of all its attempts.
+
+A ledger opened on a journal (`Ledger.open(DIR / "ledger.jsonl")`) appends one JSON line per change as
+it happens, in one write each, so a killed process has recorded every request it sent; the file is
+fsynced every JOURNAL_SYNC_LINES lines and on close. Opening sums the journal, so a budget counts every
+run into the same directory.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
 from irbgen.errors import BadInputError
+from irbgen.io import write_atomic
 from irbgen.llm.types import BudgetExceeded, Usage
 
 LEDGER_FORMAT = 1
+JOURNAL = "ledger.jsonl"
+JOURNAL_SYNC_LINES = 64
 
 
 @dataclass
@@ -57,6 +64,8 @@ class Ledger:
     def __init__(self) -> None:
         self._entries: dict[tuple[str, str], LedgerStats] = {}
         self._unpriced: set[str] = set()
+        self._journal: int | None = None  # file descriptor of the journal, opened O_APPEND
+        self._unsynced = 0
 
     def __repr__(self) -> str:
         total = self.total()
@@ -77,6 +86,7 @@ class Ledger:
         entry = self._entry(stage, model)
         entry.calls += 1
         entry.retries += int(retry)
+        self._append(stage, model, calls=1, retries=int(retry))
 
     def record_usage(self, stage: str, model: str, usage: Usage, cost: float | None) -> None:
         """Add the tokens of one reply and their cost (None: the model has no price)."""
@@ -87,16 +97,15 @@ class Ledger:
             self._unpriced.add(model)
         else:
             entry.cost += cost
+        counts = {"prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens}
+        self._append(stage, model, **counts, **({"unpriced": True} if cost is None else {"cost": cost}))
 
     def record_outcome(self, stage: str, model: str, *, ok: bool, cached: bool = False) -> None:
         """Count how one call ended: ok, answered from the cache, or failed."""
         entry = self._entry(stage, model)
-        if cached:
-            entry.cached += 1
-        elif ok:
-            entry.ok += 1
-        else:
-            entry.failures += 1
+        outcome = "cached" if cached else "ok" if ok else "failures"
+        setattr(entry, outcome, getattr(entry, outcome) + 1)
+        self._append(stage, model, **{outcome: 1})
 
     # --- reading -----------------------------------------------------------------------------------
 
@@ -141,6 +150,16 @@ class Ledger:
             },
             "unpriced": self.unpriced,
         }
+
+    def spent_note(self, where: Path | str, max_cost: float | None) -> str | None:
+        """One line on what earlier runs into WHERE spent (None if nothing), and what budget is left."""
+        total = self.total()
+        if total.calls == 0 and total.cached == 0:
+            return None
+        note = f"{where}: ${total.cost:.6f} spent so far on {total.calls:,} model requests"
+        if max_cost is not None:
+            note += f", ${max(0.0, max_cost - total.cost):.6f} of --max-cost ${max_cost:g} left"
+        return note
 
     def check_budget(self, max_cost: float | None) -> None:
         """Raise BudgetExceeded once the cost so far reaches max_cost (None: no cap)."""
@@ -188,19 +207,76 @@ class Ledger:
             raise BadInputError(f"{source}: not an irbgen LLM ledger: {error}") from error
         return ledger
 
+    # --- the journal --------------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: Path | str) -> Ledger:
+        """The sum of the journal at PATH (or of a ledger.json beside it, from before journals); every
+        change from now on is appended to it."""
+        path = Path(path)
+        ledger, earlier = cls(), None
+        if path.exists():
+            ledger._read_journal(path)
+        elif path.with_name("ledger.json").is_file():
+            earlier = cls.load(path.with_name("ledger.json"))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        ledger._journal = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        if earlier is not None:  # carry the totals of a run from before journals into the journal, once
+            ledger.merge(earlier)
+            for (stage, model), entry in earlier._entries.items():
+                ledger._append(stage, model, **entry.to_dict())
+        return ledger
+
+    def _read_journal(self, path: Path) -> None:
+        names = {f.name for f in fields(LedgerStats)}
+        with path.open("rb") as file:
+            lines = file.read().split(b"\n")
+        for number, raw in enumerate(lines, start=1):
+            if not raw.strip():
+                continue
+            try:
+                row = json.loads(raw)
+                entry = self._entry(str(row["stage"]), str(row["model"]))
+                for name, delta in row.items():
+                    if name in names:
+                        if not isinstance(delta, int | float) or delta < 0:
+                            raise ValueError(f"bad {name} {delta!r}")
+                        setattr(entry, name, getattr(entry, name) + delta)
+                if row.get("unpriced"):
+                    self._unpriced.add(str(row["model"]))
+            except (ValueError, KeyError, TypeError, AttributeError) as error:
+                if number == len(lines):  # the last line, cut by a kill mid-write
+                    continue
+                raise BadInputError(f"{path}:{number}: not a ledger line: {error}") from None
+
+    def _append(self, stage: str, model: str, **counts: Any) -> None:
+        if self._journal is None:
+            return
+        line = json.dumps({"stage": stage, "model": model, **counts}, separators=(",", ":")) + "\n"
+        os.write(self._journal, line.encode())  # one write per line: a kill leaves whole lines
+        self._unsynced += 1
+        if self._unsynced >= JOURNAL_SYNC_LINES:
+            self.sync()
+
+    def sync(self) -> None:
+        """fsync the journal (every JOURNAL_SYNC_LINES lines, and on close)."""
+        if self._journal is not None and self._unsynced:
+            os.fsync(self._journal)
+            self._unsynced = 0
+
+    def close(self) -> None:
+        """Sync and close the journal; the ledger keeps its counts."""
+        if self._journal is not None:
+            self.sync()
+            os.close(self._journal)
+            self._journal = None
+
     def save(self, path: Path | str) -> None:
         """Write the ledger as JSON, atomically (temporary file, then rename)."""
+        self.sync()
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(self.to_json(), indent=2, sort_keys=True) + "\n"
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomic(path, json.dumps(self.to_json(), indent=2, sort_keys=True) + "\n")
 
     @classmethod
     def load(cls, path: Path | str, *, missing_ok: bool = False) -> Ledger:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -10,11 +11,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from irbgen import __version__
+from irbgen.errors import BadInputError
 from irbgen.phantom.articles import articles, document_ids
 from irbgen.phantom.config import PhantomConfig
-from irbgen.phantom.grammar import templates
+from irbgen.phantom.grammar import Template, templates
 from irbgen.phantom.questions import AttributeTable, Sampler, solve, to_sample
-from irbgen.phantom.relations import EASY_RELATIONS, RELATIONS, RelationIndex
+from irbgen.phantom.relations import ATTRIBUTES, EASY_RELATIONS, RELATIONS, RelationIndex
 from irbgen.phantom.universe import Universe, generate_universe
 from irbgen.phantom.vocabulary import Vocabulary
 from irbgen.schema import Document, Manifest, Sample
@@ -61,10 +63,45 @@ def _template_rng(seed: int, template_id: int) -> random.Random:
     return random.Random(int(state[0]) << 32 | int(state[1]))
 
 
+def max_depth() -> int:
+    """The deepest grammar this interpreter can expand: about three frames per level of recursion."""
+    return (sys.getrecursionlimit() - 100) // 3
+
+
+def template_capacity(template: Template, people: int, relations: int) -> int:
+    """An upper bound on a template's distinct questions in a world of PEOPLE people.
+
+    Each question is a start (a name, or an attribute value held by someone), one relation per step,
+    and a final attribute or counted relation; distinct texts cannot outnumber those choices.
+    """
+    starts = people if template.start == "name" else people * len(ATTRIBUTES)
+    final = {"what": len(ATTRIBUTES), "how_many": relations}.get(template.form, 1)
+    return starts * relations**template.relations * final
+
+
+def check_request(config: PhantomConfig) -> None:
+    """Refuse by arithmetic what no world could give, before any work: too deep, too many questions."""
+    if config.depth > max_depth():
+        raise BadInputError(
+            f"--depth {config.depth}: at most {max_depth()} (the grammar is expanded recursively; "
+            "depth 20 already gives 50 templates)"
+        )
+    bank = len(EASY_RELATIONS if config.easy_mode else RELATIONS)
+    for template in templates(config.depth):
+        capacity = template_capacity(template, config.n, bank)
+        if capacity < config.questions_per_template:
+            raise BadInputError(
+                f"--questions-per-template {config.questions_per_template}: template {template.id} "
+                f"({template.text!r}) has at most {capacity:,} distinct questions in a world of "
+                f"{config.n:,} people; ask for fewer or raise --n"
+            )
+
+
 def build_phantom(
     config: PhantomConfig, vocabulary: Vocabulary, progress: Progress = _no_progress
 ) -> PhantomBuild:
     """Generate the world and its questions; articles are rendered lazily as the writer consumes them."""
+    check_request(config)
     timings: dict[str, float] = {}
     started = time.perf_counter()
     universe = generate_universe(config, vocabulary, progress)

@@ -16,17 +16,23 @@ class PhantomConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    n: int = Field(500, ge=1, description="number of people in the world")
+    n: int = Field(500, ge=1, le=10_000_000, description="number of people in the world")
     seed: int = Field(0, ge=0, description="drives every random choice")
     depth: int = Field(20, ge=1, description="recursion depth of the question grammar")
-    questions_per_template: int = Field(10, ge=1)
-    tree_size: int = Field(50, ge=1, description="maximum people per family tree")
-    tree_depth: int = Field(20, ge=0, description="maximum generations in a family tree, minus one")
-    max_children: int = Field(5, ge=0, description="maximum children per couple")
-    friendship_k: float = Field(3.0, ge=0, description="mean friends per person (Erdos-Renyi p = k / n)")
+    questions_per_template: int = Field(10, ge=1, le=10_000_000)
+    tree_size: int = Field(50, ge=1, le=10_000_000, description="maximum people per family tree")
+    tree_depth: int = Field(
+        20, ge=0, le=100_000, description="maximum generations in a family tree, minus one"
+    )
+    max_children: int = Field(5, ge=0, le=10_000, description="maximum children per couple")
+    friendship_k: float = Field(
+        3.0, ge=0, le=10_000_000, description="mean friends per person (Erdos-Renyi p = k / n)"
+    )
     duplicate_names: bool = False
     easy_mode: bool = Field(False, description="sample only relations of difficulty 1 (and friend)")
-    sampling_attempts: int = Field(200, ge=1, description="random-walk attempts per wanted question")
+    sampling_attempts: int = Field(
+        200, ge=1, le=1_000_000, description="random-walk attempts per wanted question"
+    )
 
 
 def _describe(error: ValidationError) -> str:
@@ -43,9 +49,14 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> PhantomConfig:
             document = tomllib.loads(Path(path).read_text(encoding="utf-8"))
         except OSError as error:
             raise BadInputError(f"{path}: cannot read config ({error.strerror})") from error
+        except UnicodeDecodeError as error:
+            raise BadInputError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
         except tomllib.TOMLDecodeError as error:
             raise BadInputError(f"{path}: not valid TOML ({error})") from error
-        values.update(document.get("phantom", {}))
+        table = document.get("phantom", {})
+        if not isinstance(table, dict):
+            raise BadInputError(f"{path}: [phantom] must be a table")
+        values.update(table)
     values.update({key: value for key, value in overrides.items() if value is not None})
     try:
         return PhantomConfig(**values)

@@ -34,7 +34,13 @@ def _read_list(path: Path) -> tuple[str, ...]:
         raise BadInputError(f"{path}: vocabulary file not found")
     words = []
     seen = set()
-    for line_number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise BadInputError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    except OSError as error:
+        raise BadInputError(f"{path}: cannot read the vocabulary file ({error.strerror})") from None
+    for line_number, line in enumerate(text.splitlines(), start=1):
         word = line.strip()
         if not word:
             continue

@@ -343,7 +343,7 @@ def _count_lines(path: Path) -> int:
 
 def _truncate_torn_tail(path: Path) -> int:
     """Cut a last line that has no newline (a write killed midway); returns the bytes removed."""
-    if not path.exists():
+    if not path.exists() or path.stat().st_size == 0:
         return 0
     with open(path, "rb+") as file:
         size = file.seek(0, os.SEEK_END)

@@ -21,7 +21,7 @@ from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from irbgen import __version__
-from irbgen.benchmark import read_documents, read_manifest, read_qrels, read_samples
+from irbgen.benchmark import consistent_read, read_documents, read_manifest, read_qrels, read_samples
 from irbgen.errors import BadInputError
 from irbgen.eval.breakdown import aggregate, sample_attributes
 from irbgen.eval.qa.judge import Judge, judge_prediction, load_judge_prompt, summarize_verdicts
@@ -35,6 +35,16 @@ from irbgen.eval.qa.methods import (
     get_method,
     parse_reply,
 )
+from irbgen.eval.qa.outdir import (
+    CONFIG,
+    LEDGER,
+    METRICS,
+    PER_QUERY,
+    PREDICTIONS,
+    check_out_contents,
+    check_resumable,
+    prepare_out,
+)
 from irbgen.eval.qa.react import DEFAULT_MAX_STEPS, WikiTools, run_react
 from irbgen.eval.qa.scoring import (
     false_alarm_rate,
@@ -45,12 +55,14 @@ from irbgen.eval.qa.scoring import (
     retrieval_scores,
     score_prediction,
 )
+from irbgen.eval.retrievers import RETRIEVERS
 from irbgen.io import write_atomic
 from irbgen.llm.client import LLMClient, check_reachable
-from irbgen.llm.ledger import Ledger
+from irbgen.llm.ledger import JOURNAL, Ledger
 from irbgen.llm.prompts import Prompt, load_prompt
 from irbgen.llm.settings import LLMSettings
 from irbgen.llm.types import BudgetExceeded
+from irbgen.pipeline.rundir import locked, remove_stale_temps
 from irbgen.schema import Sample
 from irbgen.validation import validate_benchmark
 
@@ -59,15 +71,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-CONFIG = "config.json"
-PREDICTIONS = "predictions.jsonl"
-PER_QUERY = "per_query.jsonl"
-METRICS = "metrics.json"
-LEDGER = "ledger.json"
 ANSWER_MEASURES = ("precision", "recall", "f1", "em", "contains")
-# config.json fields that must match for a rerun to resume into the same directory.
-RESUME_KEYS = ("benchmark_name", "samples_sha256", "method", "model", "prompt", "k", "retriever")
-RESUME_KEYS += ("max_steps", "max_context_tokens", "date")
 
 
 @dataclass
@@ -113,71 +117,102 @@ async def evaluate_qa(
     benchmark_dir, out_dir = Path(benchmark_dir), Path(out_dir)
     spec = get_method(method)
     _check_arguments(k, limit, max_steps, max_context_tokens, judge_settings, second_judge)
-    _check_benchmark(benchmark_dir)
-    for endpoint in (settings, judge_settings, second_judge):
-        if endpoint is not None:
-            endpoint.api_key()  # a missing key is bad input: say so before trying the network
-            check_reachable(endpoint)
-    manifest = read_manifest(benchmark_dir)
-    samples = list(read_samples(benchmark_dir))
-    if limit is not None:
-        samples = samples[:limit]
-    if today is None and isinstance(manifest.config.get("reference_date"), str):
-        today = manifest.config["reference_date"]
+    if spec.needs_index and retriever not in RETRIEVERS:
+        raise BadInputError(
+            f"unknown retriever {retriever!r}; choose one of: {', '.join(sorted(RETRIEVERS))}"
+        )
+    with consistent_read(benchmark_dir):  # a rewrite of the benchmark mid-run: exit 1, not mixed results
+        _check_benchmark(benchmark_dir)
+        for endpoint in (settings, judge_settings, second_judge):
+            if endpoint is not None:
+                endpoint.api_key()  # a missing key is bad input: say so before trying the network
+                check_reachable(endpoint)
+        manifest = read_manifest(benchmark_dir)
+        samples = list(read_samples(benchmark_dir))
+        if limit is not None:
+            samples = samples[:limit]
+        if today is None and isinstance(manifest.config.get("reference_date"), str):
+            today = manifest.config["reference_date"]
 
-    prompt = load_prompt(spec.prompt)
-    judge_prompt = load_judge_prompt() if judge_settings is not None else None
-    judge_list = [s for s in (judge_settings, second_judge) if s is not None]
-    date_note = f"Today's date is {today}.\n" if today else ""
-    run = _Run(spec, prompt, settings, k, max_steps, date_note, judge_list, judge_prompt)
-    notes: list[str] = []
-    if spec.whole_corpus:
-        run.corpus = corpus_context(read_documents(benchmark_dir), max_context_tokens)
-        if run.corpus.note:
-            notes.append(f"in-context: {run.corpus.note}")
-            log.warning("%s", run.corpus.note)
+        prompt = load_prompt(spec.prompt)
+        judge_prompt = load_judge_prompt() if judge_settings is not None else None
+        judge_list = [s for s in (judge_settings, second_judge) if s is not None]
+        date_note = f"Today's date is {today}.\n" if today else ""
+        run = _Run(spec, prompt, settings, k, max_steps, date_note, judge_list, judge_prompt)
+        notes: list[str] = []
+        if spec.whole_corpus:
+            run.corpus = corpus_context(read_documents(benchmark_dir), max_context_tokens)
+            if run.corpus.note:
+                notes.append(f"in-context: {run.corpus.note}")
+                log.warning("%s", run.corpus.note)
 
-    config = {
-        "kind": "qa",
-        "benchmark": str(benchmark_dir.resolve()),
-        "benchmark_name": manifest.name,
-        "samples_sha256": manifest.files.get("samples.jsonl"),
-        "method": spec.name,
-        "model": settings.model,
-        "base_url": _public_url(settings.endpoint),
-        "prompt": {"name": prompt.name, "version": prompt.version},
-        "temperature": 0.0,
-        "k": k if spec.needs_index else None,  # react: the cut-off of its retrieval measures
-        "retriever": retriever if spec.needs_index else None,
-        "max_steps": max_steps if spec.agent else None,
-        "max_context_tokens": max_context_tokens if spec.whole_corpus else None,
-        "date": today,
-        "limit": limit,
-        "judges": [
-            {
-                "model": s.model,
-                "base_url": _public_url(s.endpoint),
-                "prompt": _ref(judge_prompt),
-                "temperature": 0.0,
-            }
-            for s in judge_list
-        ],
-        "irbgen_version": __version__,
-        "notes": notes,
-    }
-    _prepare_out(out_dir)
-    previous = _load_predictions(out_dir / PREDICTIONS) if resume else {}
-    if not resume:
-        (out_dir / LEDGER).unlink(missing_ok=True)
-    if resume and previous:
-        _check_resumable(out_dir / CONFIG, config)
+        config = {
+            "kind": "qa",
+            "benchmark": str(benchmark_dir.resolve()),
+            "benchmark_name": manifest.name,
+            "samples_sha256": manifest.files.get("samples.jsonl"),
+            "method": spec.name,
+            "model": settings.model,
+            "base_url": _public_url(settings.endpoint),
+            "prompt": {"name": prompt.name, "version": prompt.version},
+            "temperature": 0.0,
+            "k": k if spec.needs_index else None,  # react: the cut-off of its retrieval measures
+            "retriever": retriever if spec.needs_index else None,
+            "max_steps": max_steps if spec.agent else None,
+            "max_context_tokens": max_context_tokens if spec.whole_corpus else None,
+            "date": today,
+            "limit": limit,
+            "judges": [
+                {
+                    "model": s.model,
+                    "base_url": _public_url(s.endpoint),
+                    "prompt": _ref(judge_prompt),
+                    "temperature": 0.0,
+                }
+                for s in judge_list
+            ],
+            "irbgen_version": __version__,
+            "notes": notes,
+        }
+        prepare_out(out_dir)
+        with locked(out_dir):
+            return await _evaluate_locked(
+                run, benchmark_dir, out_dir, config, samples, notes, resume=resume, retriever=retriever
+            )
+
+
+async def _evaluate_locked(
+    run: _Run,
+    benchmark_dir: Path,
+    out_dir: Path,
+    config: dict[str, Any],
+    samples: list[Sample],
+    notes: list[str],
+    *,
+    resume: bool,
+    retriever: str,
+) -> dict[str, Any]:
+    """The evaluation proper, with OUT_DIR locked: resume or start over, evaluate, write the results."""
+    spec, settings, judge_list = run.method, run.settings, run.judge_settings
+    remove_stale_temps(out_dir)
+    check_out_contents(out_dir)
+    if resume:
+        check_resumable(out_dir / CONFIG, config)
+    else:
+        for name in (PREDICTIONS, PER_QUERY, METRICS, CONFIG):  # the ledgers stay: money spent is spent
+            (out_dir / name).unlink(missing_ok=True)
+    previous = _load_predictions(out_dir / PREDICTIONS)
     _write_predictions(out_dir / PREDICTIONS, previous.values())  # drops a line cut by a kill
     _write_json(out_dir / CONFIG, config)
 
     judge_models = [s.model for s in judge_list]
     todo = [s for s in samples if not _complete(previous.get(s.id), judge_models)]
     log.info("%s: %d samples, %d done, %d to do", out_dir, len(samples), len(samples) - len(todo), len(todo))
-    ledger = Ledger()
+    ledger = Ledger.open(out_dir / JOURNAL)  # every earlier run into OUT: --max-cost spans them all
+    note = ledger.spent_note(out_dir, settings.max_cost)
+    if note:
+        log.warning("%s", note)
+    before = ledger.total()
     rows = dict(previous)
     stopped: BaseException | None = None
     try:
@@ -190,9 +225,12 @@ async def evaluate_qa(
             stopped = await _evaluate(run, todo, previous, ledger, out_dir / PREDICTIONS, rows)
     finally:
         metrics = _write_results(out_dir, config, samples, rows, ledger, notes)
+        ledger.close()
     if stopped is not None:
         raise stopped
-    total = ledger.total()
+    total = ledger.total()  # this run's usage: the ledger less what earlier runs spent
+    for name in ("calls", "prompt_tokens", "completion_tokens", "cost"):
+        setattr(total, name, getattr(total, name) - getattr(before, name))
     usage = {
         "calls": total.calls,
         "tokens": total.prompt_tokens + total.completion_tokens,
@@ -248,24 +286,6 @@ def _check_benchmark(path: Path) -> None:
         more = report.total_problems - 1
         suffix = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
         raise BadInputError(f"{path}: not a valid benchmark: {report.problems[0]}{suffix}")
-
-
-def _check_resumable(path: Path, config: dict[str, Any]) -> None:
-    """Refuse to mix two different runs in one directory."""
-    if not path.is_file():
-        return
-    try:
-        old = json.loads(path.read_bytes())
-    except ValueError as e:
-        raise BadInputError(f"{path}: invalid JSON ({e}); cannot resume into {path.parent}") from None
-    if not isinstance(old, dict) or old.get("kind") != "qa":
-        raise BadInputError(f"{path.parent}: not a QA evaluation directory; cannot resume into it")
-    for key in RESUME_KEYS:
-        if old.get(key) != config.get(key):
-            raise BadInputError(
-                f"{path.parent}: holds a run with {key} {old.get(key)!r}, not {config.get(key)!r}; "
-                "use another output directory or start over (resume=False)"
-            )
 
 
 def _public_url(url: str) -> str:
@@ -446,11 +466,10 @@ def _write_results(
         per_query.append(entry)
     write_atomic(out_dir / PER_QUERY, "".join(_line(entry) for entry in per_query))
 
-    total = Ledger.load(out_dir / LEDGER, missing_ok=True).merge(ledger)
     metrics = _metrics(config, samples, done, per_query, retrieval, notes)
-    metrics["usage"] = total.total().to_dict()  # every run into this directory, as ledger.json
+    metrics["usage"] = ledger.total().to_dict()  # every run into this directory, as ledger.json
     _write_json(out_dir / METRICS, metrics)
-    total.save(out_dir / LEDGER)
+    ledger.save(out_dir / LEDGER)
     return metrics
 
 
@@ -536,15 +555,6 @@ def _retrieval(
 # ------------------------------------------------------------------------------------------------ files
 
 
-def _prepare_out(out_dir: Path) -> None:
-    if out_dir.exists() and not out_dir.is_dir():
-        raise BadInputError(f"{out_dir}: exists and is not a directory")
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise BadInputError(f"{out_dir}: cannot create the output directory: {e}") from None
-
-
 def _load_predictions(path: Path) -> dict[str, dict[str, Any]]:
     """The last row per id of predictions.jsonl, ordered by that row's position; bad lines are skipped.
 
@@ -583,4 +593,3 @@ def _line(record: dict[str, Any]) -> str:
 
 def _write_json(path: Path, value: Any) -> None:
     write_atomic(path, json.dumps(value, ensure_ascii=False, indent=2) + "\n")
-

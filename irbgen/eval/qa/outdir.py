@@ -1,0 +1,74 @@
+"""The output folder of `irbgen eval qa`: what it may hold, and when a rerun may resume into it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from irbgen.errors import BadInputError
+from irbgen.llm.ledger import JOURNAL
+from irbgen.pipeline.rundir import LOCK
+
+CONFIG = "config.json"
+PREDICTIONS = "predictions.jsonl"
+PER_QUERY = "per_query.jsonl"
+METRICS = "metrics.json"
+LEDGER = "ledger.json"
+# config.json fields that must match for a rerun to resume into the same directory.
+RESUME_KEYS = ("benchmark_name", "samples_sha256", "method", "model", "prompt", "k", "retriever")
+RESUME_KEYS += ("max_steps", "max_context_tokens", "date")
+
+
+def prepare_out(out_dir: Path) -> None:
+    """Make OUT_DIR, or say in one line why it cannot be made."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise BadInputError(f"{out_dir}: exists and is not a directory")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise BadInputError(f"{out_dir}: cannot create the output directory: {e}") from None
+
+
+def check_out_contents(out_dir: Path) -> None:
+    """Refuse an --out that holds a benchmark, or files that no QA evaluation wrote."""
+    names = {p.name for p in out_dir.iterdir() if p.name != LOCK}
+    if "corpus.jsonl" in names or "samples.jsonl" in names:
+        raise BadInputError(f"{out_dir}: holds a benchmark; give --out a new or empty directory")
+    ours = {CONFIG, PREDICTIONS, PER_QUERY, METRICS, LEDGER, JOURNAL}
+    foreign = {name for name in names if name not in ours and not name.startswith("llm-cache.sqlite")}
+    if foreign:
+        shown = ", ".join(sorted(foreign)[:3])
+        raise BadInputError(
+            f"{out_dir}: holds files that are not a QA evaluation ({shown}); "
+            "give --out a new or empty directory"
+        )
+
+
+def check_resumable(path: Path, config: dict[str, Any]) -> None:
+    """Refuse to mix two different runs in one directory: list every setting that changed."""
+    if not path.is_file():
+        if (path.parent / PREDICTIONS).is_file():
+            raise BadInputError(f"{path.parent}: predictions without {CONFIG}; pass --force to start over")
+        return
+    try:
+        old = json.loads(path.read_bytes())
+    except ValueError as e:
+        raise BadInputError(f"{path}: invalid JSON ({e}); cannot resume into {path.parent}") from None
+    if not isinstance(old, dict) or old.get("kind") != "qa":
+        raise BadInputError(f"{path.parent}: not a QA evaluation directory; cannot resume into it")
+    changed = [
+        f"{key} {_short(old.get(key))} -> {_short(config.get(key))}"
+        for key in RESUME_KEYS
+        if old.get(key) != config.get(key)
+    ]
+    if changed:
+        raise BadInputError(
+            f"{path.parent}: holds a run with other settings ({'; '.join(changed)}); rerun with the same "
+            "ones to resume, use another --out, or pass --force to start over"
+        )
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= 40 else text[:37] + "..."
