@@ -57,10 +57,15 @@ def inputs(tmp_path_factory) -> dict[str, Path]:
         "entities": root / "entities.txt",
         "counts": root / "counts.tsv",
         "model": root / "rebel-model",
+        "properties": root / "properties.json",
     }
     files["titles"].write_text("Alpha\n")
     files["entities"].write_text("Q1\n")
     files["counts"].write_text("Q1\t3\n")
+    files["properties"].write_text(
+        '[\n{"type": "property", "id": "P1813", "datatype": "monolingualtext", '
+        '"labels": {"en": {"language": "en", "value": "short name"}}}\n]\n'
+    )
     files["model"].mkdir()
     (files["model"] / "config.json").write_text("{}")
     return {name: Path(path) for name, path in files.items()}
@@ -112,6 +117,7 @@ def wikidata_changes(inputs) -> dict[str, object]:
         "popularity": "counts-file",
         "min_sitelinks": 5,
         "entities": inputs["entities"],
+        "properties": inputs["properties"],
         "counts_file": inputs["counts"],
         "popular_threshold": 0.5,
         "hops": "1-2",
