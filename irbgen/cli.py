@@ -15,6 +15,7 @@ from irbgen.build_cli import build
 from irbgen.cli_support import counting, progress_display, reporting_errors
 from irbgen.errors import BadInputError
 from irbgen.eval.commands import compare, eval_group, report
+from irbgen.review.command import review
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -115,7 +116,8 @@ def validate(directory: Path) -> None:
     help="parquet files, or a Hugging Face DatasetDict saved to disk.",
 )
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Folder to write.")
-def export(directory: Path, fmt: str, out: Path) -> None:
+@click.option("--reviewed-only", is_flag=True, help="Only the samples judged valid with irbgen review.")
+def export(directory: Path, fmt: str, out: Path, reviewed_only: bool) -> None:
     """Export a benchmark directory to parquet or to a Hugging Face DatasetDict."""
     from irbgen.export import export_hf, export_parquet
     from irbgen.validation import validate_benchmark
@@ -126,12 +128,23 @@ def export(directory: Path, fmt: str, out: Path) -> None:
             raise BadInputError(
                 f"{directory}: not a valid benchmark ({report.problems[0]}); run irbgen validate"
             )
+        keep = _reviewed(directory) if reviewed_only else None
         if fmt == "parquet":
-            written = export_parquet(directory, out)
+            written = export_parquet(directory, out, keep)
             click.echo(f"wrote {', '.join(path.name for path in written)} to {out}")
         else:
-            export_hf(directory, out)
+            export_hf(directory, out, keep)
             click.echo(f"wrote a DatasetDict (corpus, queries, qrels, samples) to {out}")
+
+
+def _reviewed(directory: Path) -> set[str]:
+    from irbgen.review.scoring import valid_ids
+
+    keep = valid_ids(directory)
+    if not keep:
+        raise BadInputError(f"{directory}/reviews: no sample judged valid; judge some with irbgen review")
+    click.echo(f"exporting the {len(keep)} samples judged valid in {directory}/reviews")
+    return keep
 
 
 main.add_command(eval_group)
@@ -139,6 +152,7 @@ main.add_command(report)
 main.add_command(compare)
 main.add_command(build)
 main.add_command(audit)
+main.add_command(review)
 
 if __name__ == "__main__":
     main()
