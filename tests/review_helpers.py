@@ -20,7 +20,12 @@ SAMPLE_WARC = REPO / "data" / "samples" / "web" / "cited-pages.warc.gz"
 SCRIPT_TAG = '<script>window.pwned = "script"</script>'
 ONERROR = '<img src="x" onerror="window.pwned = \'img\'">'
 JS_LINK = "<a href=\"javascript:window.pwned='link'\">click me</a>"
-HOSTILE_TEXT = f"The survey found a depth of 61 m. {SCRIPT_TAG} {ONERROR} {JS_LINK} Lake Orrin drains south."
+# Markup before the highlighted passage, inside it and after it (each part of the page escapes its own).
+HOSTILE_TEXT = (
+    f"Intro {SCRIPT_TAG} here. Filler one is here. Filler two is here. Filler three is here. Filler four "
+    f"is here. Lake Orrin drains south through the River Vell {SCRIPT_TAG}{ONERROR}. Filler five is here. "
+    f"Filler six is here. Filler seven is here. Filler eight is here. Outro {JS_LINK} there."
+)
 
 
 def hostile_benchmark(out: Path) -> Path:
@@ -47,7 +52,9 @@ def hostile_benchmark(out: Path) -> Path:
         source="wikipedia",
         evidence=["d-evil", "d-quote"],
         chain=[Hop(index=0, operation="lookup", question=JS_LINK, answers=[ONERROR], evidence=["d-evil"])],
-        provenance=Provenance(generator="test", keypoints=[f"Lake Orrin drains south {SCRIPT_TAG}."]),
+        provenance=Provenance(
+            generator="test", keypoints=[f"Lake Orrin drains south through the River Vell {SCRIPT_TAG}."]
+        ),
     )
     manifest = Manifest(tool_version="0", source="wikipedia", name="hostile", command="test")
     write_benchmark(out, documents, [sample], manifest)
