@@ -139,7 +139,7 @@ def test_every_write_needs_the_session_token(wiki_copy):
     file = wiki_copy / "reviews" / "alice.jsonl"
     assert judge(http, session, sample, True, True, True, token="").status_code == 403
     assert judge(http, session, sample, True, True, True, token=session.token[:-1] + "x").status_code == 403
-    assert not file.exists()
+    assert file.read_bytes() == b""
     reply = judge(http, session, sample, True, False, True, note="two answers fit")
     assert reply.status_code == 200
     assert reply.json() == {"judged": 1, "total": len(session.order), "status": "saved · not valid"}
@@ -207,7 +207,8 @@ def test_a_path_traversal_in_a_sample_id_reads_and_writes_nothing(wiki_copy):
         assert manifest[:40] not in reply.text
     for sample in ("../../../manifest.json", "../alice", "/etc/passwd"):
         assert judge(http, session, sample, True, True, True).status_code == 404
-    assert list((wiki_copy / "reviews").iterdir()) == []
+    assert sorted(path.name for path in (wiki_copy / "reviews").iterdir()) == ["alice.jsonl"]
+    assert (wiki_copy / "reviews" / "alice.jsonl").read_bytes() == b""
     for name in ("../evil", "a/b", ".hidden", ""):
         with pytest.raises(BadInputError, match="--reviewer"):
             open_session(wiki_copy, name)
@@ -230,6 +231,22 @@ def test_hostile_text_renders_as_text(tmp_path):
         'https://example.org/a"><script>window.pwned="attr"</script>'
     ]
     assert quoted[0]["rel"] == "noopener noreferrer"
+
+
+def test_a_file_changed_under_the_app_gives_one_line_not_a_traceback(wiki_copy):
+    session = open_session(wiki_copy)
+    with (wiki_copy / SAMPLES).open("ab") as handle:
+        handle.write(b"\n")
+    reply = client(session).get(sample_path(session.order[0]))
+    assert reply.status_code == 409
+    assert "samples.jsonl: changed since it was indexed; restart irbgen review" in reply.text
+    assert "Traceback" not in reply.text
+
+
+def test_a_benchmark_that_cannot_be_written_is_bad_input(wiki_copy):
+    (wiki_copy / "reviews").write_text("not a folder")
+    with pytest.raises(BadInputError, match="cannot keep judgments here"):
+        open_session(wiki_copy)
 
 
 def test_requests_for_another_host_name_are_refused(wiki_copy):

@@ -21,7 +21,8 @@ from starlette.routing import Route
 
 from irbgen.audit.records import Judgment
 from irbgen.audit.sheet import draw
-from irbgen.review.index import BenchmarkIndex
+from irbgen.errors import IrbgenError
+from irbgen.review.index import BenchmarkIndex, ChangedError
 from irbgen.review.page import Screen, judgment_status, render, render_message, sample_path
 from irbgen.review.store import Review, ReviewWriter
 from irbgen.review.view import build_view
@@ -158,7 +159,17 @@ def create_app(session: Session, allowed_hosts: list[str] | None = None) -> Star
         Route("/judge", judge, methods=["POST"]),
     ]
     hosts = LOOPBACK_HOSTS + list(allowed_hosts or [])
-    return Starlette(routes=routes, middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)])
+    return Starlette(
+        routes=routes,
+        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)],
+        exception_handlers={IrbgenError: _failure},
+    )
+
+
+async def _failure(request: Request, error: Exception) -> Response:
+    """irbgen's own errors (a changed or broken file) as one line on a page, not a traceback."""
+    status = 409 if isinstance(error, ChangedError) else 500
+    return _html(status, "irbgen review cannot show this", str(error))
 
 
 def _headers(nonce: str) -> dict[str, str]:

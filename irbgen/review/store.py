@@ -87,13 +87,17 @@ class ReviewWriter:
 
     def open(self) -> dict[str, Review]:
         """Create reviews/ if needed, cut off a half-written last line, and return the latest reviews."""
-        self.file.parent.mkdir(exist_ok=True)
-        if self.file.is_file():
+        try:
+            self.file.parent.mkdir(exist_ok=True)
+            if not self.file.is_file():
+                self.file.touch()
+                return {}
             data = self.file.read_bytes()
             if data and not data.endswith(b"\n"):
                 os.truncate(self.file, data.rfind(b"\n") + 1)
-            return read_file(self.file)
-        return {}
+        except OSError as e:
+            raise BadInputError(f"{self.file}: cannot keep judgments here ({e.strerror})") from None
+        return read_file(self.file)
 
     def append(self, sample: str, judgment: Judgment) -> Review:
         """Write one line for SAMPLE, flushed and fsynced; the line and the time it carries."""
