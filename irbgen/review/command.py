@@ -55,11 +55,12 @@ def serve(benchmark: Path, size: int | None, seed: int, reviewer: str, host: str
     """Index the benchmark, open the reviewer's file and serve the app until Ctrl-C."""
     from irbgen.audit.sheet import check_benchmark
     from irbgen.benchmark import read_manifest
-    from irbgen.review.app import Session, create_app
     from irbgen.review.index import BenchmarkIndex
 
     with reporting_errors():
-        uvicorn = _uvicorn()
+        uvicorn = _uvicorn()  # before importing the app, so a missing extra is one line naming it
+        from irbgen.review.app import Session, create_app
+
         check_benchmark(benchmark)
         manifest = read_manifest(benchmark)
         session = Session.open(BenchmarkIndex.build(benchmark), manifest, reviewer, size, seed)
