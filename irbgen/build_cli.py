@@ -153,7 +153,8 @@ def build(**options: Any) -> None:
     from pydantic import ValidationError
 
     from irbgen.benchmark import describe_error
-    from irbgen.errors import BadInputError, MissingExtraError
+    from irbgen.errors import BadInputError
+    from irbgen.extras import require
 
     source, out = options["source"], options["out"]
     with reporting_errors(), progress_display(True) as progress:
@@ -161,18 +162,13 @@ def build(**options: Any) -> None:
             options["llm"] = "openai" if (options["base_url"] or options["model"]) else "rules"
         options["warc"] = list(options["warc"])
         if source == "wikipedia-dump":
+            require("wikipedia", "the Wikipedia build")
             from irbgen.irb.build import WikipediaBuildConfig as Config
             from irbgen.irb.build import build_wikipedia as run
         else:
-            try:
-                from irbgen.wikidata.build import WikidataBuildConfig as Config
-                from irbgen.wikidata.build import build_wikidata as run
-            except ImportError as error:
-                if (error.name or "irbgen").startswith("irbgen"):
-                    raise  # a bug in irbgen, not a missing package
-                raise MissingExtraError(
-                    f"the Wikidata build needs {error.name}: pip install -e '.[wikidata]'"
-                ) from None
+            require("wikidata", "the Wikidata build")
+            from irbgen.wikidata.build import WikidataBuildConfig as Config
+            from irbgen.wikidata.build import build_wikidata as run
         _refuse_foreign_flags(click.get_current_context(), Config.model_fields, source)
         values = {
             k: v

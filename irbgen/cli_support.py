@@ -28,6 +28,13 @@ def reporting_errors() -> Iterator[None]:
     except IrbgenError as error:
         click.echo(redact(f"irbgen: error: {error}"), err=True)
         sys.exit(error.exit_code)
+    except ModuleNotFoundError as error:
+        if (error.name or "irbgen").split(".")[0] == "irbgen":
+            raise  # a bug in irbgen, not a missing package
+        from irbgen.extras import missing_extra
+
+        click.echo(f"irbgen: error: {missing_extra(error.name)}", err=True)
+        sys.exit(1)
     except OSError as error:  # the disk or the OS refused (full, read-only, gone): one line, exit 1
         where = f"{error.filename}: " if error.filename else ""
         reason = error.strerror or type(error).__name__

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from irbgen.benchmark import iter_qrels, read_documents, read_queries, read_samples
-from irbgen.errors import MissingExtraError
+from irbgen.extras import missing_extra
 from irbgen.schema import Sample
 
 if TYPE_CHECKING:
@@ -128,9 +128,7 @@ def _pyarrow() -> tuple[Any, Any]:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError as e:
-        raise MissingExtraError(
-            "pyarrow is not installed; install it with: pip install 'irbgen[export]'"
-        ) from e
+        raise missing_extra(e.name or "pyarrow", "export") from None
     return pa, pq
 
 
@@ -138,7 +136,5 @@ def _datasets() -> Any:
     try:
         import datasets as hf
     except ImportError as e:
-        raise MissingExtraError(
-            "datasets is not installed; install it with: pip install 'irbgen[export]'"
-        ) from e
+        raise missing_extra(e.name or "datasets", "export --format hf") from None
     return hf

