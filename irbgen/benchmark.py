@@ -482,8 +482,17 @@ def iter_lines(file: Path, hasher: Any = None) -> Iterator[tuple[int, bytes]]:
 def _existing(path: Path, name: str) -> Path:
     file = path / name
     if not file.is_file():
-        raise BadInputError(f"{file}: no such file")
+        hint = run_directory_hint(path)
+        raise BadInputError(f"{path}: {hint}" if hint else f"{file}: no such file")
     return file
+
+
+def run_directory_hint(path: Path) -> str:
+    """For a build's run directory given where a benchmark is wanted: the benchmark inside it; else ''."""
+    inner = Path(path) / "benchmark"
+    if not (Path(path) / MANIFEST).is_file() and (inner / MANIFEST).is_file():
+        return f"a build's run directory, not a benchmark; did you mean {inner}?"
+    return ""
 
 
 def describe_error(error: ValidationError) -> str:

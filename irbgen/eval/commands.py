@@ -8,6 +8,11 @@ import click
 
 from irbgen.cli_support import reporting_errors
 
+# The registries' keys, kept here so that --help does not import numpy and the retrievers; a test checks
+# that they match irbgen.eval.retrievers.RETRIEVERS and irbgen.eval.qa.methods.METHODS.
+RETRIEVER_NAMES = ("bm25", "dense", "hybrid")
+METHOD_NAMES = ("closed-book", "cot", "cot-rag", "in-context", "rag", "react")
+
 
 @click.group(name="eval")
 def eval_group() -> None:
@@ -16,7 +21,7 @@ def eval_group() -> None:
 
 @eval_group.command()
 @click.option("--benchmark", required=True, type=click.Path(path_type=Path), help="Benchmark directory.")
-@click.option("--retriever", default="bm25", show_default=True, help="bm25, dense or hybrid.")
+@click.option("--retriever", default="bm25", show_default=True, type=click.Choice(RETRIEVER_NAMES))
 @click.option("--k", default=10, show_default=True, type=int, help="Cut-off for the measures and the run.")
 @click.option("--chunk-tokens", default=512, show_default=True, type=int, help="Tokens per chunk.")
 @click.option("--chunk-overlap", default=32, show_default=True, type=int, help="Tokens shared by chunks.")
@@ -43,7 +48,7 @@ def retrieval(
     out: Path,
     force: bool,
 ) -> None:
-    """Rank the corpus for every question; report nDCG, recall, MRR and MAP (trec_eval semantics)."""
+    """Rank the corpus for every question; report nDCG@k, R@k, RR@k and AP (trec_eval semantics)."""
     from irbgen.eval.retrieval import evaluate_retrieval
 
     options = {"model_path": model_path} if model_path is not None else {}
@@ -102,14 +107,21 @@ def _settings(
 @click.option(
     "--method",
     required=True,
-    help="closed-book, in-context, rag, cot, cot-rag or react.",
+    type=click.Choice(METHOD_NAMES),
+    help="What the model sees (see the README).",
 )
 @click.option("--model", required=True, help="Model name the endpoint serves.")
 @click.option("--base-url", help="OpenAI-compatible endpoint (default: OpenAI's).")
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True, help="Variable holding the key.")
 @click.option("--k", default=4, show_default=True, type=int, help="Documents retrieved for rag and cot-rag.")
 @click.option("--limit", type=int, help="Evaluate only the first N samples.")
-@click.option("--retriever", default="bm25", show_default=True, help="Retriever for rag, cot-rag and react.")
+@click.option(
+    "--retriever",
+    default="bm25",
+    show_default=True,
+    type=click.Choice(RETRIEVER_NAMES),
+    help="Retriever for rag, cot-rag and react.",
+)
 @click.option("--max-steps", default=20, show_default=True, type=int, help="ReAct step limit.")
 @click.option("--concurrency", default=8, show_default=True, type=int, help="Requests in flight at once.")
 @click.option("--timeout", default=60.0, show_default=True, type=float, help="Seconds per request.")
@@ -179,6 +191,10 @@ def _qa_summary(method: str, model: str, out: Path, summary: dict) -> str:
         f"; {failed} failed calls recorded in predictions.jsonl (rerun to retry them)" if failed else ""
     )
     queries = summary.get("queries", 0)
+    if summary.get("judge"):
+        from irbgen.eval.qa.judge import judged_text
+
+        scores += f"; {judged_text(summary['judge'])}"
     return f"{method} with {model} on {queries:,} questions: {scores} [{spent}]{failures} -> {out}"
 
 

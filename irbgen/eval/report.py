@@ -22,6 +22,7 @@ from irbgen.benchmark import check_output, read_samples, staged_directory
 from irbgen.errors import BadInputError
 from irbgen.eval.breakdown import aggregate
 from irbgen.eval.plots import Panel, Series, bar_chart, line_chart, ordered, value_order
+from irbgen.eval.qa.judge import judged_text
 
 CONFIG = "config.json"
 METRICS = "metrics.json"
@@ -59,6 +60,7 @@ class EvalRun:
     overall: dict[str, float | None]
     by: dict[str, dict[str, dict[str, float | None]]]
     notes: list[str] = field(default_factory=list)
+    judge: dict[str, Any] | None = None  # metrics.json's judge summary: how many samples were judged
 
     @property
     def measures(self) -> list[str]:
@@ -91,7 +93,10 @@ def read_eval(path: Path) -> EvalRun:
     if not isinstance(queries, int) or isinstance(queries, bool):
         raise BadInputError(f"{where}: queries is {queries!r}, expected an integer")
     notes = _notes(config.get("notes"), path / CONFIG) + _notes(metrics.get("notes"), where)
-    return EvalRun(path, kind, _label(config), config, queries, overall, by, notes)
+    judge = metrics.get("judge") if isinstance(metrics.get("judge"), dict) else None
+    if judge is not None and not all(isinstance(judge.get(key), int) for key in ("samples", "judged")):
+        judge = None  # an older run without the counts
+    return EvalRun(path, kind, _label(config), config, queries, overall, by, notes, judge)
 
 
 def _json_object(file: Path) -> dict[str, Any]:
@@ -325,6 +330,9 @@ def _report(
         blocks += _attribute_tables(retrieval)
     if qa:
         blocks += [Heading(2, "Question answering"), Heading(3, "Overall"), _overall_table(qa)]
+        judged = [f"{run.label}: {judged_text(run.judge)}" for run in qa if run.judge is not None]
+        if judged:
+            blocks.append(Bullets(tuple(judged)))
         blocks += _qa_charts(qa, tmp)
         blocks += _attribute_tables(qa)
     if histograms:

@@ -28,13 +28,12 @@ from irbgen.benchmark import (
     read_samples,
     staged_directory,
 )
-from irbgen.errors import BadInputError
 from irbgen.eval.breakdown import aggregate, sample_attributes
 from irbgen.eval.chunking import check_chunking, chunk_documents
 from irbgen.eval.metrics import default_measures, parse_measures, per_query, run_from_rankings, write_run
 from irbgen.eval.negatives import NEGATIVES, check_negatives, mine_negatives, negative_rows
 from irbgen.eval.retrievers import build_retriever, check_k
-from irbgen.validation import validate_benchmark
+from irbgen.validation import invalid_benchmark, validate_benchmark
 
 log = logging.getLogger(__name__)
 
@@ -84,10 +83,7 @@ def evaluate_retrieval(
         with _stage("validate"):
             report = validate_benchmark(benchmark_dir)
         if not report.ok:
-            raise BadInputError(
-                f"{benchmark_dir}: not a valid benchmark ({report.total_problems} problem(s)); "
-                f"first: {report.problems[0]}"
-            )
+            raise invalid_benchmark(benchmark_dir, report)
         manifest = read_manifest(benchmark_dir)
         with _stage("index"):
             chunks = chunk_documents(read_documents(benchmark_dir), chunk_tokens, chunk_overlap)

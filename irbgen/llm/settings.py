@@ -91,7 +91,7 @@ class LLMSettings(BaseModel):
             return LOCAL_PLACEHOLDER_KEY
         raise BadInputError(
             f"environment variable {self.api_key_env} is not set; it must hold the API key for "
-            f"{self.endpoint} (choose another variable with api_key_env)"
+            f"{self.endpoint} (choose another variable with --api-key-env)"
         )
 
     def price(self, model: str | None = None) -> ModelPrice | None:

@@ -86,6 +86,12 @@ def check_request(config: PhantomConfig) -> None:
             f"--depth {config.depth}: at most {max_depth()} (the grammar is expanded recursively; "
             "depth 20 already gives 50 templates)"
         )
+    if not templates(config.depth):
+        shallowest = next(depth for depth in range(1, 100) if templates(depth))
+        raise BadInputError(
+            f"--depth {config.depth}: the grammar gives no question templates below depth {shallowest} "
+            f"({len(templates(shallowest))} at depth {shallowest}), so no question could be written"
+        )
     bank = len(EASY_RELATIONS if config.easy_mode else RELATIONS)
     for template in templates(config.depth):
         capacity = template_capacity(template, config.n, bank)

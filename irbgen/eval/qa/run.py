@@ -64,7 +64,7 @@ from irbgen.llm.settings import LLMSettings
 from irbgen.llm.types import BudgetExceeded
 from irbgen.pipeline.rundir import locked, remove_stale_temps
 from irbgen.schema import Sample
-from irbgen.validation import validate_benchmark
+from irbgen.validation import invalid_benchmark, validate_benchmark
 
 if TYPE_CHECKING:
     from irbgen.eval.corpus_index import SearchIndex
@@ -277,15 +277,13 @@ def _check_arguments(
     if max_context_tokens < 1:
         raise BadInputError(f"max_context_tokens must be at least 1, got {max_context_tokens}")
     if second_judge is not None and judge_settings is None:
-        raise BadInputError("a second judge needs a first judge (judge_settings)")
+        raise BadInputError("--second-judge-model needs --judge-model")
 
 
 def _check_benchmark(path: Path) -> None:
     report = validate_benchmark(path)
     if not report.ok:
-        more = report.total_problems - 1
-        suffix = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
-        raise BadInputError(f"{path}: not a valid benchmark: {report.problems[0]}{suffix}")
+        raise invalid_benchmark(path, report)
 
 
 def _public_url(url: str) -> str:
@@ -484,7 +482,7 @@ def _metrics(
     measures = list(ANSWER_MEASURES)
     if config["judges"]:
         measures.append("judge")
-    summary = aggregate(per_query, measures)
+    summary = aggregate(per_query, measures, optional={"judge"})
     outcomes = [(sample.false_premise, row.get("prediction") or "") for sample, row in done]
     detection = false_premise_detection_rate(outcomes)
     alarms = false_alarm_rate(outcomes)
