@@ -17,7 +17,16 @@ SOURCES = ("wikipedia-dump", "wikidata-dump")
 _NOT_CONFIG = {"source", "out", "force"}
 # Options that change how fast a build runs or how it stops, never what it writes: a rerun may change them.
 NOT_IN_FINGERPRINT = frozenset(
-    {"processes", "llm_concurrency", "fetch_concurrency", "max_cost", "api_key_env", "facts_only"}
+    {
+        "processes",
+        "llm_concurrency",
+        "fetch_concurrency",
+        "max_cost",
+        "price_per_1k_input",
+        "price_per_1k_output",
+        "api_key_env",
+        "facts_only",
+    }
 )
 # What a forced start-over keeps: model replies already paid for and the record of what they cost;
 # fetched pages too, unless a setting that decides what is fetched changed.
@@ -69,6 +78,10 @@ def kept_on_force(changed: set[str]) -> dict[str, str]:
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True, help="Variable holding the key.")
 @click.option("--llm-concurrency", default=16, show_default=True, type=int, help="Model calls in flight.")
 @click.option("--max-cost", type=float, help="Stop cleanly once this many USD are spent.")
+@click.option(
+    "--price-per-1k-input", type=float, help="USD per 1,000 prompt tokens, for a model without a known price."
+)
+@click.option("--price-per-1k-output", type=float, help="USD per 1,000 completion tokens (with the above).")
 @click.option("--offline", is_flag=True, help="Fetch nothing: read cited pages only from WARC files.")
 @click.option("--warc", multiple=True, type=click.Path(path_type=Path), help="WARC file(s) of cited pages.")
 @click.option(

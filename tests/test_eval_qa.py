@@ -325,7 +325,8 @@ def test_failed_judge_is_recorded_and_judged_again(bench, samples, server, tmp_p
 
     markdown = (write_report([out], tmp_path / "report") / "report.md").read_text()
     assert "judge: 0 of 3 judged (3 failed)" in markdown
-    header, _, row = markdown.split("## Question answering")[1].split("### Overall")[1].strip().splitlines()[:3]
+    overall = markdown.split("## Question answering")[1].split("### Overall")[1]
+    header, _, row = overall.strip().splitlines()[:3]
     cells = dict(zip(header.split("|"), row.split("|"), strict=True))
     assert cells[" judge "].strip() == "n/a"  # no score from failed calls
     assert all(cell["judge"] is None and cell["judge_count"] == 0 for cell in metrics["by"]["hops"].values())
@@ -337,12 +338,51 @@ def test_failed_judge_is_recorded_and_judged_again(bench, samples, server, tmp_p
     assert all(row["judge"]["verdicts"][0]["label"] == "incorrect" for row in rows(out / "predictions.jsonl"))
 
 
-def test_limit_takes_the_first_samples(bench, samples, server, tmp_path) -> None:
+def test_limit_spreads_over_templates_and_never_shrinks_a_fuller_result(
+    bench, samples, server, tmp_path
+) -> None:
     out = tmp_path / "limit"
-    summary = run_qa(bench, out, "closed-book", settings(server), limit=3)
-    assert [row["query_id"] for row in rows(out / "per_query.jsonl")] == [s.id for s in samples[:3]]
-    assert summary["queries"] == 3 and server.requests == 3
-    assert read(out / "config.json")["limit"] == 3
+    summary = run_qa(bench, out, "closed-book", settings(server), limit=8)
+    asked = [row["query_id"] for row in rows(out / "per_query.jsonl")]
+    by_id = {s.id: s for s in samples}
+    assert len({by_id[sid].attributes.template_id for sid in asked}) == 8  # one per template of 8
+    assert asked == sorted(asked, key=[s.id for s in samples].index)  # benchmark order
+    assert summary["queries"] == 8 and server.requests == 8
+    assert read(out / "config.json")["limit"] == 8
+
+    with pytest.raises(BadInputError, match=r"holds an evaluation of 8 samples, and --limit 3 would shrink"):
+        run_qa(bench, out, "closed-book", settings(server), limit=3)
+    assert read(out / "metrics.json")["queries"] == 8
+
+    smaller = tmp_path / "limit-3"
+    run_qa(bench, smaller, "closed-book", settings(server), limit=3)
+    assert {row["query_id"] for row in rows(smaller / "per_query.jsonl")} < set(asked)  # nested choices
+
+    before = server.requests
+    summary = run_qa(bench, out, "closed-book", settings(server))  # growing resumes
+    assert summary["queries"] == 16 and server.requests == before + 8
+
+
+def test_limited_is_seeded_and_spreads_hop_counts() -> None:
+    from irbgen.eval.qa.subset import limited
+    from irbgen.schema import Sample
+
+    def sample(number: int, template: int, hops: int) -> Sample:
+        return Sample.model_validate({
+            "id": f"s{number:03d}", "question": "q?", "answers": ["a"], "hops": hops, "source": "phantom",
+            "attributes": {"template_id": template}, "provenance": {"generator": "test"},
+        })
+
+    pool = [sample(n, n % 3, 1 + n % 2) for n in range(60)]  # 6 strata of 10
+    chosen = limited(pool, 12)
+    assert chosen == limited(pool, 12) and len(chosen) == 12
+    strata: dict[tuple[int, int], int] = {}
+    for one in chosen:
+        key = (one.attributes.template_id, one.hops)
+        strata[key] = strata.get(key, 0) + 1
+    assert sorted(strata.values()) == [2] * 6
+    assert limited(pool, None) == pool and limited(pool, 100) == pool
+    assert {s.id for s in limited(pool, 5)} < {s.id for s in chosen}
 
 
 def test_budget_stops_cleanly_and_keeps_what_was_done(bench, samples, server, tmp_path) -> None:

@@ -77,19 +77,20 @@ def _settings(
     max_cost: float | None,
     cache_dir: Path | None,
     timeout: float,
+    prices: tuple[float | None, float | None] = (None, None),
 ):
     from pydantic import ValidationError
 
     from irbgen.benchmark import describe_error
     from irbgen.errors import BadInputError
-    from irbgen.llm.settings import LLMSettings
+    from irbgen.llm.settings import LLMSettings, priced
     from irbgen.preflight import check_endpoint_url
 
     check_endpoint_url(base_url)
     if cache_dir is not None and cache_dir.exists() and not cache_dir.is_dir():
         raise BadInputError(f"{cache_dir}: exists and is not a directory (--cache-dir)")
     try:
-        return LLMSettings(
+        settings = LLMSettings(
             model=model,
             base_url=base_url,
             api_key_env=api_key_env,
@@ -100,6 +101,7 @@ def _settings(
         )
     except ValidationError as error:
         raise BadInputError(f"bad option: {describe_error(error)}") from None
+    return priced(settings, *prices)
 
 
 @eval_group.command()
@@ -126,6 +128,10 @@ def _settings(
 @click.option("--concurrency", default=8, show_default=True, type=int, help="Requests in flight at once.")
 @click.option("--timeout", default=60.0, show_default=True, type=float, help="Seconds per request.")
 @click.option("--max-cost", type=float, help="Stop cleanly once this many USD are spent.")
+@click.option(
+    "--price-per-1k-input", type=float, help="USD per 1,000 prompt tokens, for a model without a known price."
+)
+@click.option("--price-per-1k-output", type=float, help="USD per 1,000 completion tokens (with the above).")
 @click.option("--judge-model", help="Model that labels answers correct / incorrect / not attempted.")
 @click.option("--judge-base-url", help="Endpoint of the judge (default: --base-url).")
 @click.option("--second-judge-model", help="A second judge whose verdicts are averaged with the first.")
@@ -147,6 +153,8 @@ def qa(
     concurrency: int,
     timeout: float,
     max_cost: float | None,
+    price_per_1k_input: float | None,
+    price_per_1k_output: float | None,
     judge_model: str | None,
     judge_base_url: str | None,
     second_judge_model: str | None,
@@ -162,7 +170,8 @@ def qa(
     def settings(name: str | None, url: str | None):
         if name is None:
             return None
-        return _settings(name, url, api_key_env, concurrency, max_cost, cache, timeout)
+        prices = (price_per_1k_input, price_per_1k_output)
+        return _settings(name, url, api_key_env, concurrency, max_cost, cache, timeout, prices)
 
     with reporting_errors():
         summary = run_qa(

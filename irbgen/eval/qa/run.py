@@ -55,6 +55,7 @@ from irbgen.eval.qa.scoring import (
     retrieval_scores,
     score_prediction,
 )
+from irbgen.eval.qa.subset import limited
 from irbgen.eval.retrievers import RETRIEVERS
 from irbgen.io import write_atomic
 from irbgen.llm.client import LLMClient, check_reachable
@@ -129,8 +130,8 @@ async def evaluate_qa(
                 check_reachable(endpoint)
         manifest = read_manifest(benchmark_dir)
         samples = list(read_samples(benchmark_dir))
-        if limit is not None:
-            samples = samples[:limit]
+        benchmark_samples = len(samples)
+        samples = limited(samples, limit)
         if today is None and isinstance(manifest.config.get("reference_date"), str):
             today = manifest.config["reference_date"]
 
@@ -162,6 +163,7 @@ async def evaluate_qa(
             "max_context_tokens": max_context_tokens if spec.whole_corpus else None,
             "date": today,
             "limit": limit,
+            "benchmark_samples": benchmark_samples,
             "judges": [
                 {
                     "model": s.model,
