@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from irbgen.card import BenchmarkStats, Spread, render_card
+from irbgen.commandline import reproducing_command
 from irbgen.errors import BadInputError, IrbgenError, OutputExistsError, redact
 from irbgen.schema import Document, Manifest, Sample
 
@@ -98,6 +99,9 @@ def write_benchmark(
 ) -> BenchmarkStats:
     """Write a benchmark directory atomically from streams of documents and samples."""
     out = Path(out)
+    command = reproducing_command(manifest.source, manifest.config)
+    if command is not None:  # one place builds the command every card and manifest show
+        manifest = manifest.model_copy(update={"command": command})
     with staged_directory(out, force) as tmp:
         stats = _write_files(tmp, documents, samples, manifest, description, licence)
     log.info("wrote %s: %d documents, %d samples, %d qrels", out, stats.documents, stats.samples, stats.qrels)

@@ -38,6 +38,7 @@ def main(verbose: bool) -> None:
 @click.option("--friendship-k", type=float, help="Mean number of friends per person.  [default: 3]")
 @click.option("--duplicate-names/--unique-names", default=None, help="Allow two people to share a name.")
 @click.option("--easy-mode/--hard-mode", default=None, help="Only relations of difficulty 1.")
+@click.option("--sampling-attempts", type=int, help="Random walks tried per wanted question.  [default: 200]")
 @click.option(
     "--config",
     "config_path",

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from irbgen import __version__
+from irbgen.commandline import reproducing_command
 from irbgen.errors import BadInputError
 from irbgen.phantom.articles import articles, document_ids
 from irbgen.phantom.config import PhantomConfig
@@ -40,14 +41,8 @@ class PhantomBuild:
 
 
 def command_line(config: PhantomConfig) -> str:
-    """The command that reproduces `config` (output path left out so the manifest does not depend on it)."""
-    flags = [
-        f"--{name.replace('_', '-')} {value}"
-        for name, value in config.model_dump().items()
-        if not isinstance(value, bool)
-    ]
-    flags += [f"--{name.replace('_', '-')}" for name, value in config.model_dump().items() if value is True]
-    return "irbgen phantom " + " ".join(flags)
+    """The command that reproduces `config`, writing to OUT (so the manifest does not depend on the path)."""
+    return reproducing_command("phantom", config.model_dump()) or ""
 
 
 def _people_named(universe: Universe) -> dict[str, np.ndarray]:
