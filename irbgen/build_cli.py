@@ -14,7 +14,7 @@ import click
 from irbgen.cli_support import progress_display, reporting_errors
 
 SOURCES = ("wikipedia-dump", "wikidata-dump")
-_NOT_CONFIG = {"source", "out", "force"}
+_NOT_CONFIG = {"source", "out", "force", "quiet"}
 # Options that change how fast a build runs or how it stops, never what it writes: a rerun may change them.
 NOT_IN_FINGERPRINT = frozenset(
     {
@@ -161,6 +161,7 @@ def kept_on_force(changed: set[str]) -> dict[str, str]:
     is_flag=True,
     help="Start --out over (model replies, the cost ledger and fetched pages are kept where still valid).",
 )
+@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 def build(**options: Any) -> None:
     """Build a benchmark from a real corpus: IRB-style from Wikipedia, MINTQA-style from Wikidata."""
     from pydantic import ValidationError
@@ -170,7 +171,7 @@ def build(**options: Any) -> None:
     from irbgen.extras import require
 
     source, out = options["source"], options["out"]
-    with reporting_errors(), progress_display(True) as progress:
+    with reporting_errors(), progress_display(not options["quiet"]) as progress:
         if options["llm"] is None:
             options["llm"] = "openai" if (options["base_url"] or options["model"]) else "rules"
         options["warc"] = list(options["warc"])

@@ -8,6 +8,7 @@ tables have flat, stable types. pyarrow and datasets are optional: `pip install 
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -65,7 +66,16 @@ def to_hf_datasets(path: Path) -> datasets.DatasetDict:
 def export_hf(path: Path, out: Path) -> Path:
     """Save a benchmark directory as a Hugging Face DatasetDict at OUT (datasets.save_to_disk)."""
     out = Path(out)
-    to_hf_datasets(path).save_to_disk(str(out))
+    hf = _datasets()
+    # datasets draws its own progress bars even off a terminal; they show only with -v (INFO logging).
+    shown = hf.is_progress_bar_enabled()
+    if not logging.getLogger("irbgen").isEnabledFor(logging.INFO):
+        hf.disable_progress_bars()
+    try:
+        to_hf_datasets(path).save_to_disk(str(out))
+    finally:
+        if shown:
+            hf.enable_progress_bars()
     return out
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from irbgen.cli_support import reporting_errors
+from irbgen.cli_support import progress_display, reporting_errors
 
 # The registries' keys, kept here so that --help does not import numpy and the retrievers; a test checks
 # that they match irbgen.eval.retrievers.RETRIEVERS and irbgen.eval.qa.methods.METHODS.
@@ -37,6 +37,7 @@ def eval_group() -> None:
 )
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Evaluation directory to write.")
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 def retrieval(
     benchmark: Path,
     retriever: str,
@@ -47,12 +48,13 @@ def retrieval(
     negatives: int,
     out: Path,
     force: bool,
+    quiet: bool,
 ) -> None:
     """Rank the corpus for every question; report nDCG@k, R@k, RR@k and AP (trec_eval semantics)."""
     from irbgen.eval.retrieval import evaluate_retrieval
 
     options = {"model_path": model_path} if model_path is not None else {}
-    with reporting_errors():
+    with reporting_errors(), progress_display(not quiet) as progress:
         metrics = evaluate_retrieval(
             benchmark,
             out,
@@ -62,6 +64,7 @@ def retrieval(
             chunk_overlap=chunk_overlap,
             force=force,
             negatives=negatives,
+            progress=progress,
             **options,
         )
     overall = ", ".join(f"{name} {value:.4f}" for name, value in metrics["overall"].items())
@@ -140,6 +143,7 @@ def _settings(
     "--out", required=True, type=click.Path(path_type=Path), help="Evaluation directory (resumable)."
 )
 @click.option("--force", is_flag=True, help="Start --out over instead of resuming (the cost ledger is kept).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 def qa(
     benchmark: Path,
     method: str,
@@ -161,6 +165,7 @@ def qa(
     cache_dir: Path | None,
     out: Path,
     force: bool,
+    quiet: bool,
 ) -> None:
     """Ask an LLM every question; score answer sets (F1, EM), containment and a judge. Resumable."""
     from irbgen.eval.qa.run import run_qa
@@ -173,7 +178,7 @@ def qa(
         prices = (price_per_1k_input, price_per_1k_output)
         return _settings(name, url, api_key_env, concurrency, max_cost, cache, timeout, prices)
 
-    with reporting_errors():
+    with reporting_errors(), progress_display(not quiet) as progress:
         summary = run_qa(
             benchmark,
             out,
@@ -186,6 +191,7 @@ def qa(
             retriever=retriever,
             max_steps=max_steps,
             resume=not force,
+            progress=progress,
         )
     click.echo(_qa_summary(method, model, out, summary))
 

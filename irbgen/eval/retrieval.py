@@ -32,7 +32,7 @@ from irbgen.eval.breakdown import aggregate, sample_attributes
 from irbgen.eval.chunking import check_chunking, chunk_documents
 from irbgen.eval.metrics import default_measures, parse_measures, per_query, run_from_rankings, write_run
 from irbgen.eval.negatives import NEGATIVES, check_negatives, mine_negatives, negative_rows
-from irbgen.eval.retrievers import build_retriever, check_k
+from irbgen.eval.retrievers import Progress, build_retriever, check_k, silent
 from irbgen.validation import invalid_benchmark, validate_benchmark
 
 log = logging.getLogger(__name__)
@@ -60,6 +60,7 @@ def evaluate_retrieval(
     measures: Iterable[str] | None = None,
     force: bool = False,
     negatives: int = 0,
+    progress: Progress = silent,
     **options: Any,
 ) -> dict[str, Any]:
     """Evaluate a retriever on a benchmark directory, write the evaluation directory, return its metrics.
@@ -77,6 +78,7 @@ def evaluate_retrieval(
     parsed = parse_measures(default_measures(k) if measures is None else measures)
     names = [str(measure) for measure in parsed]
     engine = build_retriever(retriever, **options)
+    engine.progress = progress
     check_output(out_dir, force)
 
     with consistent_read(benchmark_dir):

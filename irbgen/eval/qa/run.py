@@ -56,7 +56,7 @@ from irbgen.eval.qa.scoring import (
     score_prediction,
 )
 from irbgen.eval.qa.subset import limited
-from irbgen.eval.retrievers import RETRIEVERS
+from irbgen.eval.retrievers import RETRIEVERS, Progress, silent
 from irbgen.io import write_atomic
 from irbgen.llm.client import LLMClient, check_reachable
 from irbgen.llm.ledger import JOURNAL, Ledger
@@ -92,6 +92,10 @@ class _Run:
     index: SearchIndex | None = None  # for rag, cot-rag and react
     tools: WikiTools | None = None
     corpus: CorpusContext | None = None
+    progress: Progress = silent
+    answered: int = 0
+    judged: int = 0
+    todo: int = 0
 
 
 async def evaluate_qa(
@@ -109,6 +113,7 @@ async def evaluate_qa(
     *,
     max_context_tokens: int = DEFAULT_MAX_CONTEXT_TOKENS,
     today: str | None = None,
+    progress: Progress = silent,
 ) -> dict[str, Any]:
     """Evaluate `method` with the model in `settings` on a benchmark; write OUT_DIR and return a summary.
 
@@ -140,6 +145,7 @@ async def evaluate_qa(
         judge_list = [s for s in (judge_settings, second_judge) if s is not None]
         date_note = f"Today's date is {today}.\n" if today else ""
         run = _Run(spec, prompt, settings, k, max_steps, date_note, judge_list, judge_prompt)
+        run.progress = progress
         notes: list[str] = []
         if spec.whole_corpus:
             run.corpus = corpus_context(read_documents(benchmark_dir), max_context_tokens)
@@ -222,8 +228,9 @@ async def _evaluate_locked(
             if spec.needs_index and any(not _has_prediction(previous.get(s.id)) for s in todo):
                 from irbgen.eval.corpus_index import SearchIndex
 
-                run.index = SearchIndex.build(benchmark_dir, retriever=retriever)
+                run.index = SearchIndex.build(benchmark_dir, retriever=retriever, progress=run.progress)
                 run.tools = WikiTools(run.index)
+            run.todo = len(todo)
             stopped = await _evaluate(run, todo, previous, ledger, out_dir / PREDICTIONS, rows)
     finally:
         metrics = _write_results(out_dir, config, samples, rows, ledger, notes)
@@ -249,6 +256,7 @@ async def _evaluate_locked(
         "failures": metrics["failures"],
         "abstentions": metrics["abstentions"],
         "overall": metrics["overall"],
+        "judge": metrics["judge"],
         "usage": usage,
         **usage,
     }
@@ -352,6 +360,8 @@ async def _evaluate(
                     return
                 _append(sink, row)
                 rows[sample.id] = row
+                run.answered += 1
+                run.progress("questions", run.answered, run.todo)
 
         await asyncio.gather(*(one(sample) for sample in todo))
     return stopped[0] if stopped else None
@@ -377,6 +387,8 @@ async def _evaluate_sample(run: _Run, sample: Sample, previous: dict[str, Any] |
             run.judges, sample.question, sample.answers, sample.false_premise, prediction or ""
         )
         row["judge"] = verdict
+        run.judged += 1
+        run.progress("judged", run.judged, run.todo)
         if verdict["score"] is not None:
             metrics["judge"] = verdict["score"]
     row["metrics"] = metrics
