@@ -50,10 +50,10 @@ def qa(bench: Path, out: Path, url: str, *extra: object):
 @pytest.mark.parametrize(
     ("flag", "value", "says"),
     [
-        ("--concurrency", 0, "concurrency"),
-        ("--timeout", 0, "timeout"),
-        ("--timeout", -1, "timeout"),
-        ("--max-cost", -1, "max_cost"),
+        ("--concurrency", 0, "--concurrency: "),
+        ("--timeout", 0, "--timeout: "),
+        ("--timeout", -1, "--timeout: "),
+        ("--max-cost", -1, "--max-cost: "),
     ],
 )
 def test_eval_qa_bad_limits(bench, server, tmp_path, flag, value, says):

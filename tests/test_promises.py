@@ -107,3 +107,27 @@ def test_a_second_judge_without_a_first_names_the_flags(run_dir: Path, tmp_path:
                  "--out", tmp_path / "out")
     assert result.output.strip().endswith("--second-judge-model needs --judge-model"), result.output
     assert result.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["eval", "retrieval", "--k", "0"], "--k must be a positive integer, got 0"),
+        (["eval", "retrieval", "--chunk-overlap", "600"],
+         "--chunk-overlap (600) must be smaller than --chunk-tokens (512)"),
+        (["eval", "qa", "--limit", "-1"], "--limit must be 0 or more, got -1"),
+        (["eval", "qa", "--max-steps", "0"], "--max-steps must be at least 1, got 0"),
+        (["eval", "qa", "--concurrency", "0"], "--concurrency: Input should be greater than or equal to 1"),
+        (["eval", "qa", "--max-cost", "-1"], "--max-cost: Input should be greater than or equal to 0"),
+        (["eval", "qa", "--price-per-1k-input", "nan", "--price-per-1k-output", "1"],
+         "--price-per-1k-input and --price-per-1k-output must be numbers, 0 or more"),
+    ],
+)
+def test_bad_values_are_named_by_their_flag(
+    args: list[str], says: str, run_dir: Path, tmp_path: Path
+) -> None:
+    endpoint = ["--method", "closed-book", "--model", "m", "--base-url", "http://127.0.0.1:9/v1"]
+    qa = endpoint if "qa" in args else []
+    result = run(*args, *qa, "--benchmark", run_dir / "benchmark", "--out", tmp_path / "out")
+    assert result.exit_code == 2, result.output
+    assert result.output.strip() == f"irbgen: error: {says}"

@@ -84,7 +84,6 @@ def _settings(
 ):
     from pydantic import ValidationError
 
-    from irbgen.benchmark import describe_error
     from irbgen.errors import BadInputError
     from irbgen.llm.settings import LLMSettings, priced
     from irbgen.preflight import check_endpoint_url
@@ -103,7 +102,11 @@ def _settings(
             timeout=timeout,
         )
     except ValidationError as error:
-        raise BadInputError(f"bad option: {describe_error(error)}") from None
+        problems = []
+        for item in error.errors()[:3]:
+            field = ".".join(str(part) for part in item["loc"])
+            problems.append(f"--{field.replace('_', '-')}: {item['msg']}")
+        raise BadInputError("; ".join(problems)) from None
     return priced(settings, *prices)
 
 

@@ -99,9 +99,9 @@ MAX_K = 1_000_000  # a cut-off beyond any corpus we rank; trec_eval's measure na
 def check_k(k: int) -> None:
     """Raise BadInputError unless k is an integer from 1 to MAX_K."""
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise BadInputError(f"k must be a positive integer, got {k!r}")
+        raise BadInputError(f"--k must be a positive integer, got {k!r}")
     if k > MAX_K:
-        raise BadInputError(f"k must be at most {MAX_K:,}, got {k}")
+        raise BadInputError(f"--k must be at most {MAX_K:,}, got {k}")
 
 
 def _require(module: str, what: str) -> None:

@@ -8,6 +8,7 @@ dump, a manifest, a cache or a log.
 from __future__ import annotations
 
 import ipaddress
+import math
 import os
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -114,8 +115,8 @@ def priced(settings: LLMSettings, per_1k_input: float | None, per_1k_output: flo
     if (per_1k_input is None) != (per_1k_output is None):
         raise BadInputError("--price-per-1k-input and --price-per-1k-output go together; give both")
     if per_1k_input is not None and per_1k_output is not None:
-        if per_1k_input < 0 or per_1k_output < 0:
-            raise BadInputError("--price-per-1k-input and --price-per-1k-output must be 0 or more")
+        if not all(math.isfinite(price) and price >= 0 for price in (per_1k_input, per_1k_output)):
+            raise BadInputError("--price-per-1k-input and --price-per-1k-output must be numbers, 0 or more")
         if settings.price() is None:
             price = ModelPrice(prompt=per_1k_input * 1000, completion=per_1k_output * 1000)
             settings = settings.model_copy(update={"prices": {**settings.prices, settings.model: price}})

@@ -279,11 +279,11 @@ def _check_arguments(
     second_judge: LLMSettings | None,
 ) -> None:
     if k < 1:
-        raise BadInputError(f"k must be at least 1, got {k}")
+        raise BadInputError(f"--k must be at least 1, got {k}")
     if limit is not None and limit < 0:
-        raise BadInputError(f"limit must be 0 or more, got {limit}")
+        raise BadInputError(f"--limit must be 0 or more, got {limit}")
     if max_steps < 1:
-        raise BadInputError(f"max_steps must be at least 1, got {max_steps}")
+        raise BadInputError(f"--max-steps must be at least 1, got {max_steps}")
     if max_context_tokens < 1:
         raise BadInputError(f"max_context_tokens must be at least 1, got {max_context_tokens}")
     if second_judge is not None and judge_settings is None:
