@@ -204,8 +204,28 @@ def build(**options: Any) -> None:
         with locked(out):
             prepare_run_dir(out, fingerprint, force=options["force"], keep=kept_on_force)
             manifest = run(config, out, progress)
+            _record_command(out / "manifest.json")
     line = summary_line(manifest, out) if source == "wikipedia-dump" else wikidata_summary(manifest, out)
     click.echo(line)
+
+
+def _record_command(path: Path) -> None:
+    """Put the command that rebuilds the run into RUN/manifest.json too, as the benchmark's card has it."""
+    import json
+
+    from irbgen.commandline import reproducing_command
+
+    if not path.is_file():
+        return
+    manifest = json.loads(path.read_bytes())
+    command = reproducing_command(manifest.get("source", ""), manifest.get("config") or {})
+    if command is None:
+        return
+    first = {key: manifest[key] for key in ("tool", "tool_version", "source") if key in manifest}
+    manifest = {**first, "command": command, **manifest}
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    tmp.replace(path)
 
 
 def build_fingerprint(source: str, config: Any) -> dict:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import shutil
@@ -93,6 +94,8 @@ def test_build_cards_reproduce(source: str, given: list[str], expected: list[str
     first, second = inputs(tmp_path / "a", *sample_files), inputs(tmp_path / "b", *sample_files)
     irbgen("build", "--source", source, *given, "--out", "run", cwd=first)
     words = rerun_from_card(first / "run" / "benchmark", second, "RUN", "run")
+    run_manifest = json.loads((first / "run" / "manifest.json").read_text())
+    assert run_manifest["command"] == shlex.join(words)  # the run directory's manifest says it too
     assert words[1:4] == ["build", "--source", source] and words[4:-2] == expected
     built, rebuilt = files(first / "run" / "benchmark"), files(second / "run" / "benchmark")
     assert len(built) >= 6 and built == rebuilt
