@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from irbgen.card import BenchmarkStats, Spread, render_card
-from irbgen.commandline import reproducing_command
+from irbgen.commandline import base_command, reproducing_command
 from irbgen.errors import BadInputError, IrbgenError, OutputExistsError, redact
 from irbgen.schema import Document, Manifest, Sample
 
@@ -99,8 +99,8 @@ def write_benchmark(
 ) -> BenchmarkStats:
     """Write a benchmark directory atomically from streams of documents and samples."""
     out = Path(out)
-    command = reproducing_command(manifest.source, manifest.config)
-    if command is not None:  # one place builds the command every card and manifest show
+    if manifest.command == base_command(manifest.source):  # a builder that named only its command
+        command = reproducing_command(manifest.source, manifest.config)
         manifest = manifest.model_copy(update={"command": command})
     with staged_directory(out, force) as tmp:
         stats = _write_files(tmp, documents, samples, manifest, description, licence)

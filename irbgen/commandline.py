@@ -50,15 +50,25 @@ def _same(value: Any, default: Any) -> bool:
     return value == default
 
 
+def base_command(source: str) -> str | None:
+    """The generator's command without options ("irbgen build --source wikipedia-dump"), if known."""
+    return COMMANDS[source][0] if source in COMMANDS else None
+
+
 def reproducing_command(source: str, config: dict[str, Any]) -> str | None:
-    """The command that rebuilds a benchmark of SOURCE from its recorded CONFIG; None for other sources."""
+    """The command that rebuilds a benchmark of SOURCE from its recorded CONFIG; None for other sources.
+
+    Builders that know only their bare command (see base_command) get this one from write_benchmark.
+    """
     if source not in COMMANDS:
         return None
     command, out, model = COMMANDS[source]
     defaults = _defaults(model)
     words = shlex.split(command)
     for name, value in config.items():
-        default = defaults.get(name, _UNSET)
+        if name not in defaults:  # a recorded value that is not an option (a count, a version)
+            continue
+        default = defaults[name]
         if value is None or _same(value, default):
             continue
         words += _flags(name, value)
