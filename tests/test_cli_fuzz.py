@@ -8,14 +8,18 @@ connection; the one model endpoint is a loopback stub server.
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 from pathlib import Path
 
 import click
 import pytest
 from click.testing import CliRunner
 
+from irbgen.audit.records import Judgment
 from irbgen.cli import main
+from irbgen.review.store import ReviewWriter
 from irbgen.testing.openai_server import OpenAIStubServer
 
 SAMPLES = Path(__file__).resolve().parents[1] / "data" / "samples"
@@ -60,8 +64,15 @@ def world(tmp_path_factory):
         ).exit_code
         == 0
     )
+    reviewed = root / "reviewed"  # a copy with one judgment, for `review --score` (no server is started)
+    shutil.copytree(bench, reviewed)
+    first = json.loads((reviewed / "samples.jsonl").read_text(encoding="utf-8").splitlines()[0])["id"]
+    ReviewWriter(reviewed, "fuzz").open()
+    ReviewWriter(reviewed, "fuzz").append(
+        first, Judgment(well_formed=True, answer_correct=True, supported=True, note="")
+    )
     with OpenAIStubServer() as server:
-        yield {"root": root, "bench": bench, "eval": evaluation, "server": server}
+        yield {"root": root, "bench": bench, "eval": evaluation, "server": server, "reviewed": reviewed}
 
 
 def bases(world, out: Path) -> dict[tuple[str, ...], tuple[list[str], list[str]]]:
@@ -85,6 +96,8 @@ def bases(world, out: Path) -> dict[tuple[str, ...], tuple[list[str], list[str]]
         ("report",): ([str(world["eval"])], ["--out", str(out)]),
         ("compare",): ([bench], ["--no-bm25"]),
         ("audit",): ([bench], ["--sample", "3", "--out", str(out)]),
+        # --score in every line: the fuzz checks the options' values, never starts the web server
+        ("review",): ([str(world["reviewed"])], ["--score", "--port", "0"]),
     }
 
 

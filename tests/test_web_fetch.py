@@ -561,14 +561,16 @@ def test_wayback_helpers() -> None:
 
 
 def test_per_host_politeness(server: _Server) -> None:
-    fetcher = local(host_delay=0.3, per_host=2)
+    # Arrival times are taken on the server, where a busy machine adds scheduling jitter: a long delay
+    # and a loose bound keep the check about politeness, not about the machine's load.
+    fetcher = local(host_delay=1.0, per_host=2)
     marker = f"polite{time.monotonic_ns()}"
     outcomes = run(fetch_all(fetcher, *(f"{server.base}/page.html?{marker}={i}" for i in range(3))))
     assert all(o.ok for o in outcomes)
     starts = sorted(t for path, t in server.times if marker in path)
     assert len(starts) == 3
     gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
-    assert min(gaps) >= 0.27, gaps
+    assert min(gaps) >= 0.6, gaps
 
 
 def test_constructor_does_no_io(tmp_path: Path) -> None:

@@ -81,7 +81,7 @@ def test_passages_linearise_label_description_and_statements():
     documents = {document.id: document for document in entity_documents(NEW)}
     lisbrook = documents["Q3#0"]
     assert lisbrook.text == (
-        "Lisbrook: city on the Amber coast. The country of Lisbrook is Norland. "
+        "Lisbrook: city on the Amber coast. The country where Lisbrook is located is Norland. "
         "The population of Lisbrook is 18,400 (as of 2020). "
         "The elevation above sea level of Lisbrook is 12.5 metre."
     )
@@ -95,9 +95,9 @@ def test_passages_linearise_label_description_and_statements():
     }
     assert (
         documents["Q1#0"].text
-        == "Ada Vance: Scottish chemist. The educated at of Ada Vance is Corran College."
+        == "Ada Vance: Scottish chemist. The school where Ada Vance was educated is Corran College."
     )
-    assert documents["Q2#0"].text.startswith("Corran College. The located in the administrative")
+    assert documents["Q2#0"].text.startswith("Corran College. The administrative region that contains")
     assert documents["Q5#0"].text == "Vell. Vell is also known as Vell Province."
     assert documents["Q10#0"].text == "Aster: capital of Norland."  # a tail-only entity still has a passage
 
@@ -149,12 +149,13 @@ def test_chunks_keep_every_token_in_order_within_the_limit(sentences, limit):
 
 
 def test_long_passage_is_chunked_into_numbered_documents():
-    documents = [d for d in entity_documents(NEW, chunk_tokens=12) if d.metadata["entity"] == "Q3"]
+    documents = [d for d in entity_documents(NEW, chunk_tokens=14) if d.metadata["entity"] == "Q3"]
     assert [d.id for d in documents] == ["Q3#0", "Q3#1", "Q3#2"]
     assert [d.metadata["chunk"] for d in documents] == [0, 1, 2]
-    assert documents[0].text == "Lisbrook: city on the Amber coast. The country of Lisbrook is Norland."
+    first = "Lisbrook: city on the Amber coast. The country where Lisbrook is located is Norland."
+    assert documents[0].text == first
     assert documents[1].text == "The population of Lisbrook is 18,400 (as of 2020)."
-    assert all(len(d.text.split()) <= 12 for d in documents)
+    assert all(len(d.text.split()) <= 14 for d in documents)
 
 
 # --- old and new snapshots ---------------------------------------------------------------------------
@@ -181,7 +182,8 @@ def test_conflicting_old_statements_get_their_own_passage():
     old = documents[3]
     assert old.text == (
         "Lisbrook: statements from an older snapshot of Wikidata, since changed. "
-        "The country of Lisbrook is Old Norland. The population of Lisbrook is 17,000 (as of 2010)."
+        "The country where Lisbrook is located is Old Norland. "
+        "The population of Lisbrook is 17,000 (as of 2010)."
     )
     assert old.metadata == {
         "entity": "Q3",
@@ -226,7 +228,7 @@ def hop(head: str, prop: str) -> ChainHop:
 
 def test_hop_evidence_picks_the_passages_holding_each_statement():
     documents = [
-        *entity_documents(NEW, old_kb=OLD, chunk_tokens=11),
+        *entity_documents(NEW, old_kb=OLD, chunk_tokens=8),
         *article_documents({"Q3": "Lisbrook is a city."}, NEW),
     ]
     by_entity = documents_by_entity(documents)
@@ -236,8 +238,8 @@ def test_hop_evidence_picks_the_passages_holding_each_statement():
         statement_sentence(NEW, chain.hops[2].statement)
         == "The population of Lisbrook is 18,400 (as of 2020)."
     )
-    # hop 1's sentence (12 tokens) is cut across Q2#1 and Q2#2; Q2#0 is only the label
-    assert hop_evidence(chain, by_entity) == [["Q1#1"], ["Q2#1", "Q2#2"], ["Q3#2"]]  # a literal adds nothing
+    # each hop's sentence (9 to 10 tokens) is cut across two passages; Q2#0 is only the label
+    assert hop_evidence(chain, by_entity) == [["Q1#1", "Q1#2"], ["Q2#1", "Q2#2"], ["Q3#2", "Q3#3"]]
     to_norland = Chain(id="c2", hops=[hop("Q2", "P131"), hop("Q3", "P17")])
     evidence = hop_evidence(to_norland, by_entity)
     assert evidence == [["Q2#1", "Q2#2"], ["Q3#1", "Q4#0"]]  # old passages and articles are never evidence

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from irbgen.cli_support import reporting_errors
+
+if TYPE_CHECKING:
+    from irbgen.audit.records import AuditScore
 
 DEFAULT_SAMPLE = 100
 MAX_LISTED_PROBLEMS = 50
@@ -68,9 +72,13 @@ def _sheet(benchmark: Path, size: int, seed: int, out: Path, force: bool) -> Non
 
 
 def _score(directory: Path, benchmark: Path | None) -> None:
-    from irbgen.audit.publish import CRITERION_LABELS, KIND_LABELS, interval, percent
-    from irbgen.audit.records import CRITERIA
     from irbgen.audit.score import SCORE, SheetError, score_sheet
+
+    if benchmark is None and (directory / "reviews").is_dir() and (directory / "samples.jsonl").is_file():
+        from irbgen.review.command import score_reviews_command  # a benchmark judged with irbgen review
+
+        score_reviews_command(directory)
+        return
 
     with reporting_errors():
         try:
@@ -82,15 +90,21 @@ def _score(directory: Path, benchmark: Path | None) -> None:
             if hidden > 0:
                 click.echo(f"({hidden} more not shown)", err=True)
             raise
+    header = score.header
+    echo_rates(score, f"audited {score.overall.judged} samples of {header.name} ({header.source})")
+    card = bench / "README.md"
+    click.echo(f"wrote {directory / SCORE} and the Audit section of {card} (its checksum in manifest.json)")
+
+
+def echo_rates(score: AuditScore, lead: str) -> None:
+    """Print LEAD with the valid rate, the rate per kind with Wilson intervals, and failures per criterion."""
+    from irbgen.audit.publish import CRITERION_LABELS, KIND_LABELS, interval, percent
+    from irbgen.audit.records import CRITERIA
+
     overall = score.overall
-    click.echo(
-        f"audited {overall.judged} samples of {score.header.name} ({score.header.source}): {overall.valid} "
-        f"valid, {percent(overall.rate)} {interval(overall)} (Wilson 95%)"
-    )
+    click.echo(f"{lead}: {overall.valid} valid, {percent(overall.rate)} {interval(overall)} (Wilson 95%)")
     for kind, rate in score.by_kind.items():
         share = f"{percent(rate.rate)} {interval(rate)}"
         click.echo(f"  {KIND_LABELS[kind]}: {rate.judged} judged, {rate.valid} valid, {share}")
     failed = ", ".join(f"{CRITERION_LABELS[name]} {overall.failed[name]}" for name in CRITERIA)
     click.echo(f"failed: {failed}")
-    card = bench / "README.md"
-    click.echo(f"wrote {directory / SCORE} and the Audit section of {card} (its checksum in manifest.json)")

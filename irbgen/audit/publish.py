@@ -29,15 +29,21 @@ def render_section(score: AuditScore) -> str:
         if header.size == header.population
         else f"{header.size} of {header.population} samples, drawn at random (seed {header.seed}),"
     )
-    rows = [("all", score.overall)] + [
-        (KIND_LABELS[kind], score.by_kind[kind]) for kind in KINDS if kind in score.by_kind
-    ]
-    lines = [
-        f"{HEADING}\n",
+    intro = (
         f"A reviewer judged {drawn} of `samples.jsonl` (sha256 `{header.samples_sha256[:12]}`) on three "
         "criteria: the question is well formed, the gold answer is correct (for a false premise: the "
         "premise really is false), and the evidence supports it. A sample is valid when all three hold; "
-        "intervals are Wilson 95% score intervals.\n",
+        "intervals are Wilson 95% score intervals.\n"
+    )
+    return "\n".join([f"{HEADING}\n", intro, *rate_tables(score)]) + "\n"
+
+
+def rate_tables(score: AuditScore) -> list[str]:
+    """The valid rate per kind and the failures per criterion, as Markdown table lines."""
+    rows = [("all", score.overall)] + [
+        (KIND_LABELS[kind], score.by_kind[kind]) for kind in KINDS if kind in score.by_kind
+    ]
+    return [
         "| kind | judged | valid | rate | 95% interval |",
         "|---|---|---|---|---|",
         *(
@@ -49,7 +55,6 @@ def render_section(score: AuditScore) -> str:
         "|---|---|",
         *(f"| {CRITERION_LABELS[name]} | {score.overall.failed[name]} |" for name in CRITERIA),
     ]
-    return "\n".join(lines) + "\n"
 
 
 def percent(value: float | None) -> str:
@@ -96,6 +101,12 @@ def _headings(lines: list[str]) -> dict[str, int]:
 
 def publish(benchmark: Path, score: AuditScore) -> None:
     """Write the Audit section into BENCHMARK/README.md and its new sha256 and size into manifest.json."""
+    publish_section(benchmark, render_section(score))
+
+
+def publish_section(benchmark: Path, section: str) -> None:
+    """Write SECTION (an Audit section) into BENCHMARK/README.md and its new sha256 and size into
+    manifest.json."""
     read_manifest(benchmark)
     card_file, manifest_file = benchmark / CARD, benchmark / MANIFEST
     if not card_file.is_file():
@@ -107,7 +118,7 @@ def publish(benchmark: Path, score: AuditScore) -> None:
         raise BadInputError(
             f"{card_file}: its sha256 does not match {MANIFEST}; run irbgen validate {benchmark} first"
         )
-    updated = splice_section(card.decode("utf-8"), render_section(score)).encode()
+    updated = splice_section(card.decode("utf-8"), section).encode()
     files[CARD] = _sha256(updated)
     if CARD in manifest.get("sizes", {}):  # readers check the listed sizes too
         manifest["sizes"][CARD] = len(updated)

@@ -14,6 +14,7 @@ are consumed one per request; rules (`add_rule`) apply to every request their pr
 from __future__ import annotations
 
 import json
+import select
 import socket
 import threading
 import time
@@ -56,6 +57,15 @@ class Fault:
             raise ValueError(
                 f"unknown fault {self.kind!r}: use a status 400-599 or one of {', '.join(SPECIAL_FAULTS)}"
             )
+
+
+def _client_gone(connection: socket.socket) -> bool:
+    """The client closed its side: the socket reads as end-of-file (or fails)."""
+    try:
+        readable, _, _ = select.select([connection], [], [], 0)
+        return bool(readable) and connection.recv(1, socket.MSG_PEEK) == b""
+    except OSError:
+        return True
 
 
 @dataclass
@@ -136,11 +146,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's naming
         stub = self.server.stub
-        stub._enter()
+        stub._enter(self)
         try:
             self._post(stub)
         finally:
-            stub._leave()
+            stub._leave(self)
 
     def _post(self, stub: OpenAIStubServer) -> None:
         token = stub._count(self.headers.get("Authorization"))
@@ -207,8 +217,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_bytes(200, b'{"id": "chatcmpl-malformed", "choices": [{"index": 0,,, "message": }')
             return True
         if fault.kind == "timeout":
-            self.server.stub._stop.wait(fault.seconds)
-            return False
+            return not self._hold(fault.seconds)
         status = int(fault.kind)
         message = fault.message or _DEFAULT_MESSAGES.get(status, f"error {status}")
         headers = {}
@@ -216,6 +225,22 @@ class _Handler(BaseHTTPRequestHandler):
             headers["Retry-After"] = str(fault.retry_after)
         self._send_error(status, message.replace("{api_key}", token), headers, code=fault.code)
         return True
+
+    def _hold(self, seconds: float) -> bool:
+        """Hold the reply for `seconds`; False when the client hung up first (it gave up waiting)."""
+        stub = self.server.stub
+        with stub._lock:
+            stub._held[id(self)] = self.connection
+        try:
+            deadline = time.monotonic() + seconds
+            while time.monotonic() < deadline and not stub._stop.is_set():
+                if _client_gone(self.connection):
+                    return False
+                stub._stop.wait(0.01)
+            return True
+        finally:
+            with stub._lock:
+                stub._held.pop(id(self), None)
 
     def _hang_up(self) -> None:
         self.close_connection = True
@@ -277,6 +302,8 @@ class OpenAIStubServer:
         self._requests = 0
         self._in_flight = 0
         self._max_in_flight = 0
+        self._held: dict[int, socket.socket] = {}  # handlers holding a "timeout" reply
+        self._gone: set[int] = set()  # of those, the ones whose client hung up
         self._auth_headers: list[str] = []
         self._bodies: list[dict[str, Any]] = []
         self._connections: set[socket.socket] = set()
@@ -414,14 +441,23 @@ class OpenAIStubServer:
             self._auth_headers.append(authorization or "")
         return (authorization or "").removeprefix("Bearer ").strip()
 
-    def _enter(self) -> None:
+    def _enter(self, handler: object) -> None:
         with self._lock:
+            # A held reply whose client hung up is no longer in flight: the client gave up on it
+            # before it sent this request, so counting it would blame the client's concurrency.
+            for key, connection in list(self._held.items()):
+                if key not in self._gone and _client_gone(connection):
+                    self._gone.add(key)
+                    self._in_flight -= 1
             self._in_flight += 1
             self._max_in_flight = max(self._max_in_flight, self._in_flight)
 
-    def _leave(self) -> None:
+    def _leave(self, handler: object) -> None:
         with self._lock:
-            self._in_flight -= 1
+            if id(handler) in self._gone:
+                self._gone.discard(id(handler))
+            else:
+                self._in_flight -= 1
 
     def _record(self, request: dict[str, Any]) -> None:
         with self._lock:

@@ -28,6 +28,7 @@ from irbgen.schema import Document
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.records import Chain, Statement, Value, WikidataEntity
 from irbgen.wikidata.vocabulary import load_units
+from irbgen.wikidata.wording import value_phrase
 
 DEFAULT_CHUNK_TOKENS = 512
 _ENTITY_ID = re.compile(r"^[QPL]\d+$")
@@ -118,11 +119,13 @@ def qualifier_text(labels: Labels, qualifiers: Mapping[str, list[str]]) -> str:
 
 
 def statement_sentence(labels: Labels, statement: Statement) -> str:
-    """One statement as a sentence: "The <property> of <head> is <tail> (<qualifiers>)."."""
+    """One statement as a sentence, worded as its questions are: "The capital of Germany is Berlin",
+    "The territory whose capital is Lisbon is Portugal" (not "The capital of of Lisbon")."""
     head = labels.label(statement.head)
     qualifiers = qualifier_text(labels, statement.qualifiers)
     tail = value_text(labels, statement.tail) + (f" {qualifiers}" if qualifiers else "")
-    return f"The {labels.label(statement.property)} of {head} is {tail}."
+    subject = value_phrase(statement.property, labels.label(statement.property), head)
+    return f"{subject[:1].upper()}{subject[1:]} is {tail}."
 
 
 def entity_header(entity: WikidataEntity) -> list[str]:

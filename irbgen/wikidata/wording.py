@@ -15,11 +15,14 @@ not written.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from irbgen.wikidata.answerable import Selection
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.records import Value
 from irbgen.wikidata.vocabulary import load_wordings
+
+if TYPE_CHECKING:  # answerable reads corpus, which words its sentences here
+    from irbgen.wikidata.answerable import Selection
 
 MAX_QUESTION_WORDS = 30
 HUMAN = "Q5"
@@ -74,14 +77,18 @@ def when_text(when: str) -> str:
     return f"on {when}" if re.match(r"^\d{1,2} [A-Z]", when) else f"in {when}"
 
 
+def value_phrase(property_id: str, property_label: str, subject: str) -> str:
+    """The noun phrase for the value of (subject, property): its template's, else `describe`'s."""
+    wording = load_wordings().get(property_id)
+    if wording is not None and wording.phrase:
+        return wording.phrase.format(x=subject)
+    return describe(property_label, subject)
+
+
 def phrase(kb: KnowledgeBase, selection: Selection, subject: str) -> str:
     """The noun phrase for the selected value of (subject, property), with its point in time."""
     property_id = selection.statement.property
-    wording = load_wordings().get(property_id)
-    if wording is not None and wording.phrase:
-        text = wording.phrase.format(x=subject)
-    else:
-        text = describe(kb.property_label(property_id), subject)
+    text = value_phrase(property_id, kb.property_label(property_id), subject)
     return f"{text} {when_text(selection.when)}" if selection.when else text
 
 
@@ -116,6 +123,8 @@ def question(kb: KnowledgeBase, selection: Selection, subject: str) -> str:
         if wording is not None and wording.question:
             return wording.question.format(x=subject)
         return f"{_question_word(kb, value)} is {phrase(kb, selection, subject)}?"
+    from irbgen.wikidata.answerable import Selection  # answerable reads corpus, which reads this module
+
     undated = Selection(selection.statement, selection.how)
     word = _question_word(kb, value)
     opening = when_text(selection.when)

@@ -1,0 +1,195 @@
+"""The review web app: one Starlette application over one benchmark, one reviewer and one session token.
+
+Routes: `/` goes to the first unjudged sample, `/sample/{id}` shows one sample, and `POST /judge`
+appends a judgment. Sample ids are only ever looked up in the index, never joined to a path, so no
+request can make the app read outside the benchmark directory.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from dataclasses import dataclass, field
+
+from pydantic import ValidationError
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from irbgen.audit.records import Judgment
+from irbgen.audit.sheet import draw
+from irbgen.errors import IrbgenError
+from irbgen.review.index import BenchmarkIndex, ChangedError
+from irbgen.review.page import Screen, judgment_status, render, render_message, sample_path
+from irbgen.review.store import Review, ReviewWriter
+from irbgen.review.view import build_view
+from irbgen.schema import Manifest
+
+TOKEN_HEADER = "X-Review-Token"
+MAX_BODY = 64 * 1024  # a judgment with a long note is a few KB
+LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "[::1]", "::1"]
+
+
+class JudgmentRequest(Judgment):
+    """What the page sends: a judgment and the sample it is for."""
+
+    sample: str
+
+
+@dataclass
+class Session:
+    """One reviewer's run of the app: the samples in review order, their judgments, and the token."""
+
+    index: BenchmarkIndex
+    manifest: Manifest
+    writer: ReviewWriter
+    order: list[str]
+    token: str = field(default_factory=lambda: secrets.token_urlsafe(32))
+    reviews: dict[str, Review] = field(default_factory=dict)
+    position: dict[str, int] = field(init=False)
+    complete: set[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.position = {sample_id: n for n, sample_id in enumerate(self.order)}
+        self.complete = {
+            sid for sid, review in self.reviews.items() if sid in self.position and not review.missing()
+        }
+
+    @classmethod
+    def open(
+        cls, index: BenchmarkIndex, manifest: Manifest, reviewer: str, size: int | None, seed: int
+    ) -> Session:
+        """Start a session: every sample in file order, or SIZE drawn with SEED as `irbgen audit` draws."""
+        ids = index.samples.ids
+        order = ids if size is None else [ids[n] for n in draw(len(ids), size, seed)]
+        writer = ReviewWriter(index.benchmark, reviewer)
+        return cls(index, manifest, writer, order, reviews=writer.open())
+
+    def judgment(self, sample_id: str) -> Judgment:
+        """This reviewer's latest judgment of the sample, or an empty one."""
+        review = self.reviews.get(sample_id)
+        return Judgment() if review is None else review.judgment()
+
+    def record(self, sample_id: str, judgment: Judgment) -> None:
+        """Append the judgment to the reviewer's file and remember it."""
+        self.reviews[sample_id] = self.writer.append(sample_id, judgment)
+        if judgment.missing():
+            self.complete.discard(sample_id)
+        else:
+            self.complete.add(sample_id)
+
+    def first_unjudged(self) -> str | None:
+        """The first sample in review order this reviewer has not fully judged."""
+        return next((sid for sid in self.order if sid not in self.complete), None)
+
+    def neighbour(self, sample_id: str, step: int, unjudged: bool) -> str | None:
+        """The next (step 1) or previous (step -1) sample; with UNJUDGED, the nearest unjudged (wrapping)."""
+        at = self.position[sample_id]
+        if not unjudged:
+            there = at + step
+            return self.order[there] if 0 <= there < len(self.order) else None
+        count = len(self.order)
+        for distance in range(1, count):
+            candidate = self.order[(at + step * distance) % count]
+            if candidate not in self.complete:
+                return candidate
+        return None
+
+
+def create_app(session: Session, allowed_hosts: list[str] | None = None) -> Starlette:
+    """The ASGI app for SESSION; requests whose Host is not loopback (or ALLOWED_HOSTS) get 400."""
+
+    async def home(request: Request) -> Response:
+        target = session.first_unjudged() or (session.order[0] if session.order else None)
+        if target is None:
+            return _html(404, "Nothing to review", "This benchmark has no samples.")
+        return RedirectResponse(sample_path(target), status_code=303)
+
+    async def sample_page(request: Request) -> Response:
+        sample_id = request.path_params["sample_id"]
+        if sample_id not in session.position:
+            return _html(404, "No such sample", "This review holds no sample with that id.")
+        nonce = secrets.token_urlsafe(16)
+        screen = Screen(
+            view=build_view(session.index, sample_id),
+            benchmark=session.manifest.name,
+            reviewer=session.writer.reviewer,
+            position=session.position[sample_id],
+            total=len(session.order),
+            judged=len(session.complete),
+            judgment=session.judgment(sample_id),
+            prev=session.neighbour(sample_id, -1, False),
+            next=session.neighbour(sample_id, 1, False),
+            prev_unjudged=session.neighbour(sample_id, -1, True),
+            next_unjudged=session.neighbour(sample_id, 1, True),
+            token=session.token,
+            nonce=nonce,
+        )
+        return HTMLResponse(render(screen), headers=_headers(nonce))
+
+    async def judge(request: Request) -> Response:
+        sent = request.headers.get(TOKEN_HEADER, "")
+        if not hmac.compare_digest(sent.encode(), session.token.encode()):
+            return JSONResponse({"error": "missing or wrong session token"}, status_code=403)
+        body = await request.body()
+        if len(body) > MAX_BODY:
+            return JSONResponse({"error": "request too large"}, status_code=413)
+        try:
+            sent_judgment = JudgmentRequest.model_validate_json(body)
+        except ValidationError as e:
+            return JSONResponse({"error": _first_error(e)}, status_code=422)
+        if sent_judgment.sample not in session.position:
+            return JSONResponse({"error": "no such sample in this review"}, status_code=404)
+        judgment = Judgment(**sent_judgment.model_dump(exclude={"sample"}))
+        session.record(sent_judgment.sample, judgment)
+        return JSONResponse(
+            {
+                "judged": len(session.complete),
+                "total": len(session.order),
+                "status": "saved · " + judgment_status(judgment),
+            }
+        )
+
+    routes = [
+        Route("/", home),
+        Route("/sample/{sample_id:path}", sample_page),
+        Route("/judge", judge, methods=["POST"]),
+    ]
+    hosts = LOOPBACK_HOSTS + list(allowed_hosts or [])
+    return Starlette(
+        routes=routes,
+        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)],
+        exception_handlers={IrbgenError: _failure},
+    )
+
+
+async def _failure(request: Request, error: Exception) -> Response:
+    """irbgen's own errors (a changed or broken file) as one line on a page, not a traceback."""
+    status = 409 if isinstance(error, ChangedError) else 500
+    return _html(status, "irbgen review cannot show this", str(error))
+
+
+def _headers(nonce: str) -> dict[str, str]:
+    policy = (
+        f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; connect-src 'self'; "
+        "img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    )
+    return {
+        "Content-Security-Policy": policy,
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+        "Cache-Control": "no-store",
+    }
+
+
+def _html(status: int, title: str, message: str) -> HTMLResponse:
+    nonce = secrets.token_urlsafe(16)
+    return HTMLResponse(render_message(title, message, nonce), status_code=status, headers=_headers(nonce))
+
+
+def _first_error(error: ValidationError) -> str:
+    item = error.errors()[0]
+    return f"{'.'.join(str(part) for part in item['loc'])}: {item['msg']}"
