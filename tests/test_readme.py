@@ -135,7 +135,7 @@ def test_the_readme_runs_top_to_bottom(workdir: Path) -> None:
             for command in filter(runnable, block.commands):
                 command = command.replace(README_URL, server.base_url)
                 done = subprocess.run(["bash", "-c", f"set -euo pipefail\n{command}"], cwd=workdir, env=env,
-                                      capture_output=True, text=True, timeout=900)
+                                      capture_output=True, text=True, timeout=300)
                 assert done.returncode == 0, f"README.md:{block.line}: {command}\n{done.stderr[-2000:]}"
                 assert "Traceback" not in done.stderr, f"README.md:{block.line}: {command}\n{done.stderr}"
                 ran += 1
