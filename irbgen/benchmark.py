@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from irbgen.card import BenchmarkStats, Spread, render_card
+from irbgen.commandline import base_command, reproducing_command
 from irbgen.errors import BadInputError, IrbgenError, OutputExistsError, redact
 from irbgen.schema import Document, Manifest, Sample
 
@@ -98,6 +99,9 @@ def write_benchmark(
 ) -> BenchmarkStats:
     """Write a benchmark directory atomically from streams of documents and samples."""
     out = Path(out)
+    if manifest.command == base_command(manifest.source):  # a builder that named only its command
+        command = reproducing_command(manifest.source, manifest.config)
+        manifest = manifest.model_copy(update={"command": command})
     with staged_directory(out, force) as tmp:
         stats = _write_files(tmp, documents, samples, manifest, description, licence)
     log.info("wrote %s: %d documents, %d samples, %d qrels", out, stats.documents, stats.samples, stats.qrels)
@@ -482,8 +486,17 @@ def iter_lines(file: Path, hasher: Any = None) -> Iterator[tuple[int, bytes]]:
 def _existing(path: Path, name: str) -> Path:
     file = path / name
     if not file.is_file():
-        raise BadInputError(f"{file}: no such file")
+        hint = run_directory_hint(path)
+        raise BadInputError(f"{path}: {hint}" if hint else f"{file}: no such file")
     return file
+
+
+def run_directory_hint(path: Path) -> str:
+    """For a build's run directory given where a benchmark is wanted: the benchmark inside it; else ''."""
+    inner = Path(path) / "benchmark"
+    if not (Path(path) / MANIFEST).is_file() and (inner / MANIFEST).is_file():
+        return f"a build's run directory, not a benchmark; did you mean {inner}?"
+    return ""
 
 
 def describe_error(error: ValidationError) -> str:

@@ -14,10 +14,19 @@ import click
 from irbgen.cli_support import progress_display, reporting_errors
 
 SOURCES = ("wikipedia-dump", "wikidata-dump")
-_NOT_CONFIG = {"source", "out", "force"}
+_NOT_CONFIG = {"source", "out", "force", "quiet"}
 # Options that change how fast a build runs or how it stops, never what it writes: a rerun may change them.
 NOT_IN_FINGERPRINT = frozenset(
-    {"processes", "llm_concurrency", "fetch_concurrency", "max_cost", "api_key_env", "facts_only"}
+    {
+        "processes",
+        "llm_concurrency",
+        "fetch_concurrency",
+        "max_cost",
+        "price_per_1k_input",
+        "price_per_1k_output",
+        "api_key_env",
+        "facts_only",
+    }
 )
 # What a forced start-over keeps: model replies already paid for and the record of what they cost;
 # fetched pages too, unless a setting that decides what is fetched changed.
@@ -69,6 +78,10 @@ def kept_on_force(changed: set[str]) -> dict[str, str]:
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True, help="Variable holding the key.")
 @click.option("--llm-concurrency", default=16, show_default=True, type=int, help="Model calls in flight.")
 @click.option("--max-cost", type=float, help="Stop cleanly once this many USD are spent.")
+@click.option(
+    "--price-per-1k-input", type=float, help="USD per 1,000 prompt tokens, for a model without a known price."
+)
+@click.option("--price-per-1k-output", type=float, help="USD per 1,000 completion tokens (with the above).")
 @click.option("--offline", is_flag=True, help="Fetch nothing: read cited pages only from WARC files.")
 @click.option("--warc", multiple=True, type=click.Path(path_type=Path), help="WARC file(s) of cited pages.")
 @click.option(
@@ -148,31 +161,28 @@ def kept_on_force(changed: set[str]) -> dict[str, str]:
     is_flag=True,
     help="Start --out over (model replies, the cost ledger and fetched pages are kept where still valid).",
 )
+@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 def build(**options: Any) -> None:
     """Build a benchmark from a real corpus: IRB-style from Wikipedia, MINTQA-style from Wikidata."""
     from pydantic import ValidationError
 
     from irbgen.benchmark import describe_error
-    from irbgen.errors import BadInputError, MissingExtraError
+    from irbgen.errors import BadInputError
+    from irbgen.extras import require
 
     source, out = options["source"], options["out"]
-    with reporting_errors(), progress_display(True) as progress:
+    with reporting_errors(), progress_display(not options["quiet"]) as progress:
         if options["llm"] is None:
             options["llm"] = "openai" if (options["base_url"] or options["model"]) else "rules"
         options["warc"] = list(options["warc"])
         if source == "wikipedia-dump":
+            require("wikipedia", "the Wikipedia build")
             from irbgen.irb.build import WikipediaBuildConfig as Config
             from irbgen.irb.build import build_wikipedia as run
         else:
-            try:
-                from irbgen.wikidata.build import WikidataBuildConfig as Config
-                from irbgen.wikidata.build import build_wikidata as run
-            except ImportError as error:
-                if (error.name or "irbgen").startswith("irbgen"):
-                    raise  # a bug in irbgen, not a missing package
-                raise MissingExtraError(
-                    f"the Wikidata build needs {error.name}: pip install -e '.[wikidata]'"
-                ) from None
+            require("wikidata", "the Wikidata build")
+            from irbgen.wikidata.build import WikidataBuildConfig as Config
+            from irbgen.wikidata.build import build_wikidata as run
         _refuse_foreign_flags(click.get_current_context(), Config.model_fields, source)
         values = {
             k: v
@@ -194,8 +204,28 @@ def build(**options: Any) -> None:
         with locked(out):
             prepare_run_dir(out, fingerprint, force=options["force"], keep=kept_on_force)
             manifest = run(config, out, progress)
+            _record_command(out / "manifest.json")
     line = summary_line(manifest, out) if source == "wikipedia-dump" else wikidata_summary(manifest, out)
     click.echo(line)
+
+
+def _record_command(path: Path) -> None:
+    """Put the command that rebuilds the run into RUN/manifest.json too, as the benchmark's card has it."""
+    import json
+
+    from irbgen.commandline import reproducing_command
+
+    if not path.is_file():
+        return
+    manifest = json.loads(path.read_bytes())
+    command = reproducing_command(manifest.get("source", ""), manifest.get("config") or {})
+    if command is None:
+        return
+    first = {key: manifest[key] for key in ("tool", "tool_version", "source") if key in manifest}
+    manifest = {**first, "command": command, **manifest}
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    tmp.replace(path)
 
 
 def build_fingerprint(source: str, config: Any) -> dict:

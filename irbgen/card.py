@@ -153,6 +153,11 @@ def _how_made(manifest: Manifest) -> str:
         f"`{manifest.source}` source with seed {seed}:\n",
         _code_block(manifest.command, ""),
     ]
+    if manifest.command.endswith((" --out OUT", " --out RUN")):
+        lines.append(
+            "This command rebuilds it byte for byte. Input files are recorded by name: run it in the folder "
+            "that holds them, with the last word replaced by the directory to write.\n"
+        )
     if manifest.config:
         rows = [(f"`{key}`", _value(manifest.config[key])) for key in sorted(manifest.config)]
         lines.append(_table(("setting", "value"), rows))

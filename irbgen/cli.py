@@ -39,6 +39,7 @@ def main(verbose: bool) -> None:
 @click.option("--friendship-k", type=float, help="Mean number of friends per person.  [default: 3]")
 @click.option("--duplicate-names/--unique-names", default=None, help="Allow two people to share a name.")
 @click.option("--easy-mode/--hard-mode", default=None, help="Only relations of difficulty 1.")
+@click.option("--sampling-attempts", type=int, help="Random walks tried per wanted question.  [default: 200]")
 @click.option(
     "--config",
     "config_path",
@@ -92,9 +93,13 @@ def phantom(
 @click.argument("directory", type=click.Path(path_type=Path))
 def validate(directory: Path) -> None:
     """Check a benchmark directory: files, records, ids, qrels, manifest counts and checksums."""
+    from irbgen.benchmark import run_directory_hint
     from irbgen.validation import validate_benchmark
 
     with reporting_errors():
+        hint = run_directory_hint(directory)
+        if hint:
+            raise BadInputError(f"{directory}: {hint}")
         report = validate_benchmark(directory)
     counts = ", ".join(f"{value:,} {name}" for name, value in report.counts.items())
     if report.ok:
@@ -124,7 +129,7 @@ def export(directory: Path, fmt: str, out: Path, force: bool, reviewed_only: boo
     """Export a benchmark directory to parquet or to a Hugging Face DatasetDict."""
     from irbgen.benchmark import consistent_read, staged_directory
     from irbgen.export import export_hf, export_parquet
-    from irbgen.validation import validate_benchmark
+    from irbgen.validation import invalid_benchmark, validate_benchmark
 
     with reporting_errors():
         if out.is_dir() and not out.is_symlink() and not any(out.iterdir()):
@@ -132,9 +137,7 @@ def export(directory: Path, fmt: str, out: Path, force: bool, reviewed_only: boo
         with consistent_read(directory), staged_directory(out, force) as tmp:
             report = validate_benchmark(directory)
             if not report.ok:
-                raise BadInputError(
-                    f"{directory}: not a valid benchmark ({report.problems[0]}); run irbgen validate"
-                )
+                raise invalid_benchmark(directory, report)
             keep = _reviewed(directory) if reviewed_only else None
             if fmt == "parquet":
                 written = [path.name for path in export_parquet(directory, tmp, keep)]

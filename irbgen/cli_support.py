@@ -28,6 +28,13 @@ def reporting_errors() -> Iterator[None]:
     except IrbgenError as error:
         click.echo(redact(f"irbgen: error: {error}"), err=True)
         sys.exit(error.exit_code)
+    except ModuleNotFoundError as error:
+        if (error.name or "irbgen").split(".")[0] == "irbgen":
+            raise  # a bug in irbgen, not a missing package
+        from irbgen.extras import missing_extra
+
+        click.echo(f"irbgen: error: {missing_extra(error.name)}", err=True)
+        sys.exit(1)
     except OSError as error:  # the disk or the OS refused (full, read-only, gone): one line, exit 1
         where = f"{error.filename}: " if error.filename else ""
         reason = error.strerror or type(error).__name__
@@ -47,24 +54,40 @@ class RedactingFormatter(logging.Formatter):
         return redact(super().format(record))
 
 
+def silent(stage: str, done: int, total: int | None) -> None:
+    """The progress callback that shows nothing."""
+
+
 @contextmanager
 def progress_display(enabled: bool) -> Iterator[Progress]:
-    """A progress callback drawn with rich on a terminal, silent elsewhere."""
+    """A progress callback drawn with rich on a terminal (stderr), silent elsewhere.
+
+    Each stage is a line with its bar, done/total, rate per second and time left.
+    """
     if not enabled or not sys.stderr.isatty():
-        yield lambda stage, done, total: None
+        yield silent
         return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
     from rich.progress import Progress as Bars
 
-    with Bars(transient=True) as bars:
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeRemainingColumn(),
+    )
+    with Bars(*columns, console=Console(stderr=True), transient=True) as bars:
         tasks: dict[str, int] = {}
 
         def update(stage: str, done: int, total: int | None) -> None:
             if stage not in tasks:
-                tasks[stage] = bars.add_task(stage, total=total)
-            if total is None:  # no end known (records of a dump shard): show the count itself
-                bars.update(tasks[stage], completed=done, description=f"{stage} {done:,}")
-            else:
-                bars.update(tasks[stage], completed=done, total=total)
+                tasks[stage] = bars.add_task(stage, total=total, rate="")
+            task = tasks[stage]
+            bars.update(task, completed=done, total=total)
+            speed = bars.tasks[task].speed
+            bars.update(task, rate=f"{speed:,.1f}/s" if speed else "")
 
         yield update
 

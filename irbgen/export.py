@@ -8,13 +8,14 @@ tables have flat, stable types. pyarrow and datasets are optional: `pip install 
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from irbgen.benchmark import iter_qrels, read_documents, read_queries, read_samples
-from irbgen.errors import MissingExtraError
+from irbgen.extras import missing_extra
 from irbgen.schema import Sample
 
 if TYPE_CHECKING:
@@ -65,7 +66,16 @@ def to_hf_datasets(path: Path, keep: set[str] | None = None) -> datasets.Dataset
 def export_hf(path: Path, out: Path, keep: set[str] | None = None) -> Path:
     """Save a benchmark directory as a Hugging Face DatasetDict at OUT (datasets.save_to_disk)."""
     out = Path(out)
-    to_hf_datasets(path, keep).save_to_disk(str(out))
+    hf = _datasets()
+    # datasets draws its own progress bars even off a terminal; they show only with -v (INFO logging).
+    shown = hf.is_progress_bar_enabled()
+    if not logging.getLogger("irbgen").isEnabledFor(logging.INFO):
+        hf.disable_progress_bars()
+    try:
+        to_hf_datasets(path, keep).save_to_disk(str(out))
+    finally:
+        if shown:
+            hf.enable_progress_bars()
     return out
 
 
@@ -135,9 +145,7 @@ def _pyarrow() -> tuple[Any, Any]:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError as e:
-        raise MissingExtraError(
-            "pyarrow is not installed; install it with: pip install 'irbgen[export]'"
-        ) from e
+        raise missing_extra(e.name or "pyarrow", "export") from None
     return pa, pq
 
 
@@ -145,7 +153,5 @@ def _datasets() -> Any:
     try:
         import datasets as hf
     except ImportError as e:
-        raise MissingExtraError(
-            "datasets is not installed; install it with: pip install 'irbgen[export]'"
-        ) from e
+        raise missing_extra(e.name or "datasets", "export --format hf") from None
     return hf

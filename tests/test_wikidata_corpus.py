@@ -130,7 +130,7 @@ def test_chunks_cut_between_sentences_and_only_cut_an_oversized_one():
     assert chunk_units(units, 5) == ["a b c. d e.", "f g h i j", "k l."]
     assert chunk_units(units, 100) == ["a b c. d e. f g h i j k l."]
     assert chunk_units([], 4) == []
-    with pytest.raises(BadInputError, match="chunk_tokens must be at least 1"):
+    with pytest.raises(BadInputError, match="--chunk-tokens must be at least 1"):
         chunk_units(units, 0)
 
 

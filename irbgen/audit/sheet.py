@@ -21,6 +21,7 @@ from irbgen.benchmark import (
     iter_lines,
     read_documents,
     read_manifest,
+    run_directory_hint,
     staged_directory,
 )
 from irbgen.errors import BadInputError
@@ -77,7 +78,8 @@ def check_benchmark(benchmark: Path) -> None:
     if not benchmark.is_dir():
         raise BadInputError(f"{benchmark}: not a directory")
     if not (benchmark / SAMPLES).is_file():
-        raise BadInputError(f"{benchmark}: not a benchmark directory (no {SAMPLES})")
+        hint = run_directory_hint(benchmark)
+        raise BadInputError(f"{benchmark}: {hint or f'not a benchmark directory (no {SAMPLES})'}")
 
 
 def scan_samples(benchmark: Path) -> tuple[int, str]:

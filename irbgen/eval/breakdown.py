@@ -7,7 +7,7 @@ measure. `aggregate` turns rows into the overall mean and the mean per attribute
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
 
 from irbgen.schema import Sample
@@ -58,13 +58,18 @@ def _sort_key(value: str) -> tuple[int, float, str]:
         return (1, 0.0, value)
 
 
-def aggregate(rows: Iterable[dict[str, Any]], measures: list[str]) -> dict[str, Any]:
+def aggregate(
+    rows: Iterable[dict[str, Any]], measures: list[str], optional: Collection[str] = ()
+) -> dict[str, Any]:
     """Mean of each measure overall and per attribute value.
 
-    Each row is {"query_id", "attributes": {name: value}, "metrics": {measure: float}}; a measure missing
-    from a row counts as 0, so every query in the benchmark weighs the same.
+    Each row is {"query_id", "attributes": {name: value}, "metrics": {measure: float}}. A measure missing
+    from a row counts as 0, so every query in the benchmark weighs the same, except an `optional` one
+    (the judge): a row without it is left out of its mean, which is None over no rows; "counts" (and
+    "<measure>_count" in each attribute cell) says how many rows that mean is over.
     """
     totals = dict.fromkeys(measures, 0.0)
+    counts = dict.fromkeys(measures, 0)
     count = 0
     groups: dict[str, dict[str, dict[str, float]]] = defaultdict(
         lambda: defaultdict(lambda: defaultdict(float))
@@ -72,19 +77,40 @@ def aggregate(rows: Iterable[dict[str, Any]], measures: list[str]) -> dict[str, 
     for row in rows:
         count += 1
         metrics = row.get("metrics", {})
+        attributes = row.get("attributes", {})
         for measure in measures:
-            value = float(metrics.get(measure, 0.0))
+            if metrics.get(measure) is None and measure in optional:
+                continue
+            value = float(metrics.get(measure) or 0.0)
             totals[measure] += value
-            for name, attribute in row.get("attributes", {}).items():
+            counts[measure] += 1
+            for name, attribute in attributes.items():
                 groups[name][attribute][measure] += value
-        for name, attribute in row.get("attributes", {}).items():
+                groups[name][attribute][f"{measure}_count"] += 1
+        for name, attribute in attributes.items():
             groups[name][attribute]["count"] += 1
-    overall = {measure: (totals[measure] / count if count else 0.0) for measure in measures}
-    by: dict[str, dict[str, dict[str, float]]] = {}
+    overall = {
+        measure: _mean(totals[measure], counts[measure]) if measure in optional
+        else totals[measure] / (count or 1)
+        for measure in measures
+    }
+    by: dict[str, dict[str, dict[str, float | None]]] = {}
     for name in sorted(groups):
         by[name] = {}
         for attribute in sorted(groups[name], key=_sort_key):
             sums = groups[name][attribute]
-            n = int(sums["count"])
-            by[name][attribute] = {measure: sums[measure] / n for measure in measures} | {"count": n}
-    return {"queries": count, "overall": overall, "by": by}
+            cell: dict[str, float | None] = {}
+            for measure in measures:
+                n = int(sums[f"{measure}_count"])
+                cell[measure] = _mean(sums[measure], n)
+                if measure in optional:
+                    cell[f"{measure}_count"] = n
+            by[name][attribute] = cell | {"count": int(sums["count"])}
+    summary: dict[str, Any] = {"queries": count, "overall": overall, "by": by}
+    if optional:
+        summary["counts"] = {measure: counts[measure] for measure in measures if measure in optional}
+    return summary
+
+
+def _mean(total: float, n: int) -> float | None:
+    return total / n if n else None

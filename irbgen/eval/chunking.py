@@ -36,11 +36,13 @@ class Chunk:
 def check_chunking(chunk_tokens: int, overlap: int) -> None:
     """Raise BadInputError unless windows of chunk_tokens tokens can advance with this overlap."""
     if isinstance(chunk_tokens, bool) or not isinstance(chunk_tokens, int) or chunk_tokens < 1:
-        raise BadInputError(f"chunk_tokens must be a positive integer, got {chunk_tokens!r}")
+        raise BadInputError(f"--chunk-tokens must be a positive integer, got {chunk_tokens!r}")
     if isinstance(overlap, bool) or not isinstance(overlap, int) or overlap < 0:
-        raise BadInputError(f"overlap must be a non-negative integer, got {overlap!r}")
+        raise BadInputError(f"--chunk-overlap must be 0 or more, got {overlap!r}")
     if overlap >= chunk_tokens:
-        raise BadInputError(f"overlap ({overlap}) must be smaller than chunk_tokens ({chunk_tokens})")
+        raise BadInputError(
+            f"--chunk-overlap ({overlap}) must be smaller than --chunk-tokens ({chunk_tokens})"
+        )
 
 
 def chunk_documents(documents: Iterable[Document], chunk_tokens: int = 512, overlap: int = 32) -> list[Chunk]:

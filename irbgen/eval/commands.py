@@ -6,7 +6,12 @@ from pathlib import Path
 
 import click
 
-from irbgen.cli_support import reporting_errors
+from irbgen.cli_support import progress_display, reporting_errors
+
+# The registries' keys, kept here so that --help does not import numpy and the retrievers; a test checks
+# that they match irbgen.eval.retrievers.RETRIEVERS and irbgen.eval.qa.methods.METHODS.
+RETRIEVER_NAMES = ("bm25", "dense", "hybrid")
+METHOD_NAMES = ("closed-book", "cot", "cot-rag", "in-context", "rag", "react")
 
 
 @click.group(name="eval")
@@ -16,7 +21,7 @@ def eval_group() -> None:
 
 @eval_group.command()
 @click.option("--benchmark", required=True, type=click.Path(path_type=Path), help="Benchmark directory.")
-@click.option("--retriever", default="bm25", show_default=True, help="bm25, dense or hybrid.")
+@click.option("--retriever", default="bm25", show_default=True, type=click.Choice(RETRIEVER_NAMES))
 @click.option("--k", default=10, show_default=True, type=int, help="Cut-off for the measures and the run.")
 @click.option("--chunk-tokens", default=512, show_default=True, type=int, help="Tokens per chunk.")
 @click.option("--chunk-overlap", default=32, show_default=True, type=int, help="Tokens shared by chunks.")
@@ -32,6 +37,7 @@ def eval_group() -> None:
 )
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Evaluation directory to write.")
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 def retrieval(
     benchmark: Path,
     retriever: str,
@@ -42,12 +48,13 @@ def retrieval(
     negatives: int,
     out: Path,
     force: bool,
+    quiet: bool,
 ) -> None:
-    """Rank the corpus for every question; report nDCG, recall, MRR and MAP (trec_eval semantics)."""
+    """Rank the corpus for every question; report nDCG@k, R@k, RR@k and AP (trec_eval semantics)."""
     from irbgen.eval.retrieval import evaluate_retrieval
 
     options = {"model_path": model_path} if model_path is not None else {}
-    with reporting_errors():
+    with reporting_errors(), progress_display(not quiet) as progress:
         metrics = evaluate_retrieval(
             benchmark,
             out,
@@ -57,6 +64,7 @@ def retrieval(
             chunk_overlap=chunk_overlap,
             force=force,
             negatives=negatives,
+            progress=progress,
             **options,
         )
     overall = ", ".join(f"{name} {value:.4f}" for name, value in metrics["overall"].items())
@@ -72,19 +80,19 @@ def _settings(
     max_cost: float | None,
     cache_dir: Path | None,
     timeout: float,
+    prices: tuple[float | None, float | None] = (None, None),
 ):
     from pydantic import ValidationError
 
-    from irbgen.benchmark import describe_error
     from irbgen.errors import BadInputError
-    from irbgen.llm.settings import LLMSettings
+    from irbgen.llm.settings import LLMSettings, priced
     from irbgen.preflight import check_endpoint_url
 
     check_endpoint_url(base_url)
     if cache_dir is not None and cache_dir.exists() and not cache_dir.is_dir():
         raise BadInputError(f"{cache_dir}: exists and is not a directory (--cache-dir)")
     try:
-        return LLMSettings(
+        settings = LLMSettings(
             model=model,
             base_url=base_url,
             api_key_env=api_key_env,
@@ -94,7 +102,12 @@ def _settings(
             timeout=timeout,
         )
     except ValidationError as error:
-        raise BadInputError(f"bad option: {describe_error(error)}") from None
+        problems = []
+        for item in error.errors()[:3]:
+            field = ".".join(str(part) for part in item["loc"])
+            problems.append(f"--{field.replace('_', '-')}: {item['msg']}")
+        raise BadInputError("; ".join(problems)) from None
+    return priced(settings, *prices)
 
 
 @eval_group.command()
@@ -102,18 +115,29 @@ def _settings(
 @click.option(
     "--method",
     required=True,
-    help="closed-book, in-context, rag, cot, cot-rag or react.",
+    type=click.Choice(METHOD_NAMES),
+    help="What the model sees (see the README).",
 )
 @click.option("--model", required=True, help="Model name the endpoint serves.")
 @click.option("--base-url", help="OpenAI-compatible endpoint (default: OpenAI's).")
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True, help="Variable holding the key.")
 @click.option("--k", default=4, show_default=True, type=int, help="Documents retrieved for rag and cot-rag.")
 @click.option("--limit", type=int, help="Evaluate only the first N samples.")
-@click.option("--retriever", default="bm25", show_default=True, help="Retriever for rag, cot-rag and react.")
+@click.option(
+    "--retriever",
+    default="bm25",
+    show_default=True,
+    type=click.Choice(RETRIEVER_NAMES),
+    help="Retriever for rag, cot-rag and react.",
+)
 @click.option("--max-steps", default=20, show_default=True, type=int, help="ReAct step limit.")
 @click.option("--concurrency", default=8, show_default=True, type=int, help="Requests in flight at once.")
 @click.option("--timeout", default=60.0, show_default=True, type=float, help="Seconds per request.")
 @click.option("--max-cost", type=float, help="Stop cleanly once this many USD are spent.")
+@click.option(
+    "--price-per-1k-input", type=float, help="USD per 1,000 prompt tokens, for a model without a known price."
+)
+@click.option("--price-per-1k-output", type=float, help="USD per 1,000 completion tokens (with the above).")
 @click.option("--judge-model", help="Model that labels answers correct / incorrect / not attempted.")
 @click.option("--judge-base-url", help="Endpoint of the judge (default: --base-url).")
 @click.option("--second-judge-model", help="A second judge whose verdicts are averaged with the first.")
@@ -122,6 +146,7 @@ def _settings(
     "--out", required=True, type=click.Path(path_type=Path), help="Evaluation directory (resumable)."
 )
 @click.option("--force", is_flag=True, help="Start --out over instead of resuming (the cost ledger is kept).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 def qa(
     benchmark: Path,
     method: str,
@@ -135,12 +160,15 @@ def qa(
     concurrency: int,
     timeout: float,
     max_cost: float | None,
+    price_per_1k_input: float | None,
+    price_per_1k_output: float | None,
     judge_model: str | None,
     judge_base_url: str | None,
     second_judge_model: str | None,
     cache_dir: Path | None,
     out: Path,
     force: bool,
+    quiet: bool,
 ) -> None:
     """Ask an LLM every question; score answer sets (F1, EM), containment and a judge. Resumable."""
     from irbgen.eval.qa.run import run_qa
@@ -150,9 +178,10 @@ def qa(
     def settings(name: str | None, url: str | None):
         if name is None:
             return None
-        return _settings(name, url, api_key_env, concurrency, max_cost, cache, timeout)
+        prices = (price_per_1k_input, price_per_1k_output)
+        return _settings(name, url, api_key_env, concurrency, max_cost, cache, timeout, prices)
 
-    with reporting_errors():
+    with reporting_errors(), progress_display(not quiet) as progress:
         summary = run_qa(
             benchmark,
             out,
@@ -165,6 +194,7 @@ def qa(
             retriever=retriever,
             max_steps=max_steps,
             resume=not force,
+            progress=progress,
         )
     click.echo(_qa_summary(method, model, out, summary))
 
@@ -179,6 +209,10 @@ def _qa_summary(method: str, model: str, out: Path, summary: dict) -> str:
         f"; {failed} failed calls recorded in predictions.jsonl (rerun to retry them)" if failed else ""
     )
     queries = summary.get("queries", 0)
+    if summary.get("judge"):
+        from irbgen.eval.qa.judge import judged_text
+
+        scores += f"; {judged_text(summary['judge'])}"
     return f"{method} with {model} on {queries:,} questions: {scores} [{spent}]{failures} -> {out}"
 
 

@@ -12,6 +12,7 @@ import re
 import statistics
 import tempfile
 from collections import Counter
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -31,14 +32,37 @@ STOPWORDS = frozenset(
 )
 ANSWER_TYPES = ("numeric", "date", "name_or_text")
 BM25_MEASURE = "nDCG@10"
+NONE = "(none)"  # the value of a sample without one (a Wikidata sample has no difficulty)
 _TOKEN = re.compile(r"[^\W_]+")  # runs of letters and digits, any script
 _NUMERIC = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
 _DATE = re.compile(r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])")
+# Spellings of one date that generators write side by side ("15 July 1968", "July 15, 1968", "1968-07-15").
+_DATE_FORMATS = ("%Y-%m-%d", "%d %B %Y", "%B %d, %Y", "%d %b %Y", "%b %d, %Y", "%B %Y")
+_LEADING_NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?=\s|$)")
+_PUNCTUATION = re.compile(r"[^\w\s]")
 
 
 def content_tokens(text: str) -> set[str]:
     """Distinct lowercase alphanumeric tokens of a text, stopwords left out."""
     return {token for token in _TOKEN.findall(text.lower()) if token not in STOPWORDS}
+
+
+def answer_key(answer: str) -> tuple[str, str]:
+    """(type, canonical value) of an answer, so that spellings of one value count once.
+
+    Dates in the usual spellings become YYYY-MM-DD; a number (with or without thousands separators, or
+    followed by a unit: "92 minute") becomes its value; other text is lowercased without punctuation.
+    """
+    text = " ".join(answer.split())
+    for layout in _DATE_FORMATS:
+        try:
+            return "date", datetime.strptime(text, layout).date().isoformat()
+        except ValueError:
+            continue
+    number = _LEADING_NUMBER.match(text)
+    if number:
+        return "numeric", repr(float(number.group().replace(",", "")))
+    return "name_or_text", " ".join(_PUNCTUATION.sub(" ", text.lower()).split())
 
 
 def answer_type(answer: str) -> str:
@@ -76,8 +100,11 @@ def _compare(bench_dirs: list[Path], bm25: bool) -> dict[str, Any]:
         if names[profile["name"]] > 1:
             profile["name"] = f"{profile['name']} ({profile['path']})"
     notes = [
-        "Answers per question count every sample, false-premise ones (no answers) included.",
-        "Answer types count every answer: numeric (3, -1.5, 1,024), date (YYYY-MM-DD), else name or text.",
+        "Answers per question count every sample, false-premise ones (no answers) included, and count "
+        "distinct answers: spellings of one date (15 July 1968, 1968-07-15) or one number (1,024, 1024, "
+        "1024 metres) count once; other names and aliases count apart.",
+        "Answer types count each distinct answer once: numeric, date (in any of the usual spellings), "
+        "else name or text.",
         "Lexical overlap: the share of a question's distinct content words (lowercase, alphanumeric, "
         "stopwords left out) found in the text of its evidence documents, averaged over the samples that "
         "have evidence and content words.",
@@ -85,7 +112,7 @@ def _compare(bench_dirs: list[Path], bm25: bool) -> dict[str, Any]:
     if bm25:
         notes.append(f"BM25 {BM25_MEASURE}: irbgen.eval.retrieval with retriever bm25 and k 10.")
     else:
-        notes.append("BM25 was not run (bm25=False).")
+        notes.append("BM25 was not run (--no-bm25).")
     return {"benchmarks": profiles, "notes": notes}
 
 
@@ -105,9 +132,10 @@ def profile_benchmark(path: Path, bm25: bool = True) -> dict[str, Any]:
         hops[str(sample.hops)] += 1
         difficulty[_key(sample.difficulty)] += 1
         question_types[_key(sample.attributes.question_type)] += 1
-        answers[len(sample.answers)] += 1
-        for answer in sample.answers:
-            types[answer_type(answer)] += 1
+        distinct = {answer_key(answer) for answer in sample.answers}
+        answers[len(distinct)] += 1
+        for kind, _ in distinct:
+            types[kind] += 1
         lengths.append(len(sample.question.split()))
         false_premise += sample.false_premise
         words = content_tokens(sample.question)
@@ -171,7 +199,7 @@ def _bm25(path: Path) -> float:
 
 def _key(value: Any) -> str:
     if value is None:
-        return "(none)"
+        return NONE
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
@@ -232,10 +260,15 @@ def _write(result: dict[str, Any], tmp: Path) -> None:
             f"{title} distribution",
             title,
             "share of samples",
-            tuple(Series(profile["name"], _shares(profile[key])) for profile in profiles),
+            tuple(
+                Series(profile["name"], _shares(profile[key]))
+                for profile in profiles
+                if _shares(profile[key])
+            ),
         )
         for key, title in (("hops", "hops"), ("difficulty", "difficulty"))
     ]
+    panels = [panel for panel in panels if panel.series]
     top = max((y for panel in panels for series in panel.series for _, y in series.points), default=1.0)
     line_chart(tmp / "distributions.png", panels, ylim=(0.0, top * 1.1))
     blocks = [
@@ -256,8 +289,9 @@ def _write(result: dict[str, Any], tmp: Path) -> None:
 
 
 def _shares(counts: dict[str, int]) -> tuple[tuple[str, float], ...]:
+    """Each value's share of the samples; samples without a value ("(none)") are not a point to plot."""
     total = sum(counts.values())
-    return tuple((value, count / total) for value, count in counts.items()) if total else ()
+    return tuple((value, n / total) for value, n in counts.items() if value != NONE) if total else ()
 
 
 def _count_share(profile: dict[str, Any], key: str, value: str) -> str:

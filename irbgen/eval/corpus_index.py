@@ -13,7 +13,7 @@ from typing import Any
 from irbgen.benchmark import read_documents
 from irbgen.errors import BadInputError
 from irbgen.eval.chunking import check_chunking, chunk_documents
-from irbgen.eval.retrievers import Retriever, build_retriever
+from irbgen.eval.retrievers import Progress, Retriever, build_retriever, silent
 from irbgen.schema import Document
 
 
@@ -38,11 +38,12 @@ class SearchIndex:
         retriever: str = "bm25",
         chunk_tokens: int = 512,
         overlap: int = 32,
+        progress: Progress = silent,
         **options: Any,
     ) -> SearchIndex:
         """Read a benchmark directory's corpus and index it with the named retriever."""
         return cls.from_documents(
-            read_documents(Path(benchmark_dir)), retriever, chunk_tokens, overlap, **options
+            read_documents(Path(benchmark_dir)), retriever, chunk_tokens, overlap, progress, **options
         )
 
     @classmethod
@@ -52,14 +53,17 @@ class SearchIndex:
         retriever: str = "bm25",
         chunk_tokens: int = 512,
         overlap: int = 32,
+        progress: Progress = silent,
         **options: Any,
     ) -> SearchIndex:
-        """Index documents already in memory with the named retriever."""
+        """Index documents already in memory with the named retriever (PROGRESS hears the indexing)."""
         check_chunking(chunk_tokens, overlap)
         engine = build_retriever(retriever, **options)
         docs = list(documents)
         index = cls(docs, engine)
+        engine.progress = progress
         engine.index(chunk_documents(docs, chunk_tokens, overlap))
+        engine.progress = silent  # one query at a time from here: not worth a display
         return index
 
     def __len__(self) -> int:

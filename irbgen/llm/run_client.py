@@ -27,18 +27,20 @@ class LLMOptions(BaseModel):
     api_key_env: str = "OPENAI_API_KEY"
     llm_concurrency: int = Field(16, ge=1)
     max_cost: float | None = None
+    price_per_1k_input: float | None = None
+    price_per_1k_output: float | None = None
 
 
 def run_settings(config: LLMOptions, run_dir: Path | None) -> Any:
     """The LLMSettings of a build config with --llm openai; a bad value is one line naming the flag."""
     from pydantic import ValidationError
 
-    from irbgen.llm.settings import LLMSettings
+    from irbgen.llm.settings import LLMSettings, priced
 
     if not config.model:
         raise BadInputError("--llm openai needs --model")
     try:
-        return LLMSettings(
+        settings = LLMSettings(
             base_url=config.base_url,
             model=config.model,
             api_key_env=config.api_key_env,
@@ -53,6 +55,7 @@ def run_settings(config: LLMOptions, run_dir: Path | None) -> Any:
             field = ".".join(str(part) for part in item["loc"])
             problems.append(f"--{flags.get(field, field).replace('_', '-')}: {item['msg']}")
         raise BadInputError("; ".join(problems)) from None
+    return priced(settings, config.price_per_1k_input, config.price_per_1k_output)
 
 
 def run_client(config: LLMOptions, run_dir: Path) -> Any:

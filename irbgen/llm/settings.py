@@ -8,6 +8,7 @@ dump, a manifest, a cache or a log.
 from __future__ import annotations
 
 import ipaddress
+import math
 import os
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -91,7 +92,7 @@ class LLMSettings(BaseModel):
             return LOCAL_PLACEHOLDER_KEY
         raise BadInputError(
             f"environment variable {self.api_key_env} is not set; it must hold the API key for "
-            f"{self.endpoint} (choose another variable with api_key_env)"
+            f"{self.endpoint} (choose another variable with --api-key-env)"
         )
 
     def price(self, model: str | None = None) -> ModelPrice | None:
@@ -104,3 +105,24 @@ class LLMSettings(BaseModel):
         if price is None:
             return None
         return (usage.prompt_tokens * price.prompt + usage.completion_tokens * price.completion) / 1_000_000
+
+
+def priced(settings: LLMSettings, per_1k_input: float | None, per_1k_output: float | None) -> LLMSettings:
+    """SETTINGS with the price given on the command line for a model irbgen has no price for.
+
+    A budget (--max-cost) on a model with no price is refused: its spending could not be counted.
+    """
+    if (per_1k_input is None) != (per_1k_output is None):
+        raise BadInputError("--price-per-1k-input and --price-per-1k-output go together; give both")
+    if per_1k_input is not None and per_1k_output is not None:
+        if not all(math.isfinite(price) and price >= 0 for price in (per_1k_input, per_1k_output)):
+            raise BadInputError("--price-per-1k-input and --price-per-1k-output must be numbers, 0 or more")
+        if settings.price() is None:
+            price = ModelPrice(prompt=per_1k_input * 1000, completion=per_1k_output * 1000)
+            settings = settings.model_copy(update={"prices": {**settings.prices, settings.model: price}})
+    if settings.max_cost is not None and settings.price() is None:
+        raise BadInputError(
+            f"--max-cost: irbgen has no price for model {settings.model!r}, so it could not count what is "
+            "spent; give --price-per-1k-input and --price-per-1k-output (USD per 1,000 tokens)"
+        )
+    return settings

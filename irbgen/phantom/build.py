@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from irbgen import __version__
+from irbgen.commandline import reproducing_command
 from irbgen.errors import BadInputError
 from irbgen.phantom.articles import articles, document_ids
 from irbgen.phantom.config import PhantomConfig
@@ -40,14 +41,8 @@ class PhantomBuild:
 
 
 def command_line(config: PhantomConfig) -> str:
-    """The command that reproduces `config` (output path left out so the manifest does not depend on it)."""
-    flags = [
-        f"--{name.replace('_', '-')} {value}"
-        for name, value in config.model_dump().items()
-        if not isinstance(value, bool)
-    ]
-    flags += [f"--{name.replace('_', '-')}" for name, value in config.model_dump().items() if value is True]
-    return "irbgen phantom " + " ".join(flags)
+    """The command that reproduces `config`, writing to OUT (so the manifest does not depend on the path)."""
+    return reproducing_command("phantom", config.model_dump()) or ""
 
 
 def _people_named(universe: Universe) -> dict[str, np.ndarray]:
@@ -85,6 +80,12 @@ def check_request(config: PhantomConfig) -> None:
         raise BadInputError(
             f"--depth {config.depth}: at most {max_depth()} (the grammar is expanded recursively; "
             "depth 20 already gives 50 templates)"
+        )
+    if not templates(config.depth):
+        shallowest = next(depth for depth in range(1, 100) if templates(depth))
+        raise BadInputError(
+            f"--depth {config.depth}: the grammar gives no question templates below depth {shallowest} "
+            f"({len(templates(shallowest))} at depth {shallowest}), so no question could be written"
         )
     bank = len(EASY_RELATIONS if config.easy_mode else RELATIONS)
     for template in templates(config.depth):

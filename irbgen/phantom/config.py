@@ -35,9 +35,14 @@ class PhantomConfig(BaseModel):
     )
 
 
-def _describe(error: ValidationError) -> str:
+def _describe(error: ValidationError, flags: dict[str, Any], path: Path | None) -> str:
+    """The first problem, named as the user wrote it: the flag, or the key of the --config file."""
     first = error.errors()[0]
     where = ".".join(str(part) for part in first["loc"]) or "config"
+    if where in flags or path is None:
+        where = "--" + where.replace("_", "-")
+    else:
+        where = f"{path}: {where}"
     return f"{where}: {first['msg']}"
 
 
@@ -57,9 +62,9 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> PhantomConfig:
         if not isinstance(table, dict):
             raise BadInputError(f"{path}: [phantom] must be a table")
         values.update(table)
-    values.update({key: value for key, value in overrides.items() if value is not None})
+    flags = {key: value for key, value in overrides.items() if value is not None}
+    values.update(flags)
     try:
         return PhantomConfig(**values)
     except ValidationError as error:
-        source = f"{path}: " if path is not None else ""
-        raise BadInputError(f"{source}{_describe(error)}") from error
+        raise BadInputError(_describe(error, flags, path)) from None

@@ -150,7 +150,7 @@ def pack_units(units: Sequence[str], chunk_tokens: int = DEFAULT_CHUNK_TOKENS) -
     """Sentences (or paragraphs) packed into texts of at most `chunk_tokens` whitespace tokens, in order,
     each with the indexes of the units it holds a part of."""
     if chunk_tokens < 1:
-        raise BadInputError(f"chunk_tokens must be at least 1, got {chunk_tokens}")
+        raise BadInputError(f"--chunk-tokens must be at least 1, got {chunk_tokens}")
     chunks: list[tuple[list[str], list[int]]] = []
     tokens: list[str] = []
     held: list[int] = []

@@ -436,7 +436,7 @@ def read_wikidata_dump(
             f"shard must be in 0..{shards - 1} and shards >= 1, got shard {shard} of {shards}"
         )
     if limit is not None and limit < 0:
-        raise BadInputError(f"limit must be >= 0, got {limit}")
+        raise BadInputError(f"--limit must be 0 or more, got {limit}")
     opener = _OPENERS[dump_compression(path)]
     if not path.is_file():
         raise BadInputError(f"{path}: no such dump file")

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from irbgen.errors import BadInputError, MissingExtraError
+from irbgen.errors import BadInputError
+from irbgen.extras import missing_extra
 from irbgen.irb.records import Page
 from irbgen.wikipedia.wikitext import parse_article, split_sentences
 
@@ -149,10 +150,7 @@ def _import_transformers() -> tuple[Any, Any]:
         import torch
         import transformers
     except ImportError as exc:
-        raise MissingExtraError(
-            f"REBEL extraction needs transformers and torch: pip install 'irbgen[{EXTRA}]' "
-            "(install CPU torch first: pip install torch --index-url https://download.pytorch.org/whl/cpu)"
-        ) from exc
+        raise missing_extra(exc.name or "transformers", "REBEL extraction", EXTRA) from None
     return torch, transformers
 
 

@@ -86,7 +86,7 @@ class PageFilter:
             if value is not None:
                 _parse_date(value, f"--{name.replace('_', '-')}")
         if self.limit is not None and self.limit < 0:
-            raise BadInputError(f"limit must be >= 0, got {self.limit}")
+            raise BadInputError(f"--limit must be 0 or more, got {self.limit}")
         if self.titles is not None:
             object.__setattr__(self, "titles", frozenset(normalize_title(t) for t in self.titles))
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from irbgen.errors import MissingExtraError
+from irbgen.extras import missing_extra
 from irbgen.irb.records import Citation
 
 if TYPE_CHECKING:
@@ -67,9 +67,7 @@ def load_mwp() -> Any:
         import mwparserfromhell
         import mwparserfromhell.nodes  # noqa: F401 - the node classes are read as mwp.nodes.X
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise MissingExtraError(
-            "wikitext parsing needs mwparserfromhell: pip install mwparserfromhell"
-        ) from exc
+        raise missing_extra(exc.name or "mwparserfromhell", "wikitext parsing") from None
     return mwparserfromhell
 
 

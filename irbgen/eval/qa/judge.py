@@ -123,22 +123,42 @@ async def judge_prediction(
 def summarize_verdicts(
     judges: list[dict[str, Any]], results: Iterable[dict[str, Any] | None]
 ) -> dict[str, Any] | None:
-    """Label counts per judge model over judged rows (None: not judged), failed calls counted as "failed"."""
+    """How many samples the judges scored, and label counts per judge model.
+
+    A result of None is a sample not put to the judges (its prediction failed). `judged` samples have a
+    judge score; `failed` ones were put to the judges and every call failed, so they have none.
+    """
     if not judges:
         return None
     labels: dict[str, Counter[str]] = {judge["model"]: Counter() for judge in judges}
-    failures = judged = 0
+    samples = judged = failed = failed_calls = 0
     for result in results:
+        samples += 1
         if result is None:
             continue
-        judged += 1
+        if judge_score(result["verdicts"]) is None:
+            failed += 1
+        else:
+            judged += 1
         for verdict in result["verdicts"]:
-            failed = verdict.get("error") is not None
-            failures += failed
-            labels.setdefault(verdict["model"], Counter())["failed" if failed else verdict["label"]] += 1
+            error = verdict.get("error") is not None
+            failed_calls += error
+            labels.setdefault(verdict["model"], Counter())["failed" if error else verdict["label"]] += 1
     return {
+        "samples": samples,
         "judged": judged,
-        "failures": failures,
+        "failed": failed,
+        "failed_calls": failed_calls,
         "labels": {model: dict(sorted(counts.items())) for model, counts in labels.items()},
         "judges": judges,
     }
+
+
+def judged_text(summary: dict[str, Any]) -> str:
+    """'judge: 0 of 100 judged (100 failed)': how many samples the judge score is over."""
+    text = f"judge: {summary['judged']} of {summary['samples']} judged"
+    extra = [f"{summary['failed']} failed"] if summary.get("failed") else []
+    unasked = summary["samples"] - summary["judged"] - summary.get("failed", 0)
+    if unasked:
+        extra.append(f"{unasked} not asked: no prediction")
+    return text + (f" ({'; '.join(extra)})" if extra else "")

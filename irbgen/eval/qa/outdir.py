@@ -18,6 +18,19 @@ LEDGER = "ledger.json"
 # config.json fields that must match for a rerun to resume into the same directory.
 RESUME_KEYS = ("benchmark_name", "samples_sha256", "method", "model", "prompt", "k", "retriever")
 RESUME_KEYS += ("max_steps", "max_context_tokens", "date")
+# How each key is named on the command line, for the message that lists what changed.
+FLAGS = {
+    "benchmark_name": "--benchmark",
+    "samples_sha256": "--benchmark's samples.jsonl (sha256)",
+    "method": "--method",
+    "model": "--model",
+    "prompt": "the prompt",
+    "k": "--k",
+    "retriever": "--retriever",
+    "max_steps": "--max-steps",
+    "max_context_tokens": "the context limit",
+    "date": "the prompts' date",
+}
 
 
 def prepare_out(out_dir: Path) -> None:
@@ -58,7 +71,7 @@ def check_resumable(path: Path, config: dict[str, Any]) -> None:
     if not isinstance(old, dict) or old.get("kind") != "qa":
         raise BadInputError(f"{path.parent}: not a QA evaluation directory; cannot resume into it")
     changed = [
-        f"{key} {_short(old.get(key))} -> {_short(config.get(key))}"
+        f"{FLAGS[key]} {_short(old.get(key))} -> {_short(config.get(key))}"
         for key in RESUME_KEYS
         if old.get(key) != config.get(key)
     ]
@@ -67,6 +80,21 @@ def check_resumable(path: Path, config: dict[str, Any]) -> None:
             f"{path.parent}: holds a run with other settings ({'; '.join(changed)}); rerun with the same "
             "ones to resume, use another --out, or pass --force to start over"
         )
+    total = config.get("benchmark_samples")
+    if not isinstance(total, int):
+        return
+    before, now = _asked(old, total), _asked(config, total)
+    if now < before:
+        raise BadInputError(
+            f"{path.parent}: holds an evaluation of {before:,} samples, and --limit {config.get('limit')} "
+            "would shrink it; give the limited run its own --out (or pass --force to start over)"
+        )
+
+
+def _asked(config: dict[str, Any], total: int) -> int:
+    """How many of the benchmark's TOTAL samples a run's config asks for."""
+    limit = config.get("limit")
+    return min(limit, total) if isinstance(limit, int) else total
 
 
 def _short(value: Any) -> str:

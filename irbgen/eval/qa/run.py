@@ -55,7 +55,8 @@ from irbgen.eval.qa.scoring import (
     retrieval_scores,
     score_prediction,
 )
-from irbgen.eval.retrievers import RETRIEVERS
+from irbgen.eval.qa.subset import limited
+from irbgen.eval.retrievers import RETRIEVERS, Progress, silent
 from irbgen.io import write_atomic
 from irbgen.llm.client import LLMClient, check_reachable
 from irbgen.llm.ledger import JOURNAL, Ledger
@@ -64,7 +65,7 @@ from irbgen.llm.settings import LLMSettings
 from irbgen.llm.types import BudgetExceeded
 from irbgen.pipeline.rundir import locked, remove_stale_temps
 from irbgen.schema import Sample
-from irbgen.validation import validate_benchmark
+from irbgen.validation import invalid_benchmark, validate_benchmark
 
 if TYPE_CHECKING:
     from irbgen.eval.corpus_index import SearchIndex
@@ -91,6 +92,10 @@ class _Run:
     index: SearchIndex | None = None  # for rag, cot-rag and react
     tools: WikiTools | None = None
     corpus: CorpusContext | None = None
+    progress: Progress = silent
+    answered: int = 0
+    judged: int = 0
+    todo: int = 0
 
 
 async def evaluate_qa(
@@ -108,6 +113,7 @@ async def evaluate_qa(
     *,
     max_context_tokens: int = DEFAULT_MAX_CONTEXT_TOKENS,
     today: str | None = None,
+    progress: Progress = silent,
 ) -> dict[str, Any]:
     """Evaluate `method` with the model in `settings` on a benchmark; write OUT_DIR and return a summary.
 
@@ -129,8 +135,8 @@ async def evaluate_qa(
                 check_reachable(endpoint)
         manifest = read_manifest(benchmark_dir)
         samples = list(read_samples(benchmark_dir))
-        if limit is not None:
-            samples = samples[:limit]
+        benchmark_samples = len(samples)
+        samples = limited(samples, limit)
         if today is None and isinstance(manifest.config.get("reference_date"), str):
             today = manifest.config["reference_date"]
 
@@ -139,6 +145,7 @@ async def evaluate_qa(
         judge_list = [s for s in (judge_settings, second_judge) if s is not None]
         date_note = f"Today's date is {today}.\n" if today else ""
         run = _Run(spec, prompt, settings, k, max_steps, date_note, judge_list, judge_prompt)
+        run.progress = progress
         notes: list[str] = []
         if spec.whole_corpus:
             run.corpus = corpus_context(read_documents(benchmark_dir), max_context_tokens)
@@ -162,6 +169,7 @@ async def evaluate_qa(
             "max_context_tokens": max_context_tokens if spec.whole_corpus else None,
             "date": today,
             "limit": limit,
+            "benchmark_samples": benchmark_samples,
             "judges": [
                 {
                     "model": s.model,
@@ -220,8 +228,9 @@ async def _evaluate_locked(
             if spec.needs_index and any(not _has_prediction(previous.get(s.id)) for s in todo):
                 from irbgen.eval.corpus_index import SearchIndex
 
-                run.index = SearchIndex.build(benchmark_dir, retriever=retriever)
+                run.index = SearchIndex.build(benchmark_dir, retriever=retriever, progress=run.progress)
                 run.tools = WikiTools(run.index)
+            run.todo = len(todo)
             stopped = await _evaluate(run, todo, previous, ledger, out_dir / PREDICTIONS, rows)
     finally:
         metrics = _write_results(out_dir, config, samples, rows, ledger, notes)
@@ -247,6 +256,7 @@ async def _evaluate_locked(
         "failures": metrics["failures"],
         "abstentions": metrics["abstentions"],
         "overall": metrics["overall"],
+        "judge": metrics["judge"],
         "usage": usage,
         **usage,
     }
@@ -269,23 +279,21 @@ def _check_arguments(
     second_judge: LLMSettings | None,
 ) -> None:
     if k < 1:
-        raise BadInputError(f"k must be at least 1, got {k}")
+        raise BadInputError(f"--k must be at least 1, got {k}")
     if limit is not None and limit < 0:
-        raise BadInputError(f"limit must be 0 or more, got {limit}")
+        raise BadInputError(f"--limit must be 0 or more, got {limit}")
     if max_steps < 1:
-        raise BadInputError(f"max_steps must be at least 1, got {max_steps}")
+        raise BadInputError(f"--max-steps must be at least 1, got {max_steps}")
     if max_context_tokens < 1:
         raise BadInputError(f"max_context_tokens must be at least 1, got {max_context_tokens}")
     if second_judge is not None and judge_settings is None:
-        raise BadInputError("a second judge needs a first judge (judge_settings)")
+        raise BadInputError("--second-judge-model needs --judge-model")
 
 
 def _check_benchmark(path: Path) -> None:
     report = validate_benchmark(path)
     if not report.ok:
-        more = report.total_problems - 1
-        suffix = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
-        raise BadInputError(f"{path}: not a valid benchmark: {report.problems[0]}{suffix}")
+        raise invalid_benchmark(path, report)
 
 
 def _public_url(url: str) -> str:
@@ -352,6 +360,8 @@ async def _evaluate(
                     return
                 _append(sink, row)
                 rows[sample.id] = row
+                run.answered += 1
+                run.progress("questions", run.answered, run.todo)
 
         await asyncio.gather(*(one(sample) for sample in todo))
     return stopped[0] if stopped else None
@@ -377,6 +387,8 @@ async def _evaluate_sample(run: _Run, sample: Sample, previous: dict[str, Any] |
             run.judges, sample.question, sample.answers, sample.false_premise, prediction or ""
         )
         row["judge"] = verdict
+        run.judged += 1
+        run.progress("judged", run.judged, run.todo)
         if verdict["score"] is not None:
             metrics["judge"] = verdict["score"]
     row["metrics"] = metrics
@@ -484,7 +496,7 @@ def _metrics(
     measures = list(ANSWER_MEASURES)
     if config["judges"]:
         measures.append("judge")
-    summary = aggregate(per_query, measures)
+    summary = aggregate(per_query, measures, optional={"judge"})
     outcomes = [(sample.false_premise, row.get("prediction") or "") for sample, row in done]
     detection = false_premise_detection_rate(outcomes)
     alarms = false_alarm_rate(outcomes)
