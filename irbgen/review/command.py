@@ -128,15 +128,11 @@ def score_reviews_command(benchmark: Path) -> None:
 
 
 def _uvicorn():
-    try:
-        import starlette  # noqa: F401 - checked here so the error names the extra
-        import uvicorn
-    except ImportError:
-        from irbgen.errors import MissingExtraError
+    from irbgen.extras import require
 
-        raise MissingExtraError(
-            "irbgen review needs starlette and uvicorn; install them with: pip install 'irbgen[review]'"
-        ) from None
+    require("review", "irbgen review")  # one line naming the extra, as every command says it
+    import uvicorn
+
     return uvicorn
 
 
