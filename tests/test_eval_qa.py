@@ -200,7 +200,7 @@ def test_rag_with_two_judges_scores_retrieval(
     assert overall["R@4"] == pytest.approx(sum(r["retrieval"]["R@4"] for r in per_query.values()) / 16)
     assert overall["judge"] == pytest.approx(overall["em"])
     assert metrics["judge"]["judged"] == 16 and metrics["judge"]["failed"] == 0
-    assert metrics["counts"] == {"judge": 16}
+    assert metrics["counts"] == dict.fromkeys(["precision", "recall", "f1", "em", "contains", "judge"], 16)
     assert "nDCG@4" in metrics["by"]["hops"]["1"]
     config = read(out / "config.json")
     assert [j["model"] for j in config["judges"]] == ["judge-a", "judge-b"]
@@ -298,6 +298,9 @@ def test_server_faults_end_as_recorded_failures_and_are_retried(bench, samples, 
         assert predictions[sid]["completion"]["attempts"] == 2
     metrics = read(out / "metrics.json")
     assert metrics["failures"] == 2 and metrics["queries"] == 16 and metrics["abstentions"] == 14
+    assert metrics["counts"]["f1"] == 14  # the two failed calls are not scored as wrong answers
+    for sid in failed:
+        assert all(value is None for value in predictions[sid]["metrics"].values())
     assert summary["failures"] == 2
     assert all(reason.startswith("http 500") for reason in metrics["failure_reasons"])
 
@@ -319,7 +322,8 @@ def test_failed_judge_is_recorded_and_judged_again(bench, samples, server, tmp_p
     metrics = read(out / "metrics.json")
     assert metrics["judge"]["failed_calls"] == 3 and metrics["judge"]["failed"] == 3
     assert metrics["judge"]["judged"] == 0 and metrics["judge"]["samples"] == 3
-    assert metrics["overall"]["judge"] is None and metrics["counts"] == {"judge": 0}
+    assert metrics["overall"]["judge"] is None and metrics["counts"]["judge"] == 0
+    assert metrics["counts"]["f1"] == 3  # the answers were scored; only the judge failed
     assert judged_text(metrics["judge"]) == "judge: 0 of 3 judged (3 failed)"
     from irbgen.eval.report import write_report
 

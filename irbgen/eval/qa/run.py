@@ -377,10 +377,10 @@ async def _evaluate_sample(run: _Run, sample: Sample, previous: dict[str, Any] |
     prediction = row.get("prediction")
     if row["error"] is None:
         metrics = score_prediction(prediction or "", sample.answers, sample.false_premise)
-    else:
-        metrics = dict.fromkeys(ANSWER_MEASURES, 0.0)
+    else:  # a failed call is no answer to score: missing, not 0 (the failure is counted beside)
+        metrics = dict.fromkeys(ANSWER_MEASURES, None)
         if sample.false_premise:
-            metrics["false_premise_detected"] = 0.0
+            metrics["false_premise_detected"] = None
     row.pop("judge", None)
     if run.judges and row["error"] is None:
         verdict = await judge_prediction(
@@ -496,8 +496,9 @@ def _metrics(
     measures = list(ANSWER_MEASURES)
     if config["judges"]:
         measures.append("judge")
-    summary = aggregate(per_query, measures, optional={"judge"})
-    outcomes = [(sample.false_premise, row.get("prediction") or "") for sample, row in done]
+    summary = aggregate(per_query, measures, optional=set(measures))
+    answered = [(sample, row) for sample, row in done if row.get("error") is None]
+    outcomes = [(sample.false_premise, row.get("prediction") or "") for sample, row in answered]
     detection = false_premise_detection_rate(outcomes)
     alarms = false_alarm_rate(outcomes)
     if detection is not None:
