@@ -210,3 +210,14 @@ def test_a_key_inside_a_url_is_not_published_in_the_benchmark(tmp_path):
     assert "SECRETKEY" not in (tmp_path / "b" / "manifest.json").read_text()
     assert read_manifest(tmp_path / "b").config["base_url"] == "https://[redacted]@llm.example/v1"
     assert run("validate", tmp_path / "b").exit_code == 0
+
+
+def test_a_key_inside_a_url_never_reaches_a_run_manifest(tmp_path):
+    from irbgen.irb.build import _write_manifest
+    from irbgen.wikidata.build import _write_json
+
+    config = {"config": {"base_url": "https://user:SECRETKEY@llm.example/v1"}}
+    for write, name in ((_write_manifest, "wikipedia.json"), (_write_json, "wikidata.json")):
+        write(tmp_path / name, config)
+        text = (tmp_path / name).read_text()
+        assert "SECRETKEY" not in text and "https://[redacted]@llm.example/v1" in text

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from irbgen import __version__
-from irbgen.errors import BadInputError
+from irbgen.errors import BadInputError, redact
 from irbgen.irb.facts import assemble_facts
 from irbgen.irb.grounding import CheckGrounding, KeypointDocument
 from irbgen.irb.keypoints import MakeKeypoints
@@ -402,5 +402,6 @@ def _read_rejects(run_dir: Path, stages: tuple[str, ...]) -> Iterator[dict]:
 
 def _write_manifest(path: Path, manifest: dict) -> None:
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    # a key given inside --base-url (https://user:KEY@host) never reaches the run manifest
+    tmp.write_text(redact(json.dumps(manifest, indent=2, ensure_ascii=False)) + "\n", encoding="utf-8")
     os.replace(tmp, path)

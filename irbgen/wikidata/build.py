@@ -26,7 +26,7 @@ from pydantic import ConfigDict, Field
 
 from irbgen import __version__
 from irbgen.benchmark import write_benchmark
-from irbgen.errors import BadInputError
+from irbgen.errors import BadInputError, redact
 from irbgen.irb.records import Reject
 from irbgen.llm.run_client import LEDGER, LLMOptions, run_client
 from irbgen.pipeline.checkpoint import replace_stage_rejects
@@ -297,5 +297,6 @@ def _recorded_config(config: WikidataBuildConfig) -> dict[str, Any]:
 
 def _write_json(path: Path, data: dict) -> None:
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    # a key given inside --base-url (https://user:KEY@host) never reaches the run manifest
+    tmp.write_text(redact(json.dumps(data, indent=2, ensure_ascii=False)) + "\n", encoding="utf-8")
     os.replace(tmp, path)
