@@ -9,12 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from sample_builds import REPO
+
 from irbgen.benchmark import write_benchmark
 from irbgen.schema import Document, Hop, Manifest, Provenance, Sample
-
-REPO = Path(__file__).resolve().parents[1]
-SAMPLE_DUMP = REPO / "data" / "samples" / "wiki" / "sample-pages-articles.xml.bz2"
-SAMPLE_WARC = REPO / "data" / "samples" / "web" / "cited-pages.warc.gz"
 
 # Text an evil web page could hold: each would run script, or leak, if it reached the page as markup.
 SCRIPT_TAG = '<script>window.pwned = "script"</script>'

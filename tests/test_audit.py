@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from sample_builds import wikipedia_sample_benchmark
 
 from irbgen.audit.facts import kind_of
 from irbgen.audit.passages import MAX_CHARS, IndexedDocument, best_passage
@@ -18,9 +19,6 @@ from irbgen.benchmark import consistent_read
 from irbgen.cli import main
 from irbgen.schema import Document, Provenance, Sample
 
-REPO = Path(__file__).resolve().parents[1]
-SAMPLE_DUMP = REPO / "data" / "samples" / "wiki" / "sample-pages-articles.xml.bz2"
-SAMPLE_WARC = REPO / "data" / "samples" / "web" / "cited-pages.warc.gz"
 SHEET_FILES = ("audit.json", "audit.jsonl", "audit.md")
 
 
@@ -57,11 +55,7 @@ def phantom_bench(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def wiki_bench(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("irb") / "run"
-    build = ["build", "--source", "wikipedia-dump", "--dump", SAMPLE_DUMP, "--warc", SAMPLE_WARC, "--offline"]
-    result = run(*build, "--out", out)
-    assert result.exit_code == 0, result.output
-    return out / "benchmark"
+    return wikipedia_sample_benchmark(tmp_path_factory.mktemp("irb"))
 
 
 @pytest.fixture

@@ -14,7 +14,8 @@ from urllib.parse import unquote
 import httpx
 import pytest
 from click.testing import CliRunner
-from review_helpers import REPO, SAMPLE_DUMP, SAMPLE_WARC, SCRIPT_TAG, ReviewServer, hostile_benchmark
+from review_helpers import REPO, SCRIPT_TAG, ReviewServer, hostile_benchmark
+from sample_builds import wikipedia_sample_benchmark
 from starlette.testclient import TestClient
 
 from irbgen.audit.records import Judgment
@@ -43,11 +44,7 @@ def phantom_bench(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def wiki_bench(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("irb") / "run"
-    build = ["build", "--source", "wikipedia-dump", "--dump", SAMPLE_DUMP, "--warc", SAMPLE_WARC, "--offline"]
-    result = run(*build, "--out", out)
-    assert result.exit_code == 0, result.output
-    return out / "benchmark"
+    return wikipedia_sample_benchmark(tmp_path_factory.mktemp("irb"))
 
 
 @pytest.fixture

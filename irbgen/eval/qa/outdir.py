@@ -33,16 +33,6 @@ FLAGS = {
 }
 
 
-def prepare_out(out_dir: Path) -> None:
-    """Make OUT_DIR, or say in one line why it cannot be made."""
-    if out_dir.exists() and not out_dir.is_dir():
-        raise BadInputError(f"{out_dir}: exists and is not a directory")
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise BadInputError(f"{out_dir}: cannot create the output directory: {e}") from None
-
-
 def check_out_contents(out_dir: Path) -> None:
     """Refuse an --out that holds a benchmark, or files that no QA evaluation wrote."""
     names = {p.name for p in out_dir.iterdir() if p.name != LOCK}

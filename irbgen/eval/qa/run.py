@@ -43,7 +43,6 @@ from irbgen.eval.qa.outdir import (
     PREDICTIONS,
     check_out_contents,
     check_resumable,
-    prepare_out,
 )
 from irbgen.eval.qa.react import DEFAULT_MAX_STEPS, WikiTools, run_react
 from irbgen.eval.qa.scoring import (
@@ -63,7 +62,7 @@ from irbgen.llm.ledger import JOURNAL, Ledger
 from irbgen.llm.prompts import Prompt, load_prompt
 from irbgen.llm.settings import LLMSettings
 from irbgen.llm.types import BudgetExceeded
-from irbgen.pipeline.rundir import locked, remove_stale_temps
+from irbgen.pipeline.rundir import locked, make_directory, remove_stale_temps
 from irbgen.schema import Sample
 from irbgen.validation import invalid_benchmark, validate_benchmark
 
@@ -182,7 +181,7 @@ async def evaluate_qa(
             "irbgen_version": __version__,
             "notes": notes,
         }
-        prepare_out(out_dir)
+        make_directory(out_dir)
         with locked(out_dir):
             return await _evaluate_locked(
                 run, benchmark_dir, out_dir, config, samples, notes, resume=resume, retriever=retriever

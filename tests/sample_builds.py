@@ -1,0 +1,21 @@
+"""The bundled Wikipedia sample build, shared by the tests that need a real benchmark to work on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from irbgen.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE_DUMP = REPO / "data" / "samples" / "wiki" / "sample-pages-articles.xml.bz2"
+SAMPLE_WARC = REPO / "data" / "samples" / "web" / "cited-pages.warc.gz"
+
+
+def wikipedia_sample_benchmark(root: Path) -> Path:
+    """Build the sample dump offline into ROOT/run and return its benchmark directory."""
+    args = ["build", "--source", "wikipedia-dump", "--dump", SAMPLE_DUMP, "--warc", SAMPLE_WARC, "--offline"]
+    result = CliRunner().invoke(main, [str(arg) for arg in [*args, "--out", root / "run"]])
+    assert result.exit_code == 0, result.output
+    return root / "run" / "benchmark"
