@@ -16,7 +16,7 @@ from irbgen.irb.masking import normalize
 from irbgen.irb.node_types import name_type
 from irbgen.irb.places import known_place
 from irbgen.irb.records import Entity
-from irbgen.irb.transforms import parse_date
+from irbgen.irb.transforms import english_words, given_names, parse_date, surnames_known
 from irbgen.irb.triples import node_type as label_type
 
 MAX_QUESTION_WORDS = 40
@@ -361,8 +361,6 @@ _INITIALLED = re.compile(r"\b[A-Z]\. (?:[A-Z]\. )*[A-Z][a-z]+")
 
 def _names_a_person(text: str) -> bool:
     """An initialled name ("M. Chang") or a name led by a given name irbgen's lists know."""
-    from irbgen.irb.transforms import given_names
-
     if _INITIALLED.search(text):
         return True
     names = re.findall(r"\b([A-Z][a-z]+)(?: [A-Z][a-z]+)+", text)
@@ -690,8 +688,6 @@ def agreed_type(node: str, node_type: str, label: str | None, page_type: str | N
 
 def _club_like(name: str) -> bool:
     """A name whose last word is a known place and whose first is no given name ("Neftchi Baku")."""
-    from irbgen.irb.transforms import given_names
-
     words = name.split()
     return len(words) > 1 and known_place(words[-1]) and words[0].lower() not in given_names()
 
@@ -699,16 +695,12 @@ def _club_like(name: str) -> bool:
 def _given_name_only(name: str) -> bool:
     """A one-word name that irbgen's lists know as a given name and not as a surname ("Laura",
     "Washington")."""
-    from irbgen.irb.transforms import given_names, surnames_known
-
     word = name.strip().lower()
     return " " not in word and word in given_names() and word not in surnames_known()
 
 
 def _common_words(name: str) -> bool:
     """A name of two or more words that are all English words ("Lonely Planet"): not a person's."""
-    from irbgen.irb.transforms import english_words, given_names
-
     words = re.findall(r"[^\W\d_]+", name.lower())
     if len(words) < 2 or words[0] in given_names():
         return False  # "George Washington"
