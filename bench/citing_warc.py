@@ -19,10 +19,10 @@ from pathlib import Path
 
 import httpx
 
-from irbgen.irb.records import Page, Segment
 from irbgen.web.fetch import USER_AGENT, normalize_url
 from irbgen.web.warc import WarcWriter, format_warc_date, new_record_id
 from irbgen.wikipedia.dumps import read_dump
+from irbgen.wikipedia.records import Page, Segment
 from irbgen.wikipedia.stages import CitingSegments
 
 BASE_TIME = datetime(2016, 6, 1, 12, 0, 0, tzinfo=UTC)

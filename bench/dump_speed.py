@@ -119,8 +119,9 @@ def make_dump(workdir: Path, megabytes: float, seed: int = 0) -> dict[str, Any]:
 
 def measure(kind: str, workdir: Path, shard: int = 0, shards: int = 1) -> dict[str, Any]:
     """One measurement in this process; returns counts, seconds and peak RSS."""
-    from irbgen.irb.records import Page, Reject, Segment
+    from irbgen.records import Reject
     from irbgen.wikipedia.dumps import ReadStats, read_xml_dump
+    from irbgen.wikipedia.records import Page, Segment
     from irbgen.wikipedia.stages import CitingSegments, load_parser
 
     path = workdir / ("bench-multistream.xml.bz2" if kind in ("read-ms", "shard") else "bench.xml.bz2")

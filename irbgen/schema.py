@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
+
+from irbgen.records import Record
 
 FORMAT_VERSION = "1"
 
@@ -24,7 +26,7 @@ def _unique(values: list[str]) -> list[str]:
     return values
 
 
-class _Record(BaseModel):
+class _Record(Record):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
 

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from irbgen.cli import main
-from irbgen.irb.questions import contains_answer
+from irbgen.text import contains_answer
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_DUMP = REPO / "data" / "samples" / "wiki" / "sample-pages-articles.xml.bz2"

@@ -12,7 +12,7 @@ import pytest
 
 from irbgen.errors import BadInputError
 from irbgen.irb.graph import BuildGraphs
-from irbgen.irb.records import NODE_TYPES, Citation, Fact, GroundedKeypoint, KnowledgeGraph, Reject, Triple
+from irbgen.irb.records import NODE_TYPES, Fact, GroundedKeypoint, KnowledgeGraph, Triple
 from irbgen.irb.triples import (
     content_words,
     country_code,
@@ -22,8 +22,10 @@ from irbgen.irb.triples import (
     rules_triples,
 )
 from irbgen.pipeline.stage import StageContext
+from irbgen.records import Reject
 from irbgen.testing import OpenAIStubServer
 from irbgen.testing.stages import replies, run_llm_stage
+from irbgen.wikipedia.records import Citation
 
 CONTEXT = StageContext(run_dir=Path("."))
 BRIDGE = "The Vellmouth Harbour Bridge opened to traffic on 12 March 2024 after four years of construction."

@@ -14,11 +14,14 @@ import pytest
 from irbgen.errors import BadInputError
 from irbgen.irb.facts import assemble_facts
 from irbgen.irb.grounding import CheckGrounding, GroundingVerdict, KeypointDocument
-from irbgen.irb.records import Citation, Fact, Grounding, Keypoint, Page, Reject, Segment, WebDocument
+from irbgen.irb.records import Fact, Grounding, Keypoint
 from irbgen.irb.support import dates, entities, excerpt, numbers, split_sentences, support
 from irbgen.pipeline.stage import StageContext
+from irbgen.records import Reject
 from irbgen.testing import OpenAIStubServer
 from irbgen.testing.stages import replies, run_llm_stage
+from irbgen.web.records import WebDocument
+from irbgen.wikipedia.records import Citation, Page, Segment
 
 DOCUMENT_TEXT = """The Golden Gate Bridge was designed by Joseph Strauss and opened to vehicular traffic \
 on May 28, 1937, after four years of construction. At the time, its main span of 4,200 feet (1,280 m) was \

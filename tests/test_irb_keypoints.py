@@ -14,10 +14,12 @@ import pytest
 from irbgen.errors import BadInputError
 from irbgen.irb.decontext import decontextualize, page_subject
 from irbgen.irb.keypoints import MakeKeypoints
-from irbgen.irb.records import Citation, Keypoint, Reject, Segment
+from irbgen.irb.records import Keypoint
 from irbgen.pipeline.stage import StageContext
+from irbgen.records import Reject
 from irbgen.testing import OpenAIStubServer
 from irbgen.testing.stages import replies, run_llm_stage
+from irbgen.wikipedia.records import Citation, Segment
 
 BRIDGE_LEAD = (
     "The Golden Gate Bridge is a suspension bridge spanning the Golden Gate, the strait connecting "

@@ -13,28 +13,15 @@ from typing import Any
 import pytest
 
 from irbgen.errors import BadInputError
-from irbgen.irb.questions import (
-    UniquenessIndex,
-    WriteQuestions,
-    contains_answer,
-    is_question,
-    plan_rows,
-    relation_key,
-)
+from irbgen.irb.questions import UniquenessIndex, WriteQuestions, plan_rows, relation_key
 from irbgen.irb.realize import NodeNotFound, realize_plan, tidy_question
-from irbgen.irb.records import (
-    GeneratedQuestion,
-    KnowledgeGraph,
-    NodeChange,
-    PlanHop,
-    QuestionPlan,
-    Reject,
-    Triple,
-)
+from irbgen.irb.records import GeneratedQuestion, KnowledgeGraph, NodeChange, PlanHop, QuestionPlan, Triple
 from irbgen.llm.client import LLMClient
 from irbgen.llm.settings import LLMSettings
 from irbgen.pipeline.stage import StageContext
+from irbgen.records import Reject
 from irbgen.testing import OpenAIStubServer
+from irbgen.text import contains_answer, is_question
 
 CONTEXT = StageContext(run_dir=Path("."))
 

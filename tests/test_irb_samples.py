@@ -14,10 +14,10 @@ from irbgen.irb.records import (
     PlanHop,
     QuestionPlan,
     Triple,
-    WebDocument,
 )
 from irbgen.irb.samples import corpus_documents, make_sample
 from irbgen.schema import PromptRef
+from irbgen.web.records import WebDocument
 
 
 def document(doc_id: str, language: str | None = "en", published: str | None = None) -> WebDocument:

@@ -18,12 +18,12 @@ import pytest
 from pydantic import BaseModel
 
 from irbgen.errors import IrbgenError
-from irbgen.irb.records import Reject
 from irbgen.llm.types import BudgetExceeded
 from irbgen.pipeline.checkpoint import KEY_BUFFER_LINES, CheckpointStore
 from irbgen.pipeline.runner import SPILL_RECORDS, StageResult, run_one, run_pipeline, run_stage
 from irbgen.pipeline.stage import StageContext
 from irbgen.pipeline.stats import StageStats, reject_counts
+from irbgen.records import Reject
 
 # -- toy records and stages ---------------------------------------------------------------------------
 

@@ -11,11 +11,13 @@ from typing import Any
 
 import pytest
 
-from irbgen.irb.records import Citation, Reject, WebDocument
 from irbgen.pipeline.stage import StageContext
+from irbgen.records import Reject
 from irbgen.web.extract import decode_body, detect_language, document_id, extract_document
 from irbgen.web.fetch import Fetcher
+from irbgen.web.records import WebDocument
 from irbgen.web.stages import FetchCited
+from irbgen.wikipedia.records import Citation
 
 SAMPLES = Path(__file__).resolve().parents[1] / "data" / "samples" / "web"
 

@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from irbgen.cli import main
-from irbgen.irb.questions import contains_answer
 from irbgen.testing.openai_server import OpenAIStubServer
+from irbgen.text import contains_answer
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "data" / "samples" / "wikidata"

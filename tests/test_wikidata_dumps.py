@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from qwikidata.entity import WikidataItem
 
 from irbgen.errors import BadInputError
-from irbgen.irb.records import Reject
 from irbgen.pipeline.runner import run_stage
 from irbgen.pipeline.stage import StageContext
+from irbgen.records import Reject
 from irbgen.wikidata.dumps import (
     MAX_BAD_LINES_IN_A_ROW,
     ReadEntities,

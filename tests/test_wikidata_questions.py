@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from irbgen.errors import BadInputError
-from irbgen.irb.records import Reject
 from irbgen.llm.client import LLMClient
 from irbgen.llm.settings import LLMSettings
 from irbgen.pipeline.stage import StageContext
+from irbgen.records import Reject
 from irbgen.testing import OpenAIStubServer
 from irbgen.wikidata.answerable import why_unusable
 from irbgen.wikidata.knowledge import KnowledgeBase

@@ -15,8 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from irbgen.cli import main
-from irbgen.irb.records import Reject
 from irbgen.pipeline.stage import StageContext
+from irbgen.records import Reject
 from irbgen.wikidata.answerable import select, why_unusable
 from irbgen.wikidata.chains import chain_id
 from irbgen.wikidata.dumps import read_wikidata_dump

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irbgen.errors import BadInputError, MissingExtraError
-from irbgen.irb.records import Page, Reject
+from irbgen.records import Reject
 from irbgen.wikidata import linking
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.linking import EntityLinker, count_triples, wikipedia_frequencies
@@ -24,6 +24,7 @@ from irbgen.wikidata.rebel import (
     parse_triplets,
 )
 from irbgen.wikidata.records import Statement, Value, WikidataEntity
+from irbgen.wikipedia.records import Page
 
 T = ExtractedTriple
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from irbgen.errors import BadInputError
-from irbgen.irb.records import Page, Reject
+from irbgen.records import Reject
 from irbgen.wikipedia.dumps import (
     PageFilter,
     ReadStats,
@@ -28,6 +28,7 @@ from irbgen.wikipedia.dumps import (
     read_multistream_index,
     read_xml_dump,
 )
+from irbgen.wikipedia.records import Page
 
 SAMPLES = Path(__file__).resolve().parents[1] / "data" / "samples" / "wiki"
 XML = SAMPLES / "sample-pages-articles.xml"

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from irbgen.irb.records import Page, Reject, Segment
 from irbgen.pipeline.stage import StageContext
+from irbgen.records import Reject
 from irbgen.spacy_models import load_spacy
 from irbgen.wikipedia.dumps import read_xml_dump
+from irbgen.wikipedia.records import Page, Segment
 from irbgen.wikipedia.stages import CitingSegments, load_parser
 from irbgen.wikipedia.wikitext import (
     Article,

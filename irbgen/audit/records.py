@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool
+from pydantic import Field, StrictBool
+
+from irbgen.records import Record
 
 Kind = Literal["single_hop", "multi_hop", "false_premise"]
 KINDS: tuple[Kind, ...] = ("single_hop", "multi_hop", "false_premise")
@@ -16,11 +18,7 @@ CRITERIA = ("well_formed", "answer_correct", "supported")
 FORMAT = "irbgen-audit/1"
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Judgment(_Record):
+class Judgment(Record):
     """A reviewer's verdict on IRB's three criteria; null until judged, then true or false."""
 
     well_formed: StrictBool | None = None
@@ -42,7 +40,7 @@ class Judgment(_Record):
         return all(getattr(self, name) is True for name in CRITERIA)
 
 
-class Passage(_Record):
+class Passage(Record):
     """A short window of an evidence document: the sentences that best overlap a fact."""
 
     doc_id: str
@@ -51,7 +49,7 @@ class Passage(_Record):
     overlap: float = Field(ge=0, le=1)  # share of the fact's content words found in the window
 
 
-class Fact(_Record):
+class Fact(Record):
     """One statement a sample rests on, with the passage that should support it."""
 
     origin: Literal["keypoint", "triple", "chain"]
@@ -62,7 +60,7 @@ class Fact(_Record):
     passage: Passage | None = None
 
 
-class AuditHop(_Record):
+class AuditHop(Record):
     """One reasoning step as the reviewer sees it."""
 
     index: int
@@ -71,7 +69,7 @@ class AuditHop(_Record):
     evidence: list[str] = Field(default_factory=list)
 
 
-class AuditItem(_Record):
+class AuditItem(Record):
     """One sample on the audit sheet: what to judge, the evidence to judge it by, and the judgment."""
 
     id: str
@@ -88,7 +86,7 @@ class AuditItem(_Record):
     facts: list[Fact] = Field(default_factory=list)
 
 
-class AuditHeader(_Record):
+class AuditHeader(Record):
     """Where a sheet came from, so scoring can find the benchmark and notice if it changed."""
 
     format: str = FORMAT
@@ -102,7 +100,7 @@ class AuditHeader(_Record):
     samples_sha256: str
 
 
-class Rate(_Record):
+class Rate(Record):
     """Valid items among those judged, with a Wilson 95% score interval and failures per criterion."""
 
     judged: int
@@ -113,7 +111,7 @@ class Rate(_Record):
     failed: dict[str, int]
 
 
-class AuditScore(_Record):
+class AuditScore(Record):
     """The scored audit: its header, the overall rate and the rate per kind."""
 
     header: AuditHeader

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from irbgen.irb.records import WebDocument
+from irbgen.web.records import WebDocument
 
 TOPIC_GROUPS = ("Culture", "Geography", "History and Society", "STEM")
 ENGLISH = "en"

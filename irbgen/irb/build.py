@@ -24,12 +24,15 @@ from irbgen.errors import BadInputError, redact
 from irbgen.irb.facts import assemble_facts
 from irbgen.irb.grounding import CheckGrounding, KeypointDocument
 from irbgen.irb.keypoints import MakeKeypoints
-from irbgen.irb.records import Citation, Fact, Keypoint, Page, Reject, Segment, WebDocument
+from irbgen.irb.records import Fact, Keypoint
 from irbgen.llm.run_client import LEDGER, LLMOptions, run_client
 from irbgen.pipeline.checkpoint import replace_stage_rejects
 from irbgen.pipeline.runner import StageResult, run_stage
 from irbgen.pipeline.stage import StageContext
+from irbgen.records import Reject
+from irbgen.web.records import WebDocument
 from irbgen.wikipedia.dumps import PageFilter, load_titles, read_dump
+from irbgen.wikipedia.records import Citation, Page, Segment
 from irbgen.wikipedia.stages import CitingSegments
 
 Progress = Callable[[str, int, int | None], None]

@@ -22,7 +22,7 @@ import calendar
 import re
 from dataclasses import dataclass
 
-from irbgen.irb.text import IRREGULAR, TOKEN, clean, fold, words
+from irbgen.text import IRREGULAR, TOKEN, clean, fold, words
 
 # Connectives that only make sense after another sentence; the first group needs a comma after it
 # ("In addition, ..." but not "In addition to ..."), the second may be followed by a plain space.

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from irbgen.irb.records import Fact, GroundedKeypoint, Grounding, Keypoint, Page, Reject, Segment
+from irbgen.irb.records import Fact, GroundedKeypoint, Grounding, Keypoint
+from irbgen.records import Reject
+from irbgen.wikipedia.records import Page, Segment
 
 STAGE = "facts"
 

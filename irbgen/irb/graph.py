@@ -14,8 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from irbgen.errors import BadInputError
-from irbgen.irb.keypoints import check_backend
-from irbgen.irb.records import NODE_TYPES, Entity, Fact, KnowledgeGraph, Reject, Triple
+from irbgen.irb.records import NODE_TYPES, Entity, Fact, KnowledgeGraph, Triple
 from irbgen.irb.triples import (
     DEFAULT_MODEL,
     covered_words,
@@ -24,12 +23,12 @@ from irbgen.irb.triples import (
     load_graph_nlp,
     rules_triples,
 )
+from irbgen.llm.backends import BACKENDS, MAX_RAW_CHARS, check_backend
 from irbgen.llm.prompts import Prompt, load_prompt
 from irbgen.pipeline.stage import StageContext
+from irbgen.records import Reject
 
 GRAPH_PROMPT = "irb_graph"
-BACKENDS = ("llm", "rules")
-MAX_RAW_CHARS = 2000  # of a bad reply kept in a reject
 
 # --- the stage -----------------------------------------------------------------------------------------
 

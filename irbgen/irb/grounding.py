@@ -14,17 +14,18 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from irbgen.errors import BadInputError
-from irbgen.irb.keypoints import check_backend
-from irbgen.irb.records import Grounding, Keypoint, Reject, WebDocument
+from irbgen.irb.records import Grounding, Keypoint
 from irbgen.irb.support import excerpt, support
-from irbgen.irb.text import words
+from irbgen.llm.backends import MAX_RAW_CHARS, check_backend
 from irbgen.llm.prompts import Prompt, load_prompt
 from irbgen.pipeline.stage import StageContext
+from irbgen.records import Reject
+from irbgen.text import words
+from irbgen.web.records import WebDocument
 
 GROUNDING_PROMPT = "irb_grounding"
 CHARS_PER_TOKEN = 4  # a rough English average; the budget is a cap on cost, not an exact count
 MAX_RULES_CHARS = 500_000  # the rules backend reads at most this much of a document
-MAX_RAW_CHARS = 2000  # of a bad reply kept in a reject
 
 
 class KeypointDocument(BaseModel):

@@ -15,15 +15,16 @@ from pydantic import BaseModel, ConfigDict
 from irbgen.errors import BadInputError
 from irbgen.irb.decontext import decontextualize
 from irbgen.irb.gates import keypoint_failure
-from irbgen.irb.records import Keypoint, Reject, Segment
-from irbgen.irb.text import clean
+from irbgen.irb.records import Keypoint
+from irbgen.llm.backends import MAX_RAW_CHARS, check_backend, model_name
 from irbgen.llm.prompts import Prompt, load_prompt
 from irbgen.pipeline.stage import StageContext
+from irbgen.records import Reject
 from irbgen.spacy_models import DEFAULT_MODEL
+from irbgen.text import clean
+from irbgen.wikipedia.records import Segment
 
 KEYPOINT_PROMPT = "irb_keypoint"
-BACKENDS = ("llm", "rules")
-MAX_RAW_CHARS = 2000  # of a bad reply kept in a reject
 MAX_LEAD_CHARS = 2000  # the lead is context, not evidence; a long one only costs tokens
 
 
@@ -34,18 +35,6 @@ class KeypointReply(BaseModel):
 
     keypoint: str | None
     reason: str = ""
-
-
-def check_backend(backend: str, known: tuple[str, ...] = BACKENDS) -> str:
-    """The backend name, or BadInputError listing the known ones."""
-    if backend not in known:
-        raise BadInputError(f"unknown backend {backend!r} (choose from: {', '.join(sorted(known))})")
-    return backend
-
-
-def _model_name(client: object) -> str | None:
-    settings = getattr(client, "settings", None)
-    return getattr(settings, "model", None)
 
 
 def _shorten(text: str, limit: int) -> str:
@@ -169,7 +158,7 @@ class MakeKeypoints:
             response_model=prompt.output_model or KeypointReply,
             temperature=self.temperature,
         )
-        model = _model_name(client)
+        model = model_name(client)
         if not completion.ok:
             return self._reject(segment, "llm_error", completion.error or "no reply", raw=completion.text)
         reply = completion.parsed

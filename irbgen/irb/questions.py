@@ -15,32 +15,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from num2words import num2words
 from pydantic import BaseModel, ConfigDict
 from rapidfuzz import fuzz
 
 from irbgen.errors import BadInputError
 from irbgen.irb.gates import described_badly, false_premise_lost, multi_hop_too_long, question_failure
-from irbgen.irb.keypoints import check_backend
 from irbgen.irb.realize import BridgeNotWritable, NodeNotFound, realize_plan
-from irbgen.irb.records import GeneratedQuestion, KnowledgeGraph, PlanHop, QuestionPlan, Reject, Triple
-from irbgen.irb.text import TOKEN, fold, stem, words
+from irbgen.irb.records import GeneratedQuestion, KnowledgeGraph, PlanHop, QuestionPlan, Triple
 from irbgen.irb.transforms import apply_changes
+from irbgen.llm.backends import BACKENDS, MAX_RAW_CHARS, check_backend, model_name
 from irbgen.llm.prompts import Prompt, load_prompt
 from irbgen.pipeline.stage import StageContext
+from irbgen.records import Reject
 from irbgen.spacy_models import DEFAULT_MODEL
+from irbgen.text import contains_answer, fold, is_question, normalize, squash, stem, words
 
 STEP_PROMPT = "irb_question_step"
 CHECK_PROMPT = "irb_question_check"
 REFINE_PROMPT = "irb_question_refine"
-BACKENDS = ("llm", "rules")
-MAX_RAW_CHARS = 2000  # of a bad reply kept in a reject
-MIN_QUESTION_WORDS = 3
 FUZZY_SAME = 90  # rapidfuzz ratio above which two digit-free spellings name the same node
-NAME_SUFFIXES = frozenset("jr sr ii iii iv".split())
-_ARTICLES = frozenset(("a", "an", "the"))
 _RELATION_FILLERS = frozenset("a an the is was were are be been being has have had".split())
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 Position = Literal["head", "tail"]
 Reply = TypeVar("Reply", bound=BaseModel)
@@ -76,68 +70,6 @@ REPLY_MODELS: dict[str, type[BaseModel]] = {
     "QuestionCheckReply": QuestionCheckReply,
     "QuestionRefineReply": QuestionRefineReply,
 }
-
-
-# --- answers inside questions ------------------------------------------------------------------------
-
-
-def normalize(text: str) -> str:
-    """Folded tokens without articles or punctuation; "&" reads "and" and "18,400" reads "18400"."""
-    text = fold(text).replace("&", " and ")
-    text = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text)
-    return " ".join(token for token in TOKEN.findall(text) if token not in _ARTICLES)
-
-
-def _has(haystack: str, needle: str) -> bool:
-    return bool(needle) and f" {needle} " in f" {haystack} "
-
-
-def _number_forms(number: str) -> set[str]:
-    """A number as digits and in words: "240" -> {"240", "two hundred and forty"}."""
-    digits = number.replace(",", "")
-    forms = {normalize(digits)}
-    try:
-        forms.add(normalize(num2words(float(digits) if "." in digits else int(digits))))
-    except (ValueError, OverflowError):
-        pass
-    return forms
-
-
-def _surname(answer: str) -> str | None:
-    tokens = [token for token in normalize(answer).split() if token not in NAME_SUFFIXES]
-    return tokens[-1] if len(tokens) >= 2 and len(tokens[-1]) >= 3 else None
-
-
-def contains_answer(question: str, answer: str, answer_type: str | None = None) -> bool:
-    """Whether the question gives the answer away.
-
-    True when the normalised answer occurs as whole words in the normalised question; when every number
-    in the answer occurs in the question, as digits or in words ("£212 million" -> "212"); and, for a
-    Person, when the surname does ("Ilse Marrow" -> "Marrow", which also covers "I. Marrow").
-    """
-    return answer_in(normalize(question), answer, answer_type)
-
-
-def answer_in(target: str, answer: str, answer_type: str | None = None) -> bool:
-    """contains_answer over a text already passed through `normalize` (normalise a long text once)."""
-    if _has(target, normalize(answer)):
-        return True
-    numbers = _NUMBER.findall(answer)
-    if numbers and all(any(_has(target, form) for form in _number_forms(n)) for n in numbers):
-        return True
-    surname = _surname(answer) if answer_type == "Person" else None
-    return surname is not None and _has(target, surname)
-
-
-def is_question(text: str) -> bool:
-    """A non-empty question: ends with '?' and has at least three words."""
-    text = text.strip()
-    return text.endswith("?") and len(TOKEN.findall(text)) >= MIN_QUESTION_WORDS
-
-
-def squash(text: str) -> str:
-    """Single spaces and one final '?' (a model's "??" or trailing space is not a reason to reject)."""
-    return re.sub(r"\?+$", "?", re.sub(r"\s+", " ", text).strip())
 
 
 # --- uniqueness over the run's graphs ----------------------------------------------------------------
@@ -246,10 +178,6 @@ class UniquenessIndex:
 
 
 # --- the stage ---------------------------------------------------------------------------------------
-
-
-def _model_name(client: object) -> str | None:
-    return getattr(getattr(client, "settings", None), "model", None)
 
 
 def variable(index: int) -> str:
@@ -519,5 +447,5 @@ class WriteQuestions:
             steps=steps,
             method="llm",
             prompts=[step.ref, check.ref, refine.ref],
-            model=_model_name(client),
+            model=model_name(client),
         )

@@ -25,14 +25,16 @@ from irbgen.irb.graph import BuildGraphs
 from irbgen.irb.node_types import retype_graphs
 from irbgen.irb.plans import make_plans
 from irbgen.irb.questions import WriteQuestions
-from irbgen.irb.records import Fact, GeneratedQuestion, Reject, WebDocument
+from irbgen.irb.records import Fact, GeneratedQuestion
 from irbgen.irb.samples import corpus_documents, make_sample
 from irbgen.irb.transforms import load_surnames
 from irbgen.phantom.vocabulary import DEFAULT_VOCABULARY_DIR
 from irbgen.pipeline.checkpoint import replace_stage_rejects
 from irbgen.pipeline.runner import StageResult, run_stage
 from irbgen.pipeline.stage import StageContext
+from irbgen.records import Reject
 from irbgen.schema import Manifest, PromptRef, Sample
+from irbgen.web.records import WebDocument
 
 BENCHMARK = "benchmark"
 KINDS = ("single_hop", "multi_hop", "false_premise")

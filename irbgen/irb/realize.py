@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from irbgen.irb.records import NodeChange, PlanHop, QuestionPlan
-from irbgen.irb.text import IRREGULAR, STOPWORDS, clean
 from irbgen.irb.transforms import apply_changes
+from irbgen.text import IRREGULAR, STOPWORDS, clean
 
 # Private-use characters mark the masked node and the bridge: they are not word characters, so node
 # changes (whole-word replacements) never touch them.

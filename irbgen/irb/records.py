@@ -1,71 +1,21 @@
-"""The records that flow through `irbgen build --source wikipedia-dump`, stage by stage.
+"""The records of the IRB generator, stage by stage (pages and web documents live in their source packages).
 
-page -> citing segment -> keypoint; cited URL -> web document; (keypoint, document) -> grounding -> fact.
+citation segment -> keypoint; (keypoint, web document) -> grounding -> fact -> graph -> plan -> question.
 Every record has a stable `key` so a rerun can skip what is done, and a reject names that key.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from irbgen.records import Record
 from irbgen.schema import PromptRef
+from irbgen.wikipedia.records import Citation
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Page(_Record):
-    """One article from a dump (namespace 0, not a redirect)."""
-
-    page_id: int
-    title: str
-    wikitext: str
-    revision_timestamp: str | None = None  # ISO 8601, as the dump gives it
-    created: str | None = None  # creation timestamp, where the dump has one (CirrusSearch)
-    popularity: float | None = None  # CirrusSearch popularity_score
-    topics: list[str] = Field(default_factory=list)  # ORES topic tags
-    wikidata_id: str | None = None
-    categories: list[str] = Field(default_factory=list)
-    dump: str = ""  # file name the page came from
-
-    @property
-    def key(self) -> str:
-        return str(self.page_id)
-
-
-class Citation(_Record):
-    """One cited source: its URL(s) and what the citation template says about it."""
-
-    url: str
-    archive_url: str | None = None
-    date: str | None = None  # the citation's own date (date= / access-date= as written)
-    title: str | None = None
-    ref_name: str | None = None
-
-
-class Segment(_Record):
-    """A piece of a sentence that ends at a citation group, with the context a reader needs."""
-
-    id: str  # "<page_id>:<sentence index>:<segment index>"
-    page_id: int
-    title: str
-    lead: str  # the article's first paragraph, plain text
-    section: list[str] = Field(default_factory=list)  # heading path, [] for the lead
-    sentence: str
-    text: str
-    before: list[str] = Field(default_factory=list)  # up to two preceding sentences
-    after: list[str] = Field(default_factory=list)  # up to two following sentences
-    citations: list[Citation]
-
-    @property
-    def key(self) -> str:
-        return self.id
-
-
-class Keypoint(_Record):
+class Keypoint(Record):
     """A self-contained statement made from one segment."""
 
     id: str  # the segment id
@@ -83,29 +33,7 @@ class Keypoint(_Record):
         return self.id
 
 
-class WebDocument(_Record):
-    """A fetched page, reduced to its main text, with where it came from."""
-
-    id: str  # "d" + first 16 hex of sha256(url)
-    url: str  # the cited URL
-    final_url: str  # after redirects
-    status: int
-    content_type: str = ""
-    title: str = ""
-    text: str
-    published: str | None = None  # YYYY-MM-DD from htmldate
-    language: str | None = None
-    language_score: float | None = None
-    fetched: str  # WARC-Date of the response record (not the wall clock of this run)
-    warc_record_id: str | None = None
-    via_wayback: bool = False
-
-    @property
-    def key(self) -> str:
-        return self.url
-
-
-class Grounding(_Record):
+class Grounding(Record):
     """Whether one document supports one keypoint."""
 
     keypoint_id: str
@@ -122,7 +50,7 @@ class Grounding(_Record):
         return f"{self.keypoint_id}|{self.document_id}"
 
 
-class GroundedKeypoint(_Record):
+class GroundedKeypoint(Record):
     """A keypoint kept in a fact, with the documents that support it."""
 
     keypoint_id: str
@@ -130,7 +58,7 @@ class GroundedKeypoint(_Record):
     documents: list[str]
 
 
-class Fact(_Record):
+class Fact(Record):
     """A segment's supported keypoints with their evidence: the input of question generation."""
 
     id: str  # the segment id
@@ -152,16 +80,6 @@ class Fact(_Record):
         return self.id
 
 
-class Reject(_Record):
-    """A record a stage dropped, and why. Written to rejects.jsonl and counted per (stage, reason)."""
-
-    stage: str
-    reason: str  # a short stable label, e.g. "redirect", "incomplete_segment", "http_404"
-    key: str
-    detail: str = ""
-    extra: dict[str, Any] = Field(default_factory=dict)
-
-
 # --- part 2: facts -> knowledge graphs -> question plans -> questions ----------------------------------
 
 # Node types a knowledge graph may use. The transforms know Person, Date, Country and Quantity.
@@ -179,7 +97,7 @@ NODE_TYPES = (
 )
 
 
-class Triple(_Record):
+class Triple(Record):
     """One edge of a fact's knowledge graph; head and tail are spans of the keypoints where possible."""
 
     head: str
@@ -189,14 +107,14 @@ class Triple(_Record):
     tail_type: str
 
 
-class Entity(_Record):
+class Entity(Record):
     """A named entity spaCy found in a fact's keypoints (label as spaCy gives it: PERSON, DATE, ...)."""
 
     text: str
     label: str
 
 
-class KnowledgeGraph(_Record):
+class KnowledgeGraph(Record):
     """A fact as triples, with how much of its keypoints' content the triples cover."""
 
     fact_id: str
@@ -212,7 +130,7 @@ class KnowledgeGraph(_Record):
         return self.fact_id
 
 
-class NodeChange(_Record):
+class NodeChange(Record):
     """An unmasked node rewritten to make a question harder (paraphrase) or false (false premise)."""
 
     node: str  # as written in the graph
@@ -222,7 +140,7 @@ class NodeChange(_Record):
     rule: str  # e.g. "initials", "relative_date", "flag", "number_words", "other_surname"
 
 
-class PlanHop(_Record):
+class PlanHop(Record):
     """One hop of a question plan: one fact's graph with the node it asks for masked."""
 
     fact_id: str
@@ -235,7 +153,7 @@ class PlanHop(_Record):
     documents: list[str]  # ids of the documents that support the fact
 
 
-class QuestionPlan(_Record):
+class QuestionPlan(Record):
     """What to ask: masked graphs chained innermost first, node changes, and the expected answer.
 
     The final answer is the last hop's masked node. For kind "false_premise" one change has kind
@@ -260,7 +178,7 @@ class QuestionPlan(_Record):
         return self.hops[-1].answer_type
 
 
-class GeneratedQuestion(_Record):
+class GeneratedQuestion(Record):
     """The question written for a plan, with one sub-question per hop (innermost first)."""
 
     plan_id: str

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 
 from irbgen.irb.attributes import evidence_attributes, topic_group
-from irbgen.irb.records import Fact, GeneratedQuestion, KnowledgeGraph, QuestionPlan, WebDocument
+from irbgen.irb.records import Fact, GeneratedQuestion, KnowledgeGraph, QuestionPlan
 from irbgen.schema import Attributes, Document, Hop, PromptRef, Provenance, Sample
+from irbgen.web.records import WebDocument
 
 GENERATOR = "irbgen.irb"
 

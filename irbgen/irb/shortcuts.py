@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 
-from irbgen.irb.questions import answer_in, normalize
-from irbgen.irb.records import QuestionPlan, Reject
+from irbgen.irb.records import QuestionPlan
+from irbgen.records import Reject
+from irbgen.text import answer_in, normalize
 
 STAGE = "plans"
 REASON = "multi_hop_shortcut"

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
-from irbgen.irb.text import STOPWORDS, TOKEN, clean, fold, stem, words
+from irbgen.text import STOPWORDS, TOKEN, clean, fold, stem, words
 
 _MONTHS = {
     "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7, "august": 8,

@@ -31,11 +31,11 @@ from typing import Any, BinaryIO, Protocol
 
 from pydantic import BaseModel
 
-from irbgen.irb.records import Reject
 from irbgen.llm.types import BudgetExceeded
 from irbgen.pipeline.checkpoint import CheckpointStore
 from irbgen.pipeline.stage import Stage, StageContext
 from irbgen.pipeline.stats import DUPLICATE_KEY, ERROR_PREFIX, StageStats
+from irbgen.records import Reject
 
 logger = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel
 
-from irbgen.irb.records import Reject
+from irbgen.records import Reject
 
 
 @dataclass

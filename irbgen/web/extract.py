@@ -12,7 +12,8 @@ import re
 import threading
 from collections.abc import Mapping
 
-from irbgen.irb.records import Reject, WebDocument
+from irbgen.records import Reject
+from irbgen.web.records import WebDocument
 
 STAGE = "fetch_cited"
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})

@@ -8,9 +8,11 @@ import functools
 from pydantic import BaseModel
 
 from irbgen.errors import IrbgenError
-from irbgen.irb.records import Citation, Reject, WebDocument
 from irbgen.pipeline.stage import StageContext
+from irbgen.records import Reject
 from irbgen.web.extract import extract_document
+from irbgen.web.records import WebDocument
+from irbgen.wikipedia.records import Citation
 
 
 class FetchCited:

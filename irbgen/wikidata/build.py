@@ -27,11 +27,11 @@ from pydantic import ConfigDict, Field
 from irbgen import __version__
 from irbgen.benchmark import write_benchmark
 from irbgen.errors import BadInputError, redact
-from irbgen.irb.records import Reject
 from irbgen.llm.run_client import LEDGER, LLMOptions, run_client
 from irbgen.pipeline.checkpoint import replace_stage_rejects
 from irbgen.pipeline.runner import StageResult, run_stage
 from irbgen.pipeline.stage import StageContext
+from irbgen.records import Reject
 from irbgen.schema import Manifest
 from irbgen.wikidata.chains import sample_chains
 from irbgen.wikidata.corpus import entity_documents, id_order

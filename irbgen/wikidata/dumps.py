@@ -47,8 +47,8 @@ from qwikidata.entity import WikidataItem, WikidataProperty
 from qwikidata.snak import WikidataSnak
 
 from irbgen.errors import BadInputError
-from irbgen.irb.records import Reject
 from irbgen.pipeline.stage import StageContext
+from irbgen.records import Reject
 from irbgen.wikidata.records import Statement, Value, WikidataEntity
 from irbgen.wikidata.selection import EntityFilter, load_entity_ids
 

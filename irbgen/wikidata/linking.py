@@ -14,11 +14,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from irbgen.irb.records import Page, Reject
+from irbgen.records import Reject
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.rebel import MAX_WORDS, ExtractedTriple, Extractor, page_passages
 from irbgen.wikidata.records import Statement, Value
 from irbgen.wikipedia.dumps import normalize_title
+from irbgen.wikipedia.records import Page
 from irbgen.wikipedia.wikitext import UnparsableWikitext
 
 STAGE = "wikipedia_frequency"

@@ -25,12 +25,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from irbgen.errors import BadInputError
-from irbgen.irb.keypoints import check_backend
-from irbgen.irb.questions import contains_answer, normalize, squash
-from irbgen.irb.records import Reject
-from irbgen.irb.text import fold
+from irbgen.llm.backends import BACKENDS, MAX_RAW_CHARS, check_backend, model_name
 from irbgen.llm.prompts import Prompt, load_prompt
 from irbgen.pipeline.stage import StageContext
+from irbgen.records import Reject
+from irbgen.text import contains_answer, fold, normalize, squash
 from irbgen.wikidata import wording
 from irbgen.wikidata.answerable import Selection, select
 from irbgen.wikidata.corpus import number_text, qualifier_text, value_text
@@ -43,8 +42,6 @@ __all__ = ["WriteChainQuestions", "answer_texts", "answer_type", "check_chain", 
 
 QUESTION_PROMPT = "mintqa_question"
 ANSWER_PROMPT = "mintqa_answer"
-BACKENDS = ("llm", "rules")
-MAX_RAW_CHARS = 2000  # of a bad reply kept in a reject
 MONTHS = "January February March April May June July August September October November December".split()
 AnswerType = Literal["entity", "date", "quantity", "string"]
 
@@ -249,10 +246,6 @@ class _Failure(Exception):
         self.reason, self.detail, self.raw = reason, detail, raw
 
 
-def _model_name(client: object) -> str | None:
-    return getattr(getattr(client, "settings", None), "model", None)
-
-
 # --- the stage --------------------------------------------------------------------------------------
 
 
@@ -446,7 +439,7 @@ class WriteChainQuestions:
                 method="llm",
                 attempts=attempt,
                 prompts=[self.prompt(QUESTION_PROMPT).ref, self.prompt(ANSWER_PROMPT).ref],
-                model=_model_name(client),
+                model=model_name(client),
             )
         detail = "; ".join(failures)
         return self._reject(chain, last.reason, detail, last.raw, attempts=self.max_attempts)

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from irbgen.errors import BadInputError
 from irbgen.extras import missing_extra
-from irbgen.irb.records import Page
+from irbgen.wikipedia.records import Page
 from irbgen.wikipedia.wikitext import parse_article, split_sentences
 
 EXTRA = "rebel"  # the pyproject extra that installs transformers and torch

@@ -8,18 +8,15 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from irbgen.records import Record
 from irbgen.schema import PromptRef
 
 ValueType = Literal["entity", "time", "quantity", "string", "monolingualtext", "globecoordinate", "other"]
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Value(_Record):
+class Value(Record):
     """A statement's tail: an entity id, or a literal with its type and a readable text."""
 
     type: ValueType
@@ -38,7 +35,7 @@ class Value(_Record):
         return f"{self.type}:{self.raw or self.text}{unit}"
 
 
-class Statement(_Record):
+class Statement(Record):
     """One truthy statement: (head, property, tail) with its rank and qualifiers kept as strings."""
 
     head: str  # Q-id
@@ -53,7 +50,7 @@ class Statement(_Record):
         return f"{self.head}|{self.property}|{self.tail.key}"
 
 
-class WikidataEntity(_Record):
+class WikidataEntity(Record):
     """An item (Q) or property (P) with what realisation and linking need, and its truthy statements."""
 
     id: str
@@ -71,7 +68,7 @@ class WikidataEntity(_Record):
         return self.id
 
 
-class ChainHop(_Record):
+class ChainHop(Record):
     """One triple of a chain with its knowledge labels."""
 
     statement: Statement
@@ -80,7 +77,7 @@ class ChainHop(_Record):
     new: bool | None = None  # None when no old dump was given
 
 
-class Chain(_Record):
+class Chain(Record):
     """1-4 connected triples: each tail is the next head; the answer is the last tail."""
 
     id: str
@@ -91,7 +88,7 @@ class Chain(_Record):
         return self.id
 
 
-class ChainQuestion(_Record):
+class ChainQuestion(Record):
     """The main question of a chain and one sub-question (with its answer) per hop."""
 
     chain_id: str

@@ -24,8 +24,9 @@ from typing import IO, Any
 from xml.etree.ElementTree import ParseError
 
 from irbgen.errors import BadInputError
-from irbgen.irb.records import Page, Reject
 from irbgen.listfile import read_list_file
+from irbgen.records import Reject
+from irbgen.wikipedia.records import Page
 
 STAGE = "read_dump"
 CHUNK = 1 << 20

@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from irbgen.extras import missing_extra
-from irbgen.irb.records import Citation
+from irbgen.wikipedia.records import Citation
 
 if TYPE_CHECKING:
     from irbgen.wikipedia.wikitext import RefTable

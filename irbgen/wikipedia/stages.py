@@ -7,9 +7,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from irbgen.irb.records import Page, Reject, Segment
 from irbgen.pipeline.stage import StageContext
+from irbgen.records import Reject
 from irbgen.spacy_models import DEFAULT_MODEL, load_spacy
+from irbgen.wikipedia.records import Page, Segment
 from irbgen.wikipedia.wikitext import (
     MAX_WIKITEXT_CHARS,
     Article,

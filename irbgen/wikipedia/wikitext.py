@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from irbgen.irb.records import Citation
+from irbgen.wikipedia.records import Citation
 from irbgen.wikipedia.render import (
     Renderer,
     load_mwp,

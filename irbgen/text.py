@@ -1,4 +1,4 @@
-"""Word-level text helpers shared by the offline keypoint and grounding rules: clean, fold, stem, words."""
+"""Text helpers the generators share: clean, fold, stem and words; normalising; answers inside questions."""
 
 from __future__ import annotations
 
@@ -34,6 +34,11 @@ IRREGULAR = {
     "won": "win", "wrote": "write", "written": "write",
 }  # fmt: skip
 _VOWEL = re.compile(r"[aeiouy]")
+MIN_QUESTION_WORDS = 3
+NAME_SUFFIXES = frozenset("jr sr ii iii iv".split())
+_ARTICLES = frozenset(("a", "an", "the"))
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
 
 
 def clean(text: str) -> str:
@@ -78,3 +83,67 @@ def stem(word: str) -> str:
 def words(text: str) -> list[str]:
     """The folded letter-only words of a text, in order."""
     return _LETTERS.findall(fold(text))
+
+
+# --- answers inside questions ------------------------------------------------------------------------
+
+
+def normalize(text: str) -> str:
+    """Folded tokens without articles or punctuation; "&" reads "and" and "18,400" reads "18400"."""
+    text = fold(text).replace("&", " and ")
+    text = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text)
+    return " ".join(token for token in TOKEN.findall(text) if token not in _ARTICLES)
+
+
+def _has(haystack: str, needle: str) -> bool:
+    return bool(needle) and f" {needle} " in f" {haystack} "
+
+
+def _number_forms(number: str) -> set[str]:
+    """A number as digits and in words: "240" -> {"240", "two hundred and forty"}."""
+    from num2words import num2words  # the generators' extra; the rest of this module is core
+
+    digits = number.replace(",", "")
+    forms = {normalize(digits)}
+    try:
+        forms.add(normalize(num2words(float(digits) if "." in digits else int(digits))))
+    except (ValueError, OverflowError):
+        pass
+    return forms
+
+
+def _surname(answer: str) -> str | None:
+    tokens = [token for token in normalize(answer).split() if token not in NAME_SUFFIXES]
+    return tokens[-1] if len(tokens) >= 2 and len(tokens[-1]) >= 3 else None
+
+
+def contains_answer(question: str, answer: str, answer_type: str | None = None) -> bool:
+    """Whether the question gives the answer away.
+
+    True when the normalised answer occurs as whole words in the normalised question; when every number
+    in the answer occurs in the question, as digits or in words ("£212 million" -> "212"); and, for a
+    Person, when the surname does ("Ilse Marrow" -> "Marrow", which also covers "I. Marrow").
+    """
+    return answer_in(normalize(question), answer, answer_type)
+
+
+def answer_in(target: str, answer: str, answer_type: str | None = None) -> bool:
+    """contains_answer over a text already passed through `normalize` (normalise a long text once)."""
+    if _has(target, normalize(answer)):
+        return True
+    numbers = _NUMBER.findall(answer)
+    if numbers and all(any(_has(target, form) for form in _number_forms(n)) for n in numbers):
+        return True
+    surname = _surname(answer) if answer_type == "Person" else None
+    return surname is not None and _has(target, surname)
+
+
+def is_question(text: str) -> bool:
+    """A non-empty question: ends with '?' and has at least three words."""
+    text = text.strip()
+    return text.endswith("?") and len(TOKEN.findall(text)) >= MIN_QUESTION_WORDS
+
+
+def squash(text: str) -> str:
+    """Single spaces and one final '?' (a model's "??" or trailing space is not a reason to reject)."""
+    return re.sub(r"\?+$", "?", re.sub(r"\s+", " ", text).strip())

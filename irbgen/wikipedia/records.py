@@ -1,0 +1,55 @@
+"""What a Wikipedia dump gives: pages, the sentences that cite web pages, and their citations."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from irbgen.records import Record
+
+
+class Page(Record):
+    """One article from a dump (namespace 0, not a redirect)."""
+
+    page_id: int
+    title: str
+    wikitext: str
+    revision_timestamp: str | None = None  # ISO 8601, as the dump gives it
+    created: str | None = None  # creation timestamp, where the dump has one (CirrusSearch)
+    popularity: float | None = None  # CirrusSearch popularity_score
+    topics: list[str] = Field(default_factory=list)  # ORES topic tags
+    wikidata_id: str | None = None
+    categories: list[str] = Field(default_factory=list)
+    dump: str = ""  # file name the page came from
+
+    @property
+    def key(self) -> str:
+        return str(self.page_id)
+
+
+class Citation(Record):
+    """One cited source: its URL(s) and what the citation template says about it."""
+
+    url: str
+    archive_url: str | None = None
+    date: str | None = None  # the citation's own date (date= / access-date= as written)
+    title: str | None = None
+    ref_name: str | None = None
+
+
+class Segment(Record):
+    """A piece of a sentence that ends at a citation group, with the context a reader needs."""
+
+    id: str  # "<page_id>:<sentence index>:<segment index>"
+    page_id: int
+    title: str
+    lead: str  # the article's first paragraph, plain text
+    section: list[str] = Field(default_factory=list)  # heading path, [] for the lead
+    sentence: str
+    text: str
+    before: list[str] = Field(default_factory=list)  # up to two preceding sentences
+    after: list[str] = Field(default_factory=list)  # up to two following sentences
+    citations: list[Citation]
+
+    @property
+    def key(self) -> str:
+        return self.id
