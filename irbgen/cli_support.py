@@ -5,14 +5,13 @@ from __future__ import annotations
 import logging
 import signal
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 import click
 
 from irbgen.errors import IrbgenError, redact
-
-Progress = Callable[[str, int, int | None], None]
+from irbgen.progress import Progress, silent
 
 
 def _terminate(signum, frame) -> None:  # noqa: ARG001 - signal handler signature
@@ -52,10 +51,6 @@ class RedactingFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         return redact(super().format(record))
-
-
-def silent(stage: str, done: int, total: int | None) -> None:
-    """The progress callback that shows nothing."""
 
 
 @contextmanager

@@ -13,7 +13,7 @@ import asyncio
 import json
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +29,13 @@ from irbgen.llm.run_client import LEDGER, LLMOptions, run_client
 from irbgen.pipeline.checkpoint import replace_stage_rejects
 from irbgen.pipeline.runner import StageResult, run_stage
 from irbgen.pipeline.stage import StageContext
+from irbgen.progress import Progress
 from irbgen.records import Reject
 from irbgen.web.records import WebDocument
 from irbgen.wikipedia.dumps import PageFilter, load_titles, read_dump
 from irbgen.wikipedia.records import Citation, Page, Segment
 from irbgen.wikipedia.stages import CitingSegments
 
-Progress = Callable[[str, int, int | None], None]
 FACTS = "facts.jsonl"
 DOCUMENTS = "documents.jsonl"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -20,13 +20,8 @@ from irbgen.phantom.questions import AttributeTable, Sampler, solve, to_sample
 from irbgen.phantom.relations import ATTRIBUTES, EASY_RELATIONS, RELATIONS, RelationIndex
 from irbgen.phantom.universe import Universe, generate_universe
 from irbgen.phantom.vocabulary import Vocabulary
+from irbgen.progress import Progress, silent
 from irbgen.schema import Document, Manifest, Sample
-
-Progress = Callable[[str, int, int], None]
-
-
-def _no_progress(stage: str, done: int, total: int) -> None:
-    return None
 
 
 @dataclass
@@ -99,7 +94,7 @@ def check_request(config: PhantomConfig) -> None:
 
 
 def build_phantom(
-    config: PhantomConfig, vocabulary: Vocabulary, progress: Progress = _no_progress
+    config: PhantomConfig, vocabulary: Vocabulary, progress: Progress = silent
 ) -> PhantomBuild:
     """Generate the world and its questions; articles are rendered lazily as the writer consumes them."""
     check_request(config)

@@ -35,11 +35,11 @@ from irbgen.llm.types import BudgetExceeded
 from irbgen.pipeline.checkpoint import CheckpointStore
 from irbgen.pipeline.stage import Stage, StageContext
 from irbgen.pipeline.stats import DUPLICATE_KEY, ERROR_PREFIX, StageStats
+from irbgen.progress import Progress
 from irbgen.records import Reject
 
 logger = logging.getLogger(__name__)
 
-Progress = Callable[[str, int, int | None], None]
 
 _DETAIL_LIMIT = 2000
 _PROGRESS_SECONDS = 0.1

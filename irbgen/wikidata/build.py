@@ -17,7 +17,7 @@ import os
 import random
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
@@ -31,6 +31,7 @@ from irbgen.llm.run_client import LEDGER, LLMOptions, run_client
 from irbgen.pipeline.checkpoint import replace_stage_rejects
 from irbgen.pipeline.runner import StageResult, run_stage
 from irbgen.pipeline.stage import StageContext
+from irbgen.progress import Progress
 from irbgen.records import Reject
 from irbgen.schema import Manifest
 from irbgen.wikidata.chains import sample_chains
@@ -43,7 +44,6 @@ from irbgen.wikidata.records import ChainQuestion
 from irbgen.wikidata.samples import chain_sample, parse_hops
 from irbgen.wikidata.selection import write_entity_ids
 
-Progress = Callable[[str, int, int | None], None]
 BENCHMARK = "benchmark"
 KEPT_ENTITIES = "kept-entities.txt"
 COMMAND = "irbgen build --source wikidata-dump"
