@@ -20,9 +20,10 @@ from pydantic import BaseModel
 from irbgen.errors import IrbgenError
 from irbgen.llm.types import BudgetExceeded
 from irbgen.pipeline.checkpoint import KEY_BUFFER_LINES, CheckpointStore
-from irbgen.pipeline.runner import SPILL_RECORDS, StageResult, run_one, run_pipeline, run_stage
+from irbgen.pipeline.runner import SPILL_RECORDS, StageResult, run_one, run_stage
 from irbgen.pipeline.stage import StageContext
 from irbgen.pipeline.stats import StageStats, reject_counts
+from irbgen.pipeline.steps import Step, run_steps
 from irbgen.records import Reject
 
 # -- toy records and stages ---------------------------------------------------------------------------
@@ -302,7 +303,7 @@ def test_an_executor_can_be_swapped_in(tmp_path: Path) -> None:
     records = texts(12)
     order: list[int] = []
 
-    def backwards(stage, items, context, sink) -> None:  # computes last-first, hands over in order
+    def backwards(stage, items, context, sink, concurrency) -> None:  # computes last-first, in order out
         items = list(items)
         results = [run_one(stage, item, context) for item in reversed(items)][::-1]
         for item, outcome in zip(items, results, strict=True):
@@ -568,13 +569,18 @@ def test_resume_after_sigkill(tmp_path: Path) -> None:
 # -- pipeline, progress, stats ------------------------------------------------------------------------
 
 
-def test_run_pipeline_chains_stages(tmp_path: Path) -> None:
+def test_declared_steps_chain_stages_and_name_their_results(tmp_path: Path) -> None:
     records = texts(20)
-    split, upper = run_pipeline([SplitWords(), Upper()], records, context(tmp_path), concurrency=4)
-    assert rows(upper) == [{**w, "word": w["word"].upper()} for w in expected_words(records)]
-    assert split.stats.outputs == upper.stats.inputs
-    with pytest.raises(ValueError, match="takes Text"):
-        run_pipeline([Upper(), SplitWords()], [], context(tmp_path / "bad"))
+    steps = [
+        Step("split", SplitWords(), lambda done: records),
+        Step("upper", Upper(), lambda done: done["split"].outputs(), concurrency=4),
+    ]
+    done = run_steps(steps, context(tmp_path))
+    assert list(done) == ["split", "upper"]
+    assert rows(done["upper"]) == [{**w, "word": w["word"].upper()} for w in expected_words(records)]
+    assert done["split"].stats.outputs == done["upper"].stats.inputs
+    with pytest.raises(ValueError, match="runs a stage named"):
+        run_steps([Step("other", SplitWords(), lambda done: records)], context(tmp_path / "bad"))
 
 
 def test_shard_stats_merge_to_a_one_shard_run(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ import shutil
 import time
 import traceback
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from itertools import islice
@@ -63,11 +63,39 @@ class Executor(Protocol):
 
     The sink takes an item's results as any iterable, consumed once: a list, or a lazy iterator (the
     inline executor streams a stage's generator straight to the checkpoint, so memory stays flat).
+    `concurrency` bounds the calls of an I/O stage in flight at once.
     """
 
-    def __call__(self, stage: Stage, items: Iterator[WorkItem], context: StageContext, sink: Sink) -> None:
+    def __call__(
+        self, stage: Stage, items: Iterator[WorkItem], context: StageContext, sink: Sink, concurrency: int
+    ) -> None:
         """Process every item and hand its results to the sink in input order."""
         ...
+
+
+@dataclass(frozen=True)
+class LocalExecutor:
+    """This machine: an asyncio loop for I/O stages; CPU stages inline or on `processes` spawned processes."""
+
+    processes: int = 1
+    chunk_size: int = 32  # inputs per task sent to a pool process
+
+    def __post_init__(self) -> None:
+        if self.processes < 1 or self.chunk_size < 1:
+            raise ValueError("processes and chunk_size must be at least 1")
+
+    def __call__(
+        self, stage: Stage, items: Iterator[WorkItem], context: StageContext, sink: Sink, concurrency: int
+    ) -> None:
+        """Run the stage's items here, the way its kind asks."""
+        if callable(getattr(stage, "aprocess", None)):
+            asyncio.run(_run_async(stage, items, context, sink, concurrency))
+        elif not callable(getattr(stage, "process", None)):
+            raise TypeError(f"stage {stage.name!r} has neither process() nor aprocess()")
+        elif self.processes == 1:
+            _run_inline(stage, items, context, sink)
+        else:
+            _run_pool(stage, items, context, sink, self.processes, self.chunk_size)
 
 
 @dataclass
@@ -140,7 +168,7 @@ def run_stage(
         progress: called as progress(stage name, inputs handled, total or None).
         sync_seconds: at most this much finished work is redone after a SIGKILL (one fsync per period).
         chunk_size: inputs per task sent to a pool process.
-        executor: replaces the local executor chosen from the stage kind and `processes`.
+        executor: runs the work items; default LocalExecutor(processes, chunk_size).
     """
     if concurrency < 1 or processes < 1 or chunk_size < 1:
         raise ValueError("concurrency, processes and chunk_size must be at least 1")
@@ -153,7 +181,7 @@ def run_stage(
             progress(stage.name, totals.inputs, totals.inputs)
         return StageResult(stage.name, stage.output_model, store, stats, totals, reused=True)
 
-    run = executor or _local_executor(stage, concurrency, processes, chunk_size)
+    run = executor or LocalExecutor(processes, chunk_size)
     total = len(inputs) if hasattr(inputs, "__len__") else None  # type: ignore[arg-type]
     started = time.perf_counter()
     store.open()
@@ -162,7 +190,7 @@ def run_stage(
         if finished:
             logger.info("%s: resuming; %d input keys already finished", stage.name, len(finished))
         writer = _Writer(stage.name, store, stats, progress, total)
-        run(stage, _plan(stage, inputs, finished, writer), context, writer.write)
+        run(stage, _plan(stage, inputs, finished, writer), context, writer.write, concurrency)
     finally:
         stats.wall_seconds = time.perf_counter() - started
         store.close()
@@ -172,25 +200,6 @@ def run_stage(
     writer.report(force=True)
     logger.info("%s: %s", stage.name, stats.to_dict())
     return StageResult(stage.name, stage.output_model, store, stats, totals, reused=False)
-
-
-def run_pipeline(
-    stages: Sequence[Stage], first_inputs: Iterable[BaseModel], context: StageContext, **options: Any
-) -> list[StageResult]:
-    """Run stages one after the other, each fed the previous stage's outputs; options go to run_stage."""
-    for before, after in zip(stages, stages[1:], strict=False):
-        if not issubclass(before.output_model, after.input_model):
-            raise ValueError(
-                f"stage {after.name!r} takes {after.input_model.__name__}, but stage {before.name!r} "
-                f"yields {before.output_model.__name__}"
-            )
-    results: list[StageResult] = []
-    inputs: Iterable[BaseModel] = first_inputs
-    for stage in stages:
-        result = run_stage(stage, inputs, context, **options)
-        results.append(result)
-        inputs = result.outputs()
-    return results
 
 
 # -- planning and writing ----------------------------------------------------------------------------
@@ -344,18 +353,6 @@ def _error_reject(stage: str, key: str, error: Exception) -> Reject:
 
 
 # -- local executors ---------------------------------------------------------------------------------
-
-
-def _local_executor(stage: Stage, concurrency: int, processes: int, chunk_size: int) -> Executor:
-    if callable(getattr(stage, "aprocess", None)):
-        return lambda stage, items, context, sink: asyncio.run(
-            _run_async(stage, items, context, sink, concurrency)
-        )
-    if not callable(getattr(stage, "process", None)):
-        raise TypeError(f"stage {stage.name!r} has neither process() nor aprocess()")
-    if processes == 1:
-        return _run_inline
-    return lambda stage, items, context, sink: _run_pool(stage, items, context, sink, processes, chunk_size)
 
 
 def _run_inline(stage: Stage, items: Iterator[WorkItem], context: StageContext, sink: Sink) -> None:
