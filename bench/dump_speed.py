@@ -157,10 +157,9 @@ def measure(kind: str, workdir: Path, shard: int = 0, shards: int = 1) -> dict[s
 
 def measure_stages(workdir: Path, segments: bool, processes: int) -> dict[str, Any]:
     """The build's read (and segment) stages through the runner, in a fresh run directory."""
-    from irbgen.irb.build import DumpShard, ReadPages
     from irbgen.pipeline.runner import run_stage
     from irbgen.pipeline.stage import StageContext
-    from irbgen.wikipedia.stages import CitingSegments, load_parser
+    from irbgen.wikipedia.stages import CitingSegments, DumpShard, ReadPages, load_parser
 
     out: dict[str, Any] = {"kind": "stage-segments" if segments else "stage-read", "processes": processes}
     with tempfile.TemporaryDirectory(prefix="irbgen-dump-stage-") as run_dir:

@@ -7,11 +7,14 @@ source does not use is refused rather than silently ignored.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from irbgen.cli_support import progress_display, reporting_errors
+
+if TYPE_CHECKING:
+    from irbgen.builds.output import RunManifest
 
 SOURCES = ("wikipedia-dump", "wikidata-dump")
 _NOT_CONFIG = {"source", "out", "force", "quiet"}
@@ -177,12 +180,12 @@ def build(**options: Any) -> None:
         options["warc"] = list(options["warc"])
         if source == "wikipedia-dump":
             require("wikipedia", "the Wikipedia build")
-            from irbgen.irb.build import WikipediaBuildConfig as Config
-            from irbgen.irb.build import build_wikipedia as run
+            from irbgen.builds.wikipedia import WikipediaBuildConfig as Config
+            from irbgen.builds.wikipedia import build_wikipedia as run
         else:
             require("wikidata", "the Wikidata build")
-            from irbgen.wikidata.build import WikidataBuildConfig as Config
-            from irbgen.wikidata.build import build_wikidata as run
+            from irbgen.builds.wikidata import WikidataBuildConfig as Config
+            from irbgen.builds.wikidata import build_wikidata as run
         _refuse_foreign_flags(click.get_current_context(), Config.model_fields, source)
         values = {
             k: v
@@ -195,6 +198,7 @@ def build(**options: Any) -> None:
             config = Config(**values)
         except ValidationError as error:
             raise BadInputError(f"bad option: {describe_error(error)}") from None
+        from irbgen.builds.output import BENCHMARK, write_output
         from irbgen.pipeline.rundir import locked, make_directory, prepare_run_dir
         from irbgen.preflight import check_build_inputs
 
@@ -203,29 +207,9 @@ def build(**options: Any) -> None:
         make_directory(out)
         with locked(out):
             prepare_run_dir(out, fingerprint, force=options["force"], keep=kept_on_force)
-            manifest = run(config, out, progress)
-            _record_command(out / "manifest.json")
+            manifest = write_output(run(config, out, progress), out / BENCHMARK, out)
     line = summary_line(manifest, out) if source == "wikipedia-dump" else wikidata_summary(manifest, out)
     click.echo(line)
-
-
-def _record_command(path: Path) -> None:
-    """Put the command that rebuilds the run into RUN/manifest.json too, as the benchmark's card has it."""
-    import json
-
-    from irbgen.commandline import reproducing_command
-
-    if not path.is_file():
-        return
-    manifest = json.loads(path.read_bytes())
-    command = reproducing_command(manifest.get("source", ""), manifest.get("config") or {})
-    if command is None:
-        return
-    first = {key: manifest[key] for key in ("tool", "tool_version", "source") if key in manifest}
-    manifest = {**first, "command": command, **manifest}
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(path)
 
 
 def build_fingerprint(source: str, config: Any) -> dict:
@@ -263,9 +247,9 @@ def _refuse_foreign_flags(context: click.Context, fields: dict, source: str) -> 
             raise BadInputError(f"{flag} does not apply to --source {source}")
 
 
-def wikidata_summary(manifest: dict, out: Path) -> str:
+def wikidata_summary(manifest: RunManifest, out: Path) -> str:
     """One line: entities, chains per hop count, samples, rejects."""
-    counts = manifest["counts"]
+    counts = manifest.counts
     per_hop = ", ".join(
         f"{counts[key]:,} {key.split('_')[1]}-hop" for key in sorted(counts) if key.startswith("samples_")
     )
@@ -276,9 +260,9 @@ def wikidata_summary(manifest: dict, out: Path) -> str:
     )
 
 
-def summary_line(manifest: dict, out: Path) -> str:
+def summary_line(manifest: RunManifest, out: Path) -> str:
     """One line: what each part made, and where the rejects are."""
-    counts = manifest["counts"]
+    counts = manifest.counts
     parts = []
     if "pages" in counts:
         parts.append(

@@ -14,8 +14,10 @@ from pydantic import BaseModel
 # source -> (command, output placeholder, "module:Config" whose defaults the command leaves out)
 COMMANDS = {
     "phantom": ("irbgen phantom", "OUT", "irbgen.phantom.config:PhantomConfig"),
-    "wikipedia": ("irbgen build --source wikipedia-dump", "RUN", "irbgen.irb.build:WikipediaBuildConfig"),
-    "wikidata": ("irbgen build --source wikidata-dump", "RUN", "irbgen.wikidata.build:WikidataBuildConfig"),
+    "wikipedia": (
+        "irbgen build --source wikipedia-dump", "RUN", "irbgen.builds.wikipedia:WikipediaBuildConfig"
+    ),
+    "wikidata": ("irbgen build --source wikidata-dump", "RUN", "irbgen.builds.wikidata:WikidataBuildConfig"),
 }
 _UNSET = object()  # a field without a default: always written
 

@@ -64,7 +64,7 @@ def check_build_inputs(config: Any) -> None:
 
 
 def _check_wikipedia(config: Any) -> None:
-    from irbgen.irb.questions_build import parse_reference_date
+    from irbgen.builds.wikipedia import parse_reference_date
     from irbgen.wikipedia.dumps import PageFilter
 
     PageFilter(created_after=config.created_after, created_before=config.created_before)
@@ -83,7 +83,7 @@ def _check_wikipedia(config: Any) -> None:
 
 
 def _check_wikidata(config: Any) -> None:
-    from irbgen.wikidata.build import _check_inputs
+    from irbgen.builds.wikidata import _check_inputs
     from irbgen.wikidata.labels import parse_mix
 
     _check_inputs(config)  # files exist, options that need each other, --hops

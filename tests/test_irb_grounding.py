@@ -21,7 +21,7 @@ from irbgen.records import Reject
 from irbgen.testing import OpenAIStubServer
 from irbgen.testing.stages import replies, run_llm_stage
 from irbgen.web.records import WebDocument
-from irbgen.wikipedia.records import Citation, Page, Segment
+from irbgen.wikipedia.records import Citation, Page, PageMeta, Segment
 
 DOCUMENT_TEXT = """The Golden Gate Bridge was designed by Joseph Strauss and opened to vehicular traffic \
 on May 28, 1937, after four years of construction. At the time, its main span of 4,200 feet (1,280 m) was \
@@ -264,7 +264,8 @@ def test_assemble_facts():
     ]  # fmt: skip
     page = Page(page_id=7, title="Golden Gate Bridge", wikitext="", created="2024-01-02T00:00:00Z",
                 popularity=0.5, topics=["STEM.Engineering"], wikidata_id="Q44440")  # fmt: skip
-    facts, rejects = assemble_facts(segments, keypoints, groundings, {7: page})
+    with_page = [segment.model_copy(update={"page": PageMeta.of(page)}) for segment in segments]
+    facts, rejects = assemble_facts(with_page, keypoints, groundings)
 
     assert [fact.id for fact in facts] == ["7:1:0"]
     (fact,) = facts
@@ -282,5 +283,5 @@ def test_assemble_facts():
         ("facts", "missing_segment", "9:9:9", "its segment is not among the segments given"),
     ]
 
-    bare, _ = assemble_facts(segments[:1], keypoints[:1], groundings)  # no page map: metadata left empty
+    bare, _ = assemble_facts(segments[:1], keypoints[:1], groundings)  # no page metadata: left empty
     assert (bare[0].created, bare[0].topics, bare[0].wikidata_id) == (None, [], None)

@@ -213,11 +213,12 @@ def test_a_key_inside_a_url_is_not_published_in_the_benchmark(tmp_path):
 
 
 def test_a_key_inside_a_url_never_reaches_a_run_manifest(tmp_path):
-    from irbgen.irb.build import _write_manifest
-    from irbgen.wikidata.build import _write_json
+    from irbgen.builds.output import BuildOutput, RunManifest, write_output
 
-    config = {"config": {"base_url": "https://user:SECRETKEY@llm.example/v1"}}
-    for write, name in ((_write_manifest, "wikipedia.json"), (_write_json, "wikidata.json")):
-        write(tmp_path / name, config)
-        text = (tmp_path / name).read_text()
+    for source in ("wikipedia", "wikidata"):
+        manifest = RunManifest(
+            source=source, config={"base_url": "https://user:SECRETKEY@llm.example/v1"}, counts={}
+        )
+        write_output(BuildOutput([], [], manifest, card=None), tmp_path / "benchmark", tmp_path)
+        text = (tmp_path / "manifest.json").read_text()
         assert "SECRETKEY" not in text and "https://[redacted]@llm.example/v1" in text

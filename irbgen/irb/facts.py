@@ -1,69 +1,106 @@
 """Facts: keypoints that at least one cited document supports, linked to every document that does.
 
-A pure function over the records of the earlier stages, so it runs the same on a laptop or after a
-distributed build. A keypoint no document supports becomes a reject "not_grounded" (stage "facts").
+`evidence` joins each segment with its keypoint and the groundings of that keypoint; the `AssembleFacts`
+stage turns one such record into a Fact, or a reject "not_grounded" when no document supports it. Page
+metadata (creation date, popularity, topics, Wikidata id) comes with the segment.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator
 
 from irbgen.irb.records import Fact, GroundedKeypoint, Grounding, Keypoint
-from irbgen.records import Reject
-from irbgen.wikipedia.records import Page, Segment
+from irbgen.pipeline.stage import StageContext
+from irbgen.records import Record, Reject
+from irbgen.wikipedia.records import Segment
 
 STAGE = "facts"
 
 
-def assemble_facts(
-    segments: Iterable[Segment],
-    keypoints: Iterable[Keypoint],
-    groundings: Iterable[Grounding],
-    pages: Mapping[int, Page] | None = None,
-) -> tuple[list[Fact], list[Reject]]:
-    """(facts, rejects) in segment order; created, popularity, topics and wikidata_id come from `pages`."""
-    by_segment = {keypoint.id: keypoint for keypoint in keypoints}
-    checked: dict[str, set[str]] = {}
-    supporting: dict[str, set[str]] = {}
-    for grounding in groundings:
-        checked.setdefault(grounding.keypoint_id, set()).add(grounding.document_id)
-        if grounding.supported:
-            supporting.setdefault(grounding.keypoint_id, set()).add(grounding.document_id)
+class SegmentEvidence(Record):
+    """One segment with its keypoint and every grounding checked for that keypoint."""
 
-    facts: list[Fact] = []
-    rejects: list[Reject] = []
+    segment: Segment
+    keypoint: Keypoint
+    groundings: list[Grounding]
+
+    @property
+    def key(self) -> str:
+        return self.keypoint.id
+
+
+def evidence(
+    segments: Iterable[Segment], keypoints: Iterable[Keypoint], groundings: Iterable[Grounding]
+) -> Iterator[SegmentEvidence]:
+    """In segment order, each segment that has a keypoint, once; segments without one were rejected."""
+    by_segment = {keypoint.id: keypoint for keypoint in keypoints}
+    checked: dict[str, list[Grounding]] = {}
+    for grounding in groundings:
+        checked.setdefault(grounding.keypoint_id, []).append(grounding)
     seen: set[str] = set()
     for segment in segments:
         keypoint = by_segment.get(segment.id)
         if keypoint is None or segment.id in seen:
-            continue  # no keypoint: the keypoint stage already wrote its reject
-        seen.add(segment.id)
-        documents = sorted(supporting.get(keypoint.id, ()))
-        if not documents:
-            tried = len(checked.get(keypoint.id, ()))
-            detail = f"none of {tried} checked documents supports it" if tried else "no document was checked"
-            rejects.append(Reject(stage=STAGE, reason="not_grounded", key=keypoint.id, detail=detail))
             continue
-        page = (pages or {}).get(segment.page_id)
-        grounded = GroundedKeypoint(keypoint_id=keypoint.id, text=keypoint.text, documents=documents)
-        facts.append(
-            Fact(
-                id=segment.id,
-                page_id=segment.page_id,
-                title=segment.title,
-                section=list(segment.section),
-                sentence=segment.sentence,
-                keypoints=[grounded],
-                citations=list(segment.citations),
-                created=page.created if page is not None else None,
-                popularity=page.popularity if page is not None else None,
-                topics=list(page.topics) if page is not None else [],
-                wikidata_id=page.wikidata_id if page is not None else None,
-                categories=list(page.categories) if page is not None else [],
-                revised=page.revision_timestamp if page is not None else None,
-            )
-        )
-    for keypoint_id in sorted(set(by_segment) - seen):
+        seen.add(segment.id)
+        yield SegmentEvidence(segment=segment, keypoint=keypoint, groundings=checked.get(keypoint.id, []))
+
+
+def fact_from(record: SegmentEvidence) -> Fact | Reject:
+    """The fact of one grounded keypoint, or a reject saying how many documents were checked."""
+    segment, keypoint = record.segment, record.keypoint
+    documents = sorted({grounding.document_id for grounding in record.groundings if grounding.supported})
+    if not documents:
+        tried = len({grounding.document_id for grounding in record.groundings})
+        detail = f"none of {tried} checked documents supports it" if tried else "no document was checked"
+        return Reject(stage=STAGE, reason="not_grounded", key=keypoint.id, detail=detail)
+    page = segment.page
+    return Fact(
+        id=segment.id,
+        page_id=segment.page_id,
+        title=segment.title,
+        section=list(segment.section),
+        sentence=segment.sentence,
+        keypoints=[GroundedKeypoint(keypoint_id=keypoint.id, text=keypoint.text, documents=documents)],
+        citations=list(segment.citations),
+        created=page.created if page is not None else None,
+        popularity=page.popularity if page is not None else None,
+        topics=list(page.topics) if page is not None else [],
+        wikidata_id=page.wikidata_id if page is not None else None,
+        categories=list(page.categories) if page is not None else [],
+        revised=page.revision_timestamp if page is not None else None,
+    )
+
+
+class AssembleFacts:
+    """SegmentEvidence -> Fact, or a reject "not_grounded"."""
+
+    name = STAGE
+    input_model = SegmentEvidence
+    output_model = Fact
+
+    def key(self, record: SegmentEvidence) -> str:
+        """The keypoint id (the segment id)."""
+        return record.key
+
+    def process(self, record: SegmentEvidence, context: StageContext) -> list[Fact | Reject]:
+        """The fact, or why there is none."""
+        return [fact_from(record)]
+
+
+def assemble_facts(
+    segments: Iterable[Segment], keypoints: Iterable[Keypoint], groundings: Iterable[Grounding]
+) -> tuple[list[Fact], list[Reject]]:
+    """(facts, rejects) in segment order, outside a pipeline; a keypoint without its segment is rejected."""
+    keypoints = list(keypoints)
+    facts: list[Fact] = []
+    rejects: list[Reject] = []
+    seen: set[str] = set()
+    for record in evidence(segments, keypoints, groundings):
+        seen.add(record.key)
+        made = fact_from(record)
+        (rejects if isinstance(made, Reject) else facts).append(made)
+    for keypoint_id in sorted({keypoint.id for keypoint in keypoints} - seen):
         detail = "its segment is not among the segments given"
         rejects.append(Reject(stage=STAGE, reason="missing_segment", key=keypoint_id, detail=detail))
     return facts, rejects

@@ -56,8 +56,12 @@ def run_steps(
     processes: int = 1,
     concurrency: int = 16,
     progress: Progress | None = None,
+    done: Done | None = None,
 ) -> dict[str, StageResult]:
     """Run each step over its inputs, in order; a step whose stage completed earlier is only read back.
+
+    `done` holds the results of steps run before (by an earlier list), for these steps' inputs; the
+    returned mapping has this list's results only.
 
     CPU stages get a context without clients, so they can run on other processes or machines; I/O stages
     (those with `aprocess`) get the context's LLM client and fetcher.
@@ -65,19 +69,21 @@ def run_steps(
     names = [step.name for step in steps]
     if len(set(names)) != len(names):
         raise ValueError(f"step names repeat: {names}")
-    done: dict[str, StageResult] = {}
+    earlier = dict(done or {})
+    results: dict[str, StageResult] = {}
     for step in steps:
-        stage = step.stage if isinstance(step.stage, Stage) else step.stage(done)
+        done_so_far = {**earlier, **results}
+        stage = step.stage if isinstance(step.stage, Stage) else step.stage(done_so_far)
         if stage.name != step.name:
             raise ValueError(f"step {step.name!r} runs a stage named {stage.name!r}")
         io_stage = callable(getattr(stage, "aprocess", None))
-        done[step.name] = run_stage(
+        results[step.name] = run_stage(
             stage,
-            step.inputs(done),
+            step.inputs(done_so_far),
             context if io_stage else replace(context, llm=None, fetcher=None),
             concurrency=step.concurrency or concurrency,
-            processes=processes,
+            processes=1 if stage.input_model is Batch else processes,  # one record: no pool to spread over
             progress=progress,
             executor=executor,
         )
-    return done
+    return results

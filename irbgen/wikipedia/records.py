@@ -26,6 +26,29 @@ class Page(Record):
         return str(self.page_id)
 
 
+class PageMeta(Record):
+    """What a page tells about itself beyond its text; it travels with each of the page's segments."""
+
+    revision_timestamp: str | None = None
+    created: str | None = None
+    popularity: float | None = None
+    topics: list[str] = Field(default_factory=list)
+    wikidata_id: str | None = None
+    categories: list[str] = Field(default_factory=list)
+
+    @classmethod
+    def of(cls, page: Page) -> PageMeta:
+        """The metadata of `page`."""
+        return cls(
+            revision_timestamp=page.revision_timestamp,
+            created=page.created,
+            popularity=page.popularity,
+            topics=list(page.topics),
+            wikidata_id=page.wikidata_id,
+            categories=list(page.categories),
+        )
+
+
 class Citation(Record):
     """One cited source: its URL(s) and what the citation template says about it."""
 
@@ -49,6 +72,7 @@ class Segment(Record):
     before: list[str] = Field(default_factory=list)  # up to two preceding sentences
     after: list[str] = Field(default_factory=list)  # up to two following sentences
     citations: list[Citation]
+    page: PageMeta | None = None  # the page's metadata, for the facts made from this segment
 
     @property
     def key(self) -> str:

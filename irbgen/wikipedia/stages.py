@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field
 
 from irbgen.pipeline.stage import StageContext
 from irbgen.records import Reject
 from irbgen.spacy_models import DEFAULT_MODEL, load_spacy
-from irbgen.wikipedia.records import Page, Segment
+from irbgen.wikipedia.dumps import PageFilter, load_titles, read_dump
+from irbgen.wikipedia.records import Page, PageMeta, Segment
 from irbgen.wikipedia.wikitext import (
     MAX_WIKITEXT_CHARS,
     Article,
@@ -125,6 +127,7 @@ class CitingSegments:
             before=before,
             after=after,
             citations=list(segment.citations),
+            page=PageMeta.of(page),
         )
 
     def _page(self, record: BaseModel) -> Page:
@@ -142,3 +145,41 @@ class CitingSegments:
 
     def _reject(self, reason: str, key: str, detail: str) -> Reject:
         return Reject(stage=self.name, reason=reason, key=key, detail=detail)
+
+
+class DumpShard(BaseModel):
+    """One shard of a dump to read: the unit the read stage checkpoints."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    index: str | None = None
+    shard: int
+    shards: int
+    filters: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return f"{Path(self.path).name}#{self.shard}/{self.shards}"
+
+
+class ReadPages:
+    """DumpShard -> Page for every kept article; skipped pages become rejects with their reason."""
+
+    name = "read"
+    input_model = DumpShard
+    output_model = Page
+
+    def key(self, record: DumpShard) -> str:
+        """The shard's name."""
+        return record.key
+
+    def process(self, record: DumpShard, context: StageContext) -> Iterator[Page | Reject]:
+        """Stream the shard's pages."""
+        filters = dict(record.filters)
+        if filters.get("titles"):
+            filters["titles"] = load_titles(filters["titles"])
+        options: dict[str, Any] = {"filters": PageFilter(**filters), "emit_skipped": True}
+        if record.index is not None:
+            options["index"] = record.index
+        yield from read_dump(record.path, record.shard, record.shards, **options)

@@ -1,0 +1,444 @@
+"""`irbgen build --source wikipedia-dump`: a dump in, IRB-style samples and their evidence out.
+
+    part 1   read -> citing_segments -> keypoints -> fetch_cited -> grounding -> facts
+    part 2   knowledge_graph -> node_types -> plans -> questions -> samples
+
+Both parts are declared lists of steps run by the stage runner, so a rerun resumes where the last run
+stopped and every dropped record is in RUN/rejects.jsonl with its stage and reason. Part 1 also leaves
+RUN/facts.jsonl and RUN/documents.jsonl, from which `--from-facts RUN` starts part 2 alone. The LLM
+client and the fetcher are made here and handed to the stages; with `llm="rules"` no model is called.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from irbgen.builds.output import BuildOutput, Card, run_manifest, usage
+from irbgen.commandline import reproducing_command
+from irbgen.errors import BadInputError
+from irbgen.io import write_atomic
+from irbgen.irb.facts import AssembleFacts, evidence
+from irbgen.irb.graph import BuildGraphs
+from irbgen.irb.grounding import CheckGrounding, KeypointDocument
+from irbgen.irb.keypoints import MakeKeypoints
+from irbgen.irb.questions import WriteQuestions
+from irbgen.irb.records import Fact, Keypoint, KnowledgeGraph
+from irbgen.irb.samples import corpus_documents
+from irbgen.irb.stages import MakeSamples, PlanQuestions, TypeNodes
+from irbgen.irb.transforms import load_surnames
+from irbgen.llm.run_client import LEDGER, LLMOptions, run_client
+from irbgen.phantom.vocabulary import DEFAULT_VOCABULARY_DIR
+from irbgen.pipeline.runner import StageResult
+from irbgen.pipeline.stage import StageContext
+from irbgen.pipeline.steps import Batch, Done, Step, run_steps
+from irbgen.progress import Progress
+from irbgen.schema import PromptRef
+from irbgen.web.records import WebDocument
+from irbgen.web.stages import FetchCited
+from irbgen.wikipedia.records import Citation, Segment
+from irbgen.wikipedia.stages import CitingSegments, DumpShard, ReadPages
+
+FACTS = "facts.jsonl"
+DOCUMENTS = "documents.jsonl"
+KINDS = ("single_hop", "multi_hop", "false_premise")
+SURNAMES = DEFAULT_VOCABULARY_DIR / "surnames.txt"
+COMMAND = "irbgen build --source wikipedia-dump"
+DESCRIPTION = (
+    "Questions written from Wikipedia sentences that cite web pages (IRB-style): each fact was checked "
+    "against the pages it cites, turned into a knowledge graph, masked, paraphrased or perturbed, and "
+    "asked step by step. Qrels are the cited pages that support the facts behind each question."
+)
+LICENCE = (
+    "Questions derive from Wikipedia text (CC BY-SA 4.0); corpus documents are excerpts of third-party "
+    "web pages kept for research evaluation, under their own terms."
+)
+
+
+class WikipediaBuildConfig(LLMOptions):
+    """Everything that decides a Wikipedia build; recorded in the run manifest (never an API key)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    dump: Path | None = None  # None only with from_facts
+    from_facts: Path | None = None  # a run directory whose facts.jsonl and documents.jsonl to start from
+    facts_only: bool = False  # stop after part 1
+    index: Path | None = None
+    shards: int = Field(1, ge=1)
+    created_after: str | None = None
+    created_before: str | None = None
+    min_citations: int = Field(0, ge=0)
+    titles: Path | None = None
+    limit: int | None = Field(None, ge=0)
+    offline: bool = False
+    warc: list[Path] = Field(default_factory=list)
+    allow_private_hosts: bool = False
+    wayback: bool = False
+    fetch_concurrency: int = Field(16, ge=1)
+    per_host: int = Field(2, ge=1)
+    fetch_timeout: float = Field(15.0, gt=0)
+    processes: int = Field(1, ge=1)
+    grounding_threshold: float = Field(0.6, ge=0, le=1)
+    kg_coverage: float = Field(0.85, ge=0, le=1)
+    max_hops: int = Field(2, ge=1, le=4)
+    false_premise_share: float = Field(0.2, ge=0, lt=1)
+    keep_shortcuts: bool = False  # keep multi-hop plans whose answer is in a first-hop document
+    answers_per_fact: int = Field(2, ge=1, le=4)  # single-hop questions a fact may give, each another answer
+    reference_date: str | None = None  # YYYY-MM-DD; default: the newest page revision among the facts
+    seed: int = 0
+
+
+# -- the steps ---------------------------------------------------------------------------------------
+
+
+def part1_steps(config: WikipediaBuildConfig, backend: str) -> list[Step]:
+    """Dump -> grounded facts, with every fetched page kept as a document."""
+    return [
+        Step("read", ReadPages(), lambda done: dump_shards(config)),
+        Step("citing_segments", CitingSegments(), lambda done: done["read"].outputs()),
+        Step(
+            "keypoints",
+            MakeKeypoints(backend=backend),
+            lambda done: done["citing_segments"].records(),
+            concurrency=config.llm_concurrency,
+        ),
+        Step(
+            "fetch_cited",
+            FetchCited(),
+            lambda done: cited_pages(done["keypoints"].outputs(), done["citing_segments"].outputs()),
+            concurrency=config.fetch_concurrency,
+        ),
+        Step(
+            "grounding",
+            CheckGrounding(backend=backend, threshold=config.grounding_threshold),
+            lambda done: pairs(done["keypoints"].outputs(), fetched(done)),
+            concurrency=config.llm_concurrency,
+        ),
+        Step(
+            "facts",
+            AssembleFacts(),
+            lambda done: evidence(
+                done["citing_segments"].outputs(), done["keypoints"].outputs(), done["grounding"].outputs()
+            ),
+        ),
+    ]
+
+
+def part2_steps(
+    config: WikipediaBuildConfig,
+    backend: str,
+    facts: list[Fact],
+    documents: list[WebDocument],
+    part1_prompts: Iterable[PromptRef] = (),
+) -> list[Step]:
+    """Facts -> samples: graphs, their node types, plans, questions, and one sample per question."""
+    by_id = {fact.id: fact for fact in facts}
+
+    def graphs(done: Done) -> dict[str, KnowledgeGraph]:
+        return {graph.fact_id: graph for graph in done["node_types"].outputs()}
+
+    def planning(done: Done) -> Batch:
+        typed = graphs(done)
+        planned = [by_id[fact_id] for fact_id in typed if fact_id in by_id]
+        texts = None if config.keep_shortcuts else {document.id: document.text for document in documents}
+        parts = {
+            "facts": planned,
+            "graphs": [typed[fact.id] for fact in planned],
+            "documents": texts,
+            "reference_date": reference_date(config, facts, documents, planned=bool(typed)),
+        }
+        return Batch(name="plans", parts=parts)
+
+    def sampling(done: Done) -> Batch:
+        parts = {
+            "plans": list(done["plans"].outputs()),
+            "questions": list(done["questions"].outputs()),
+            "facts": by_id,
+            "documents": {document.id: document for document in documents},
+            "graphs": graphs(done),
+        }
+        return Batch(name="samples", parts=parts)
+
+    return [
+        Step(
+            "knowledge_graph",
+            BuildGraphs(backend=backend, min_coverage=config.kg_coverage),
+            lambda done: facts,
+            concurrency=config.llm_concurrency,
+        ),
+        Step(
+            "node_types",
+            TypeNodes(),
+            lambda done: [
+                Batch(
+                    name="node_types",
+                    parts={"graphs": list(done["knowledge_graph"].outputs()), "facts": facts},
+                )
+            ],
+        ),
+        Step(
+            "plans",
+            PlanQuestions(
+                max_hops=config.max_hops,
+                false_premise_share=config.false_premise_share,
+                seed=config.seed,
+                surnames=load_surnames(SURNAMES),
+                answers_per_fact=config.answers_per_fact,
+            ),
+            lambda done: [planning(done)],
+        ),
+        Step(
+            "questions",
+            lambda done: WriteQuestions(backend=backend, graphs=list(graphs(done).values())),
+            lambda done: done["plans"].outputs(),
+            concurrency=config.llm_concurrency,
+        ),
+        Step(
+            "samples",
+            MakeSamples(seed=config.seed, part1_prompts=part1_prompts),
+            lambda done: [sampling(done)],
+        ),
+    ]
+
+
+# -- what the steps read -----------------------------------------------------------------------------
+
+
+def dump_shards(config: WikipediaBuildConfig) -> list[DumpShard]:
+    """The dump's shards, each carrying the page filters."""
+    filters = {
+        "created_after": config.created_after,
+        "created_before": config.created_before,
+        "min_citations": config.min_citations,
+        "titles": str(config.titles) if config.titles else None,
+        "limit": config.limit,
+    }
+    return [
+        DumpShard(
+            path=str(config.dump),
+            index=str(config.index) if config.index else None,
+            shard=number,
+            shards=config.shards,
+            filters=filters,
+        )
+        for number in range(config.shards)
+    ]
+
+
+def cited_pages(keypoints: Iterable[Keypoint], segments: Iterable[Segment]) -> list[Citation]:
+    """One Citation per distinct cited URL of a kept keypoint, in first-use order, with its first date."""
+    urls = {keypoint.id: keypoint.urls for keypoint in keypoints}
+    seen: dict[str, Citation] = {}
+    for segment in segments:
+        if segment.id not in urls:  # its keypoint was rejected
+            continue
+        for citation in segment.citations:
+            if citation.url in urls[segment.id] and citation.url not in seen:
+                seen[citation.url] = citation
+    return list(seen.values())
+
+
+def fetched(done: Done) -> dict[str, WebDocument]:
+    """The fetched documents by cited URL."""
+    return {document.url: document for document in done["fetch_cited"].outputs()}
+
+
+def pairs(keypoints: Iterable[Keypoint], documents: dict[str, WebDocument]) -> Iterator[KeypointDocument]:
+    """Each keypoint with each of its cited documents that was fetched."""
+    for keypoint in keypoints:
+        for url in keypoint.urls:
+            if url in documents:
+                yield KeypointDocument(keypoint=keypoint, document=documents[url])
+
+
+def reference_date(
+    config: WikipediaBuildConfig, facts: list[Fact], documents: list[WebDocument], *, planned: bool = True
+) -> dt.date:
+    """--reference-date; else the newest page revision among the facts, else the newest evidence date."""
+    if config.reference_date:
+        return parse_reference_date(config.reference_date)
+    if not planned:  # nothing to plan: the date is never used
+        return dt.date(1970, 1, 1)
+    revised = [fact.revised[:10] for fact in facts if fact.revised]
+    published = [document.published[:10] for document in documents if document.published]
+    newest = max(revised or published or [""])
+    if not newest:
+        raise BadInputError(
+            "no page revision or evidence date to take as the reference date: pass --reference-date"
+        )
+    return parse_reference_date(newest)
+
+
+def parse_reference_date(text: str) -> dt.date:
+    """A YYYY-MM-DD date, or BadInputError."""
+    try:
+        return dt.date.fromisoformat(text[:10])
+    except ValueError:
+        raise BadInputError(f"--reference-date {text!r}: expected YYYY-MM-DD") from None
+
+
+# -- the build ---------------------------------------------------------------------------------------
+
+
+def build_wikipedia(
+    config: WikipediaBuildConfig, run_dir: Path, progress: Progress | None = None, executor: Any = None
+) -> BuildOutput:
+    """Run (or resume) the build in RUN_DIR; returns documents, samples and the run manifest to write."""
+    _check_inputs(config)
+    given = read_facts(config.from_facts) if config.from_facts is not None else None  # before any model
+    run_dir.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    llm = run_client(config, run_dir)
+    backend = "rules" if llm is None else "llm"
+    fetcher = _make_fetcher(config, run_dir) if given is None else None
+    context = StageContext(run_dir=run_dir, llm=llm, fetcher=fetcher)
+    options = {"executor": executor, "processes": config.processes, "progress": progress}
+    done: dict[str, StageResult] = {}
+    try:
+        if given is None:
+            done = run_steps(part1_steps(config, backend), context, **options)
+            facts = list(done["facts"].outputs())
+            documents = sorted(fetched(done).values(), key=lambda document: document.id)
+            _write_jsonl(run_dir / FACTS, facts)
+            _write_jsonl(run_dir / DOCUMENTS, documents)
+        else:
+            facts, documents = given
+        if not config.facts_only:
+            prompts = _part1_prompts() if backend == "llm" and given is None else []
+            steps = part2_steps(config, backend, facts, documents, prompts)
+            done |= run_steps(steps, context, **options, done=done)
+    finally:
+        if fetcher is not None:
+            asyncio.run(fetcher.aclose())
+        if llm is not None:
+            asyncio.run(llm.aclose())
+            llm.ledger.save(run_dir / LEDGER)
+    samples = [] if config.facts_only else list(done["samples"].outputs())
+    recorded = json.loads(config.model_dump_json())
+    manifest = run_manifest(
+        "wikipedia",
+        recorded,
+        done,
+        _counts(done, facts, documents, samples),
+        llm_usage=usage(llm),
+        seconds=time.perf_counter() - started,
+        command=reproducing_command("wikipedia", recorded),
+        stage="facts" if config.facts_only else "benchmark",
+        reference_date=None
+        if config.facts_only
+        else reference_date(
+            config, facts, documents, planned=done["node_types"].totals.outputs > 0
+        ).isoformat(),
+    )
+    card = None
+    if not config.facts_only:
+        card = Card(run_dir.name or "irb", COMMAND, _benchmark_config(config), DESCRIPTION, LICENCE)
+    return BuildOutput(corpus_documents(documents), samples, manifest, card)
+
+
+def _counts(done: Done, facts: list[Fact], documents: list[WebDocument], samples: list) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    if "read" in done:
+        totals = {name: result.totals for name, result in done.items()}
+        counts = {
+            "dump_shards": totals["read"].inputs,
+            "pages": totals["read"].outputs,
+            "segments": totals["citing_segments"].outputs,
+            "keypoints": totals["keypoints"].outputs,
+            "cited_urls": totals["fetch_cited"].inputs,
+            "documents_fetched": totals["fetch_cited"].outputs,
+            "groundings": totals["grounding"].outputs,
+        }
+    counts |= {"facts": len(facts), "documents": len(documents)}
+    if "samples" in done:
+        kinds = Counter(sample.attributes.question_type for sample in samples)
+        counts |= {
+            "knowledge_graphs": done["knowledge_graph"].totals.outputs,
+            "plans": done["plans"].totals.outputs,
+            "questions": done["questions"].totals.outputs,
+            **{f"samples_{kind}": kinds.get(kind, 0) for kind in KINDS},
+            "samples": len(samples),
+        }
+    return counts
+
+
+def _check_inputs(config: WikipediaBuildConfig) -> None:
+    if config.from_facts is None and config.dump is None:
+        raise BadInputError("give --dump FILE, or --from-facts RUN to start from an earlier run's facts")
+    if config.dump is not None and not config.dump.exists():
+        raise BadInputError(f"{config.dump}: dump not found")
+    for path in config.warc:
+        if not path.exists():
+            raise BadInputError(f"{path}: WARC file not found")
+
+
+def _make_fetcher(config: WikipediaBuildConfig, run_dir: Path) -> Any:
+    from irbgen.web.fetch import Fetcher
+
+    return Fetcher(
+        run_dir=run_dir,
+        concurrency=config.fetch_concurrency,
+        per_host=config.per_host,
+        timeout=config.fetch_timeout,
+        allow_private_hosts=config.allow_private_hosts,
+        wayback=config.wayback,
+        offline=config.offline,
+        warc_files=tuple(config.warc),
+    )
+
+
+def _write_jsonl(path: Path, records: Iterable[BaseModel]) -> None:
+    lines = (json.dumps(record.model_dump(mode="json"), ensure_ascii=False) + "\n" for record in records)
+    write_atomic(path, "".join(lines))
+
+
+def read_facts(run_dir: Path) -> tuple[list[Fact], list[WebDocument]]:
+    """The facts.jsonl and documents.jsonl of an earlier run; BadInputError naming the file and line."""
+    facts = list(_read_jsonl(Path(run_dir) / FACTS, Fact))
+    documents = list(_read_jsonl(Path(run_dir) / DOCUMENTS, WebDocument))
+    known = {document.id for document in documents}
+    for fact in facts:
+        for keypoint in fact.keypoints:
+            missing = sorted(set(keypoint.documents) - known)
+            if missing:
+                raise BadInputError(
+                    f"{Path(run_dir) / FACTS}: fact {fact.id!r} cites {missing[0]!r}, "
+                    f"which is not in {DOCUMENTS}"
+                )
+    return facts, documents
+
+
+def _read_jsonl(path: Path, model: type[BaseModel]) -> Iterator[Any]:
+    if not path.is_file():
+        raise BadInputError(f"{path}: not found (is this the run directory of a finished part 1?)")
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                yield model.model_validate_json(line)
+            except ValueError as error:
+                first = str(error).splitlines()[0]
+                raise BadInputError(f"{path}:{number}: not a valid {model.__name__}: {first}") from None
+
+
+def _part1_prompts() -> list[PromptRef]:
+    return [MakeKeypoints(backend="llm").prompt().ref, CheckGrounding(backend="llm").prompt().ref]
+
+
+def _benchmark_config(config: WikipediaBuildConfig) -> dict:
+    """The config as recorded in the benchmark: file names rather than local paths, for reproducibility."""
+    recorded = json.loads(config.model_dump_json(exclude={"api_key_env"}))
+    for name in ("dump", "index", "titles", "from_facts"):
+        if recorded.get(name):
+            recorded[name] = Path(recorded[name]).name
+    recorded["warc"] = [Path(path).name for path in recorded.get("warc", [])]
+    return recorded

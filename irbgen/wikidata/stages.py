@@ -1,0 +1,138 @@
+"""The Wikidata stages that need the whole knowledge base, each over one `Batch`: triple counts from
+Wikipedia (REBEL), chain sampling and samples.
+
+Each wraps a pure function of its batch, so it is checkpointed and resumed like any other stage, and
+its rejects and counts are recorded by the runner.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from irbgen.pipeline.stage import StageContext
+from irbgen.pipeline.steps import Batch
+from irbgen.records import Record, Reject
+from irbgen.schema import Sample
+from irbgen.wikidata.chains import sample_chains
+from irbgen.wikidata.labels import Newness
+from irbgen.wikidata.records import Chain
+from irbgen.wikidata.samples import chain_sample
+
+
+class TripleCounts(Record):
+    """How many Wikipedia passages state each statement of the base, and what the count met on the way."""
+
+    counts: dict[str, int]
+    stats: dict[str, int]
+
+    @property
+    def key(self) -> str:
+        return "wikipedia_frequency"
+
+
+class ChainSampling(Record):
+    """The sampled chains, and how many candidates were passed over for each reason."""
+
+    chains: list[Chain]
+    passed_over: dict[str, int]
+    threshold: float  # the popularity threshold the chains were labelled with
+
+    @property
+    def key(self) -> str:
+        return "chains"
+
+
+class CountTriples:
+    """Batch(kb) -> TripleCounts over the base's entities' Wikipedia articles, read with a REBEL model."""
+
+    name = "wikipedia_frequency"
+    input_model = Batch
+    output_model = TripleCounts
+
+    def __init__(self, wikipedia_dump: Path, rebel_model: Path) -> None:
+        self.wikipedia_dump = wikipedia_dump
+        self.rebel_model = rebel_model
+
+    def key(self, record: Batch) -> str:
+        """The batch's name."""
+        return record.key
+
+    def process(self, record: Batch, context: StageContext) -> Iterator[BaseModel]:
+        """The rejects of the dump reader and the parser, then the counts."""
+        from irbgen.wikidata.linking import EntityLinker, wikipedia_frequencies
+        from irbgen.wikidata.rebel import RebelExtractor
+        from irbgen.wikipedia.dumps import PageFilter, read_dump
+
+        kb = record.parts["kb"]
+        linker = EntityLinker(kb)
+        rejects: list[Reject] = []
+        pages = read_dump(self.wikipedia_dump, filters=PageFilter(titles=linker.titles()))
+        counts, stats = wikipedia_frequencies(
+            pages, RebelExtractor(self.rebel_model), linker, kb, on_reject=rejects.append
+        )
+        yield from rejects
+        yield TripleCounts(counts=dict(counts), stats=stats.as_dict())
+
+
+class SampleChains:
+    """Batch(kb, old_kb, popularity, threshold) -> one ChainSampling: chains of 1-4 statements, seeded."""
+
+    name = "chains"
+    input_model = Batch
+    output_model = ChainSampling
+
+    def __init__(self, *, hops: tuple[int, int], per_hop: int, mix: str | None, seed: int) -> None:
+        self.hops = hops
+        self.per_hop = per_hop
+        self.mix = mix
+        self.seed = seed
+
+    def key(self, record: Batch) -> str:
+        """The batch's name."""
+        return record.key
+
+    def process(self, record: Batch, context: StageContext) -> list[ChainSampling]:
+        """The sampled chains, with the counts of candidates passed over."""
+        parts = record.parts
+        passed_over: Counter = Counter()
+        chains = sample_chains(
+            parts["kb"],
+            hops=self.hops,
+            per_hop=self.per_hop,
+            mix=self.mix,
+            popularity=parts["popularity"],
+            threshold=parts["threshold"],
+            newness=Newness(parts["old_kb"]),
+            rng=random.Random(self.seed),
+            stats=passed_over,
+        )
+        passed = dict(sorted(passed_over.items()))
+        return [ChainSampling(chains=chains, passed_over=passed, threshold=parts["threshold"])]
+
+
+class MakeChainSamples:
+    """Batch(chains, questions, kb, documents) -> one benchmark sample per chain with a question."""
+
+    name = "samples"
+    input_model = Batch
+    output_model = Sample
+
+    def __init__(self, *, seed: int) -> None:
+        self.seed = seed
+
+    def key(self, record: Batch) -> str:
+        """The batch's name."""
+        return record.key
+
+    def process(self, record: Batch, context: StageContext) -> Iterator[Sample]:
+        """Samples in chain order."""
+        parts = record.parts
+        written = {question.chain_id: question for question in parts["questions"]}
+        for chain in parts["chains"]:
+            if chain.id in written:
+                yield chain_sample(chain, written[chain.id], parts["kb"], parts["documents"], seed=self.seed)
