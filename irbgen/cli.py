@@ -15,14 +15,17 @@ from irbgen.build_cli import build
 from irbgen.cli_support import RedactingFormatter, counting, progress_display, reporting_errors
 from irbgen.errors import BadInputError
 from irbgen.eval.commands import compare, eval_group, report
-from irbgen.review.command import review
+from irbgen.review.command import review, score_reviews_command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="irbgen")
 @click.option("--verbose", "-v", is_flag=True, help="Log what each stage does.")
-def main(verbose: bool) -> None:
+@click.pass_context
+def main(context: click.Context, verbose: bool) -> None:
     """Generate fresh QA and retrieval benchmarks, and check or export them."""
+    # `irbgen audit --score` hands a benchmark judged in `irbgen review` to the review's scorer
+    context.obj = {"score_reviews": score_reviews_command}
     handler = logging.StreamHandler()
     handler.setFormatter(RedactingFormatter("%(levelname)s %(message)s"))
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, handlers=[handler])

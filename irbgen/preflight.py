@@ -8,26 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from irbgen.errors import BadInputError
 from irbgen.listfile import read_list_file
-
-
-def check_endpoint_url(url: str | None, flag: str = "--base-url") -> None:
-    """An http(s) URL with a host, or BadInputError (the URL is never echoed: it may hold a key)."""
-    if url is None:
-        return
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises ValueError for a bad port
-    except ValueError as error:
-        raise BadInputError(f"{flag}: not a URL ({error})") from None
-    if parts.scheme not in ("http", "https"):
-        raise BadInputError(f"{flag}: scheme {parts.scheme or 'none'!r}; only http and https are supported")
-    if not parts.hostname:
-        raise BadInputError(f"{flag}: no host in the URL")
-
+from irbgen.llm.settings import check_endpoint_url
 
 # Counts that size loops, pools or lists before any record is read: beyond these a run cannot finish.
 MAXIMA = {

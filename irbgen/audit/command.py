@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,7 +32,9 @@ MAX_LISTED_PROBLEMS = 50
     type=click.Path(path_type=Path),
     help="Score the filled sheet in this folder (BENCHMARK, if given, overrides the path it records).",
 )
+@click.pass_obj
 def audit(
+    services: dict | None,
     benchmark: Path | None,
     size: int | None,
     seed: int | None,
@@ -43,7 +46,7 @@ def audit(
     if score_dir is not None:
         if out is not None or size is not None or seed is not None or force:
             raise click.UsageError("--score takes no --out, --sample, --seed or --force")
-        _score(score_dir, benchmark)
+        _score(score_dir, benchmark, (services or {}).get("score_reviews"))
     elif benchmark is None or out is None:
         raise click.UsageError("give BENCHMARK and --out to make a sheet, or --score DIR to score one")
     else:
@@ -71,13 +74,12 @@ def _sheet(benchmark: Path, size: int, seed: int, out: Path, force: bool) -> Non
     )
 
 
-def _score(directory: Path, benchmark: Path | None) -> None:
+def _score(directory: Path, benchmark: Path | None, score_reviews: Callable[[Path], None] | None) -> None:
     from irbgen.audit.score import SCORE, SheetError, score_sheet
 
-    if benchmark is None and (directory / "reviews").is_dir() and (directory / "samples.jsonl").is_file():
-        from irbgen.review.command import score_reviews_command  # a benchmark judged with irbgen review
-
-        score_reviews_command(directory)
+    reviewed = (directory / "reviews").is_dir() and (directory / "samples.jsonl").is_file()
+    if benchmark is None and reviewed and score_reviews is not None:  # a benchmark judged in irbgen review
+        score_reviews(directory)
         return
 
     with reporting_errors():

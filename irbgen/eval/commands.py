@@ -85,8 +85,7 @@ def _settings(
     from pydantic import ValidationError
 
     from irbgen.errors import BadInputError
-    from irbgen.llm.settings import LLMSettings, priced
-    from irbgen.preflight import check_endpoint_url
+    from irbgen.llm.settings import LLMSettings, check_endpoint_url, priced
 
     check_endpoint_url(base_url)
     if cache_dir is not None and cache_dir.exists() and not cache_dir.is_dir():

@@ -126,3 +126,18 @@ def priced(settings: LLMSettings, per_1k_input: float | None, per_1k_output: flo
             "spent; give --price-per-1k-input and --price-per-1k-output (USD per 1,000 tokens)"
         )
     return settings
+
+
+def check_endpoint_url(url: str | None, flag: str = "--base-url") -> None:
+    """An http(s) URL with a host, or BadInputError (the URL is never echoed: it may hold a key)."""
+    if url is None:
+        return
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a bad port
+    except ValueError as error:
+        raise BadInputError(f"{flag}: not a URL ({error})") from None
+    if parts.scheme not in ("http", "https"):
+        raise BadInputError(f"{flag}: scheme {parts.scheme or 'none'!r}; only http and https are supported")
+    if not parts.hostname:
+        raise BadInputError(f"{flag}: no host in the URL")
