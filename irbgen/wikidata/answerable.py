@@ -25,9 +25,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from irbgen.wikidata.corpus import unit_name
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.records import Statement
+from irbgen.wikidata.units import unit_name
 from irbgen.wikidata.vocabulary import load_denied, load_wordings
 
 EXCLUDED_DATATYPES: frozenset[str] = frozenset(

@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Protocol
 
 from irbgen.errors import BadInputError
 from irbgen.schema import Document
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.records import Chain, Statement, Value, WikidataEntity
-from irbgen.wikidata.vocabulary import load_units
+from irbgen.wikidata.units import Labels, unit_name
 from irbgen.wikidata.wording import value_phrase
 
 DEFAULT_CHUNK_TOKENS = 512
@@ -35,12 +34,6 @@ _ENTITY_ID = re.compile(r"^[QPL]\d+$")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 # Qualifiers read as time spans; every other qualifier is written "<property>: <values>".
 POINT_IN_TIME, START_TIME, END_TIME = "P585", "P580", "P582"
-
-
-class Labels(Protocol):
-    """What linearisation needs from a knowledge base: an id's label."""
-
-    def label(self, entity_id: str) -> str: ...
 
 
 class _Fallback:
@@ -70,16 +63,6 @@ def number_text(amount: str) -> str:
     if digits.isdigit() and len(digits) > 4:
         return f"{int(whole):,}{point}{decimals}"
     return text
-
-
-def unit_name(labels: Labels, unit: str, amount: str) -> str:
-    """How a unit reads after its amount: irbgen's table ("square kilometres"), else the unit item's
-    label when the base has it, else ""."""
-    known = load_units().get(unit)
-    if known is not None:
-        return known.singular if amount.lstrip("+") == "1" else known.plural
-    label = labels.label(unit)
-    return "" if label == unit else label
 
 
 def value_text(labels: Labels, value: Value) -> str:

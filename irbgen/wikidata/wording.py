@@ -15,14 +15,11 @@ not written.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
+from irbgen.wikidata.answerable import Selection
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.records import Value
 from irbgen.wikidata.vocabulary import load_wordings
-
-if TYPE_CHECKING:  # answerable reads corpus, which words its sentences here
-    from irbgen.wikidata.answerable import Selection
 
 MAX_QUESTION_WORDS = 30
 HUMAN = "Q5"
@@ -123,7 +120,6 @@ def question(kb: KnowledgeBase, selection: Selection, subject: str) -> str:
         if wording is not None and wording.question:
             return wording.question.format(x=subject)
         return f"{_question_word(kb, value)} is {phrase(kb, selection, subject)}?"
-    from irbgen.wikidata.answerable import Selection  # answerable reads corpus, which reads this module
 
     undated = Selection(selection.statement, selection.how)
     word = _question_word(kb, value)

@@ -12,13 +12,16 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from irbgen.extras import missing_extra
 from irbgen.wikipedia.records import Citation
 
-if TYPE_CHECKING:
-    from irbgen.wikipedia.wikitext import RefTable
+
+class RefTable(Protocol):
+    """The named ref definitions of a page (wikitext.RefTable): what a named reuse cites."""
+
+    def get(self, name: str) -> tuple[Citation, ...]: ...
 
 MAX_TEMPLATE_DEPTH = 40  # real articles nest templates a few levels deep
 MAX_UNBALANCED = 50  # unclosed {{, [[, [http or <tag> per section (the parser is quadratic on them)
