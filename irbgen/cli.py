@@ -59,8 +59,9 @@ def phantom(
     config_path: Path | None, vocab_dir: Path | None, out: Path, force: bool, quiet: bool, **flags
 ) -> None:
     """Generate a PhantomWiki-style synthetic benchmark with exact answers."""
-    from irbgen.benchmark import check_output, write_benchmark
-    from irbgen.phantom.build import DESCRIPTION, LICENCE, build_phantom
+    from irbgen.benchmark import check_output
+    from irbgen.builds.output import write_output
+    from irbgen.builds.phantom import build_phantom
     from irbgen.phantom.config import load_config
     from irbgen.phantom.vocabulary import load_vocabulary
     from irbgen.pipeline.rundir import lock_output
@@ -73,21 +74,14 @@ def phantom(
         with lock_output(out):
             build = build_phantom(config, vocabulary, progress)
             writing = time.perf_counter()
-            documents = counting(build.documents, "articles", build.universe.size, progress)
-            stats = write_benchmark(
-                out,
-                documents,
-                build.samples,
-                build.manifest,
-                force=force,
-                description=DESCRIPTION,
-                licence=LICENCE,
-            )
+            build.documents = counting(build.documents, "articles", build.universe.size, progress)
+            manifest = write_output(build, out)
             finished = time.perf_counter()
     if not quiet:
         timings = ", ".join(f"{stage} {seconds:.2f}s" for stage, seconds in build.timings.items())
+        articles, qrels = manifest.counts["benchmark_documents"], manifest.counts["benchmark_qrels"]
         click.echo(
-            f"wrote {stats.samples:,} questions, {stats.documents:,} articles and {stats.qrels:,} qrels to "
+            f"wrote {len(build.samples):,} questions, {articles:,} articles and {qrels:,} qrels to "
             f"{out} in {finished - started:.2f}s ({timings}, write {finished - writing:.2f}s)"
         )
 

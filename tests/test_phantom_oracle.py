@@ -19,8 +19,8 @@ if os.environ.get("IRBGEN_REQUIRE_ORACLE"):
 else:
     pyswip = pytest.importorskip("pyswip", reason="the oracle needs pyswip and SWI-Prolog (swi-prolog-nox)")
 
+from irbgen.builds.phantom import build_phantom  # noqa: E402
 from irbgen.phantom.articles import document_ids  # noqa: E402
-from irbgen.phantom.build import build_phantom  # noqa: E402
 from irbgen.phantom.config import PhantomConfig  # noqa: E402
 from irbgen.phantom.relations import ATTRIBUTES, RELATIONS  # noqa: E402
 from irbgen.phantom.vocabulary import load_vocabulary  # noqa: E402

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from irbgen.builds.phantom import build_phantom
 from irbgen.errors import BadInputError
-from irbgen.phantom.build import build_phantom
 from irbgen.phantom.config import PhantomConfig
 from irbgen.phantom.grammar import templates
 from irbgen.phantom.questions import AttributeTable, Walk, difficulty, render, solve

@@ -109,9 +109,8 @@ def write_output(output: BuildOutput, benchmark_dir: Path, run_dir: Path | None 
     manifest = output.manifest
     if output.card is not None:
         stats = _write_benchmark(output, benchmark_dir)
-        if run_dir is not None:
-            written = {"benchmark_documents": stats.documents, "benchmark_qrels": stats.qrels}
-            manifest = manifest.model_copy(update={"counts": {**manifest.counts, **written}})
+        written = {"benchmark_documents": stats.documents, "benchmark_qrels": stats.qrels}
+        manifest = manifest.model_copy(update={"counts": {**manifest.counts, **written}})
     if run_dir is not None:
         # a key given inside --base-url (https://user:KEY@host) never reaches the run manifest
         text = json.dumps(manifest.model_dump(mode="json", exclude_none=True), indent=2, ensure_ascii=False)

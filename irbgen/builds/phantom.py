@@ -1,16 +1,22 @@
-"""Build a phantom benchmark: world -> relations -> questions and answers -> articles, as shared records."""
+"""`irbgen phantom`: a fictional world in, a benchmark with exact answers out.
+
+    world -> relation index -> questions per template (each solved exactly) -> articles
+
+The steps are pure, seeded and take seconds, so unlike the real-corpus builds nothing is checkpointed:
+the build runs in memory and returns the same BuildOutput (documents, samples, run manifest, card)
+that the one writer turns into a benchmark directory. Articles are rendered as the writer reads them.
+"""
 
 from __future__ import annotations
 
 import random
 import sys
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from irbgen import __version__
+from irbgen.builds.output import BuildOutput, Card, run_manifest
 from irbgen.commandline import reproducing_command
 from irbgen.errors import BadInputError
 from irbgen.phantom.articles import articles, document_ids
@@ -21,17 +27,14 @@ from irbgen.phantom.relations import ATTRIBUTES, EASY_RELATIONS, RELATIONS, Rela
 from irbgen.phantom.universe import Universe, generate_universe
 from irbgen.phantom.vocabulary import Vocabulary
 from irbgen.progress import Progress, silent
-from irbgen.schema import Document, Manifest, Sample
+from irbgen.schema import Sample
 
 
 @dataclass
-class PhantomBuild:
-    """Everything a phantom run produced, ready for the benchmark writer."""
+class PhantomBuild(BuildOutput):
+    """A phantom build's output, with the world it describes and the seconds each step took."""
 
-    universe: Universe
-    samples: list[Sample]
-    documents: Iterator[Document]
-    manifest: Manifest
+    universe: Universe | None = None
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -135,21 +138,20 @@ def build_phantom(
     progress("questions", len(chosen), len(chosen))
     timings["questions"] = time.perf_counter() - started
 
-    manifest = Manifest(
-        tool_version=__version__,
-        source="phantom",
-        name=f"phantom-n{config.n}-s{config.seed}",
+    counts = {
+        "people": universe.size,
+        "family_trees": int(universe.tree.max()) + 1,
+        "friendships": len(universe.friendships),
+        "templates": len(chosen),
+    }
+    recorded = config.model_dump()
+    manifest = run_manifest(
+        "phantom", recorded, {}, counts, llm_usage={}, seconds=sum(timings.values()),
         command=command_line(config),
-        config=config.model_dump(),
-        seed=config.seed,
-        counts={
-            "people": universe.size,
-            "family_trees": int(universe.tree.max()) + 1,
-            "friendships": len(universe.friendships),
-            "templates": len(chosen),
-        },
     )
-    return PhantomBuild(universe, samples, articles(index, attributes.dob_text), manifest, timings)
+    card = Card(f"phantom-n{config.n}-s{config.seed}", command_line(config), recorded, DESCRIPTION, LICENCE)
+    documents = articles(index, attributes.dob_text)
+    return PhantomBuild(documents, samples, manifest, card, universe=universe, timings=timings)
 
 
 DESCRIPTION = (
