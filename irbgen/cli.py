@@ -50,7 +50,9 @@ def main(context: click.Context, verbose: bool) -> None:
     help="TOML file whose [phantom] table sets defaults (see pipelines/phantom.toml).",
 )
 @click.option(
-    "--vocab-dir", type=click.Path(path_type=Path), help="Folder of word lists (default data/phantom)."
+    "--vocab-dir",
+    type=click.Path(path_type=Path),
+    help="Folder of word lists (default: irbgen's own, irbgen/resources/phantom).",
 )
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Benchmark directory to write.")
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")

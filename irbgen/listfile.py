@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import os
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from irbgen.errors import BadInputError
 
 
-def read_list_file(path: str | Path, what: str) -> list[tuple[int, str]]:
+def read_list_file(path: str | Path | Traversable, what: str) -> list[tuple[int, str]]:
     """(line number, stripped line) for each item; blank lines and lines starting with "#" are skipped.
 
     `what` names the list in the error raised when the file cannot be read ("titles", "the entity list").
     """
-    path = Path(path)
+    path = Path(path) if isinstance(path, str | os.PathLike) else path  # else a file irbgen ships
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as error:

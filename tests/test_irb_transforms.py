@@ -230,7 +230,7 @@ def test_load_surnames(tmp_path):
     path = tmp_path / "names.txt"
     path.write_text("# comment\nSmith\n\n Okafor \nSmith\n", encoding="utf-8")
     assert load_surnames(path) == ["Okafor", "Smith"]
-    real = load_surnames(REPO / "data" / "phantom" / "surnames.txt")
+    real = load_surnames(REPO / "irbgen" / "resources" / "phantom" / "surnames.txt")
     assert len(real) > 1000 and "Abbott" in real
 
 

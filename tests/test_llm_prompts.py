@@ -33,8 +33,8 @@ user = "u {{x}}"
 """
 
 
-def test_default_directory_is_the_repository_prompts_folder():
-    assert default_prompt_dir() == Path(__file__).resolve().parents[1] / "prompts"
+def test_default_directory_is_the_bundled_prompts_folder():
+    assert default_prompt_dir() == Path(__file__).resolve().parents[1] / "irbgen" / "resources" / "prompts"
 
 
 def test_list_prompts():

@@ -332,7 +332,7 @@ def test_excluded_properties_datatypes_and_unknown_tails_are_skipped():
     kb = make_kb(statements, properties={"P214": "external-id", "P2": "string"}, missing=frozenset({"Q404"}))
     assert ids(sample(kb, hops=(1, 1))) == ["c:Q1>P2>quantity:fine"]
     allowed = sample(kb, hops=(1, 1), exclude_properties=frozenset(), exclude_datatypes=frozenset())
-    # P31 stays out: data/wikidata/denied_properties.txt denies it whatever the caller excludes
+    # P31 stays out: irbgen/resources/wikidata/denied_properties.txt denies it whatever the caller excludes
     assert set(ids(allowed)) == {"c:Q1>P2>quantity:fine", "c:Q1>P214>quantity:113230702"}
     assert violations(as_chain(kb, [statements[0]]), kb) == ["excluded"]
 

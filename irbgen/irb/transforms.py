@@ -14,18 +14,20 @@ from __future__ import annotations
 
 import calendar
 import math
+import os
 import random
 import re
 from collections.abc import Callable, Sequence
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from num2words import num2words
 
 from irbgen.irb.records import NodeChange
-from irbgen.phantom.vocabulary import DEFAULT_VOCABULARY_DIR
+from irbgen.phantom.vocabulary import DEFAULT_VOCABULARY_DIR, FILES
 
 TRANSFORMED_TYPES = ("Country", "Date", "Person", "Quantity")
 DATE_RULES = ("relative_date", "wrong_relative_date")
@@ -286,8 +288,10 @@ _NOT_GIVEN_NAMES = frozenset(
 def given_names() -> frozenset[str]:
     """Given names irbgen knows (its own word lists), lower case; empty when the lists are absent."""
     names: set[str] = set()
-    for path in sorted(DEFAULT_VOCABULARY_DIR.glob("first_names_*.txt")):
-        names.update(line.strip().casefold() for line in path.read_text(encoding="utf-8").splitlines())
+    for name in (FILES["female_names"], FILES["male_names"]):
+        path = DEFAULT_VOCABULARY_DIR / name
+        if path.is_file():
+            names.update(line.strip().casefold() for line in path.read_text(encoding="utf-8").splitlines())
     return frozenset(name for name in names if name and not name.startswith("#"))
 
 
@@ -327,8 +331,8 @@ def _thing_word(word: str) -> bool:
 @lru_cache(maxsize=1)
 def surnames_known() -> frozenset[str]:
     """Surnames irbgen's own list knows ("Smith", "Baker"), lower case; empty when the list is absent."""
-    path = DEFAULT_VOCABULARY_DIR / "surnames.txt"
-    return frozenset(name.casefold() for name in load_surnames(path)) if path.exists() else frozenset()
+    path = DEFAULT_VOCABULARY_DIR / FILES["surnames"]
+    return frozenset(name.casefold() for name in load_surnames(path)) if path.is_file() else frozenset()
 
 
 @lru_cache(maxsize=1)
@@ -356,9 +360,10 @@ def other_surname(name: str, rng: random.Random, surnames: Sequence[str]) -> str
     return " ".join(given + [rng.choice(pool)]) if pool else None
 
 
-def load_surnames(path: Path | str) -> list[str]:
+def load_surnames(path: Path | str | Traversable) -> list[str]:
     """Surnames from a one-per-line file (blank lines and '#' comments skipped), sorted and unique."""
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    source = Path(path) if isinstance(path, str | os.PathLike) else path  # else a file irbgen ships
+    lines = source.read_text(encoding="utf-8").splitlines()
     return sorted({line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")})
 
 

@@ -1,4 +1,4 @@
-"""Prompt files: one TOML file per prompt, `prompts/<name>.toml`, with a name, a version and templates.
+"""Prompt files: one TOML file per prompt, `<name>.toml`, with a name, a version and templates.
 
     name = "keypoints"
     version = "1"
@@ -8,22 +8,25 @@
     user = "Sentence: {sentence}"   # {placeholders} filled by str.format_map; write {{ }} for braces
 
 Placeholders are plain names. The system text is not formatted, so it may hold JSON examples freely.
+irbgen's own prompts are in irbgen/resources/prompts/; every loader also takes a folder of one's own.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import string
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from pathlib import Path
+from importlib.resources.abc import Traversable
+from pathlib import Path, PurePath
 from typing import Any
 
 from pydantic import BaseModel
 
-import irbgen
 from irbgen.errors import BadInputError
+from irbgen.resources import resource_dir
 from irbgen.schema import PromptRef
 
 PROMPT_SUFFIX = ".toml"
@@ -32,9 +35,15 @@ OPTIONAL_KEYS = ("output",)
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
-def default_prompt_dir() -> Path:
-    """The repository's top-level prompts/ folder."""
-    return Path(irbgen.__file__).resolve().parents[1] / "prompts"
+def default_prompt_dir() -> Traversable:
+    """irbgen's own prompts: irbgen/resources/prompts, as installed."""
+    return resource_dir("prompts")
+
+
+def _folder(directory: Path | str | Traversable | None) -> Path | Traversable:
+    if directory is None:
+        return default_prompt_dir()
+    return Path(directory) if isinstance(directory, str | os.PathLike) else directory
 
 
 @dataclass(frozen=True)
@@ -46,7 +55,7 @@ class Prompt:
     description: str
     system: str
     user: str
-    path: Path
+    path: Path | Traversable
     placeholders: tuple[str, ...]  # in order of first use in `user`
     output: str | None = None
     output_model: type[BaseModel] | None = None
@@ -83,7 +92,7 @@ class Prompt:
         return model
 
 
-def _placeholders(template: str, path: Path) -> tuple[str, ...]:
+def _placeholders(template: str, path: Path | Traversable) -> tuple[str, ...]:
     names: list[str] = []
     try:
         fields = [field for _, field, _, _ in string.Formatter().parse(template) if field is not None]
@@ -101,7 +110,7 @@ def _placeholders(template: str, path: Path) -> tuple[str, ...]:
     return tuple(names)
 
 
-def parse_prompt(data: Mapping[str, Any], path: Path) -> Prompt:
+def parse_prompt(data: Mapping[str, Any], path: Path | Traversable) -> Prompt:
     """Check a prompt file's table and build the Prompt; errors name the file."""
     unknown = sorted(set(data) - set(REQUIRED_KEYS) - set(OPTIONAL_KEYS))
     if unknown:
@@ -114,8 +123,9 @@ def parse_prompt(data: Mapping[str, Any], path: Path) -> Prompt:
         if key in data and not isinstance(data[key], str):
             hint = ' (quote it: version = "1")' if key == "version" else ""
             raise BadInputError(f"{path}: {key!r} must be a string{hint}")
-    if data["name"] != path.stem:
-        raise BadInputError(f"{path}: name {data['name']!r} does not match the file name {path.stem!r}")
+    stem = PurePath(path.name).stem
+    if data["name"] != stem:
+        raise BadInputError(f"{path}: name {data['name']!r} does not match the file name {stem!r}")
     if not data["version"].strip():
         raise BadInputError(f"{path}: 'version' is empty")
     output = data.get("output")
@@ -133,22 +143,24 @@ def parse_prompt(data: Mapping[str, Any], path: Path) -> Prompt:
     )
 
 
-def list_prompts(directory: Path | str | None = None) -> list[str]:
-    """The names of the prompts in `directory` (default: the repository's prompts/), sorted."""
-    folder = Path(directory) if directory is not None else default_prompt_dir()
+def list_prompts(directory: Path | str | Traversable | None = None) -> list[str]:
+    """The names of the prompts in `directory` (default: irbgen's own), sorted."""
+    folder = _folder(directory)
     if not folder.is_dir():
         return []
-    return sorted(path.stem for path in folder.glob(f"*{PROMPT_SUFFIX}") if _NAME.match(path.stem))
+    files = [path.name for path in folder.iterdir() if path.name.endswith(PROMPT_SUFFIX)]
+    names = (name.removesuffix(PROMPT_SUFFIX) for name in files)
+    return sorted(name for name in names if _NAME.match(name))
 
 
 def load_prompt(
     name: str,
-    directory: Path | str | None = None,
+    directory: Path | str | Traversable | None = None,
     *,
     models: Mapping[str, type[BaseModel]] | None = None,
 ) -> Prompt:
     """Load `<directory>/<name>.toml`; with `models`, also resolve the output model it names."""
-    folder = Path(directory) if directory is not None else default_prompt_dir()
+    folder = _folder(directory)
     if not _NAME.match(name):
         raise BadInputError(f"bad prompt name {name!r}: use letters, digits, '_', '-' and '.'")
     path = folder / f"{name}{PROMPT_SUFFIX}"

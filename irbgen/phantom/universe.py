@@ -78,7 +78,7 @@ class _Namer:
                     return self._take(female, first, chosen)
         raise BadInputError(
             f"the vocabulary has run out of unique full names after {len(self.used):,} people; "
-            "pass --duplicate-names or add names to data/phantom"
+            "pass --duplicate-names, or --vocab-dir with a copy of the word lists that has more names"
         )
 
     def _take(self, female: bool, first: int, surname: int) -> tuple[str, int]:

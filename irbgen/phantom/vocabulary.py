@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from irbgen.errors import BadInputError
+from irbgen.resources import resource_dir
 
-DEFAULT_VOCABULARY_DIR = Path(__file__).resolve().parents[2] / "data" / "phantom"
+DEFAULT_VOCABULARY_DIR = resource_dir("phantom")  # irbgen/resources/phantom, as installed
 
 FILES = {
     "female_names": "first_names_female.txt",
@@ -29,7 +31,7 @@ class Vocabulary:
     hobbies: tuple[str, ...]
 
 
-def _read_list(path: Path) -> tuple[str, ...]:
+def _read_list(path: Path | Traversable) -> tuple[str, ...]:
     if not path.is_file():
         raise BadInputError(f"{path}: vocabulary file not found")
     words = []
@@ -55,6 +57,6 @@ def _read_list(path: Path) -> tuple[str, ...]:
 
 
 def load_vocabulary(directory: Path | None = None) -> Vocabulary:
-    """Read the five word lists from `directory` (default: the project's data/phantom)."""
+    """Read the five word lists from `directory` (default: the bundled irbgen/resources/phantom)."""
     directory = Path(directory) if directory is not None else DEFAULT_VOCABULARY_DIR
     return Vocabulary(**{field: _read_list(directory / name) for field, name in FILES.items()})

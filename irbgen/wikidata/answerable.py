@@ -2,13 +2,14 @@
 
 A statement makes a hop or an answer when:
 
-- its property is not denied (`data/wikidata/denied_properties.txt`, meta and maintenance properties)
-  and its datatype is not excluded (external ids, URLs, media, coordinates, shapes, tabular data, math,
-  musical notation, lexemes). The datatype is the property entity's, else the statement's own
+- its property is not denied (`irbgen/resources/wikidata/denied_properties.txt`, meta and maintenance
+  properties) and its datatype is not excluded (external ids, URLs, media, coordinates, shapes, tabular
+  data, math, musical notation, lexemes). The datatype is the property entity's, else the statement's own
   `mainsnak.datatype`, so a dump without property entities keeps identifiers out too;
 - an entity value names an item of the base (which has an English label);
 - a date has year, month or day precision (a decade or a century is not asked for);
-- a quantity has no unit or a unit `data/wikidata/units.tsv` (or the unit's item in the base) names;
+- a quantity has no unit or a unit `irbgen/resources/wikidata/units.tsv` (or the unit's item in the base)
+  names;
 - a string or monolingual text belongs to a property whose wording allows text (official name, motto,
   native label, ...) and has letters (not a flag emoji).
 

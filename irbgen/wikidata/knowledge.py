@@ -5,7 +5,7 @@ chain sampling walks `by_head`, question realisation reads labels, uniqueness ch
 It holds the selected entities in memory; restrict a large dump before building it.
 
 Property labels come from the property entities of the dump, then from those of a properties-only
-dump (`properties`), then from irbgen's own table (`data/wikidata/properties.toml`).
+dump (`properties`), then from irbgen's own table (`irbgen/resources/wikidata/properties.toml`).
 """
 
 from __future__ import annotations

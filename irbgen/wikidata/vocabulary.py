@@ -1,4 +1,4 @@
-"""The Wikidata word lists irbgen ships in data/wikidata/: property wording, unit names, denied properties.
+"""The Wikidata word lists in irbgen/resources/wikidata/: property wording, unit names, denied properties.
 
 - `properties.toml`: per property its English label and how a question asks for it (see the file's head);
 - `units.tsv`: how an answer names a quantity's unit ("square kilometres", "km²");
@@ -9,16 +9,19 @@ Each loader takes the folder, so a test or a user can point it at their own copy
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from dataclasses import dataclass
 from functools import cache
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from irbgen.errors import BadInputError
 from irbgen.listfile import read_list_file
+from irbgen.resources import resource_dir
 
-DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "wikidata"
+DEFAULT_DATA_DIR = resource_dir("wikidata")  # irbgen/resources/wikidata, as installed
 PROPERTIES_FILE = "properties.toml"
 UNITS_FILE = "units.tsv"
 DENIED_FILE = "denied_properties.txt"
@@ -46,7 +49,11 @@ class Unit:
     symbol: str = ""
 
 
-def _check_wording(pid: str, fields: dict, path: Path) -> Wording:
+def _folder(folder: Path | str | Traversable) -> Path | Traversable:
+    return Path(folder) if isinstance(folder, str | os.PathLike) else folder
+
+
+def _check_wording(pid: str, fields: dict, path: Path | Traversable) -> Wording:
     unknown = set(fields) - _FIELDS
     if not _PROPERTY_ID.fullmatch(pid) or unknown or not isinstance(fields.get("label"), str):
         detail = f"needs a P-id name and a label; unknown fields {sorted(unknown)}"
@@ -58,9 +65,9 @@ def _check_wording(pid: str, fields: dict, path: Path) -> Wording:
 
 
 @cache
-def load_wordings(folder: Path = DEFAULT_DATA_DIR) -> dict[str, Wording]:
+def load_wordings(folder: Path | Traversable = DEFAULT_DATA_DIR) -> dict[str, Wording]:
     """P-id -> Wording from properties.toml."""
-    path = Path(folder) / PROPERTIES_FILE
+    path = _folder(folder) / PROPERTIES_FILE
     try:
         table = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as error:
@@ -69,9 +76,9 @@ def load_wordings(folder: Path = DEFAULT_DATA_DIR) -> dict[str, Wording]:
 
 
 @cache
-def load_units(folder: Path = DEFAULT_DATA_DIR) -> dict[str, Unit]:
+def load_units(folder: Path | Traversable = DEFAULT_DATA_DIR) -> dict[str, Unit]:
     """Q-id -> Unit from units.tsv (tab-separated: id, singular, plural, symbol)."""
-    path = Path(folder) / UNITS_FILE
+    path = _folder(folder) / UNITS_FILE
     units = {}
     for number, line in read_list_file(path, "the unit names"):
         fields = [field.strip() for field in line.split("\t")]
@@ -82,9 +89,9 @@ def load_units(folder: Path = DEFAULT_DATA_DIR) -> dict[str, Unit]:
 
 
 @cache
-def load_denied(folder: Path = DEFAULT_DATA_DIR) -> frozenset[str]:
+def load_denied(folder: Path | Traversable = DEFAULT_DATA_DIR) -> frozenset[str]:
     """The denied P-ids from denied_properties.txt (the first word of each line)."""
-    path = Path(folder) / DENIED_FILE
+    path = _folder(folder) / DENIED_FILE
     denied = set()
     for number, line in read_list_file(path, "the denied properties"):
         pid = line.split()[0]

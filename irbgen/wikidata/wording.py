@@ -1,8 +1,8 @@
 """Rules wording of chain questions: a property's template, or a generic pattern from its label.
 
-A hop asks for the value of (subject, property). `data/wikidata/properties.toml` gives the properties
-that matter most a question ("In which country is {x} located?") and a noun phrase ("the country where
-{x} is located"); dates get their question word from their precision ("In which year was {x}
+A hop asks for the value of (subject, property). `irbgen/resources/wikidata/properties.toml` gives the
+properties that matter most a question ("In which country is {x} located?") and a noun phrase ("the
+country where {x} is located"); dates get their question word from their precision ("In which year was {x}
 founded?"). Any other property reads through `describe` (its label as a noun phrase) with a question
 word that follows the answer's type: who for a person, which place, which organisation, what else.
 A value picked by its point in time says so ("In 2019, what was the population of Oslo?").
