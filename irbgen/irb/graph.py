@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from irbgen.errors import BadInputError
 from irbgen.irb.records import NODE_TYPES, Entity, Fact, KnowledgeGraph, Triple
-from irbgen.irb.triples import (
+from irbgen.irb.rules.graph import (
     DEFAULT_MODEL,
     covered_words,
     dedupe_triples,

@@ -1,7 +1,7 @@
 """The grounding stage: does one fetched document support one keypoint?
 
 Two backends, chosen by name: "rules" (offline lexical, entity, number and date support,
-`irbgen.irb.support.support`) and "llm" (the irb_grounding prompt over the document, cut to a token
+`irbgen.irb.rules.grounding.support`) and "llm" (the irb_grounding prompt over the document, cut to a token
 budget around the sentences that best match the keypoint). A failed model call becomes a reject
 "llm_error"; a rerun asks again and the response cache makes finished calls free.
 """
@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 
 from irbgen.errors import BadInputError
 from irbgen.irb.records import Grounding, Keypoint
-from irbgen.irb.support import excerpt, support
+from irbgen.irb.rules.grounding import excerpt, support
 from irbgen.llm.backends import MAX_RAW_CHARS, check_backend
 from irbgen.llm.prompts import Prompt, load_prompt
 from irbgen.pipeline.stage import StageContext

@@ -1,6 +1,6 @@
 """The keypoint stage: each citing segment becomes one self-contained statement, or a reject.
 
-Two backends, chosen by name: "rules" (offline, `irbgen.irb.decontext.decontextualize`) and "llm" (the
+Two backends, chosen by name: "rules" (offline, `irbgen.irb.rules.keypoints.decontextualize`) and "llm" (the
 irb_keypoint prompt through the injected LLM client). A failed model call becomes a reject
 "llm_error"; a rerun asks again, and the response cache makes the calls that did succeed free.
 """
@@ -13,9 +13,9 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from irbgen.errors import BadInputError
-from irbgen.irb.decontext import decontextualize
 from irbgen.irb.gates import keypoint_failure
 from irbgen.irb.records import Keypoint
+from irbgen.irb.rules.keypoints import decontextualize
 from irbgen.llm.backends import MAX_RAW_CHARS, check_backend, model_name
 from irbgen.llm.prompts import Prompt, load_prompt
 from irbgen.pipeline.stage import StageContext

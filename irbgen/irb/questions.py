@@ -1,10 +1,10 @@
 """The question stage: a question plan becomes a question with one sub-question per hop, or a reject.
 
 Two backends, chosen by name. "rules" (offline): template realisation of the masked keypoints
-(`irbgen.irb.realize`), uniqueness by looking in the run's knowledge graphs for another node of the same
-type on the same relation and other end (`UniquenessIndex`). "llm": one irb_question_step call per masked
-triple with the earlier triples and questions given, then irb_question_check (one answer?) and
-irb_question_refine (fluency). Either way a question that contains its own answer is dropped.
+(`irbgen.irb.rules.questions`), uniqueness by looking in the run's knowledge graphs for another node of
+the same type on the same relation and other end (`UniquenessIndex`). "llm": one irb_question_step call
+per masked triple with the earlier triples and questions given, then irb_question_check (one answer?)
+and irb_question_refine (fluency). Either way a question that contains its own answer is dropped.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from rapidfuzz import fuzz
 
 from irbgen.errors import BadInputError
 from irbgen.irb.gates import described_badly, false_premise_lost, multi_hop_too_long, question_failure
-from irbgen.irb.realize import BridgeNotWritable, NodeNotFound, realize_plan
 from irbgen.irb.records import GeneratedQuestion, KnowledgeGraph, PlanHop, QuestionPlan, Triple
+from irbgen.irb.rules.questions import BridgeNotWritable, NodeNotFound, realize_plan
 from irbgen.irb.transforms import apply_changes
 from irbgen.llm.backends import BACKENDS, MAX_RAW_CHARS, check_backend, model_name
 from irbgen.llm.prompts import Prompt, load_prompt

@@ -1,6 +1,6 @@
 """The question stage of a Wikidata build: a Chain becomes a main question with one sub-question per hop.
 
-Two backends, chosen by name. "rules" (offline) words questions with `irbgen.wikidata.wording`: a
+Two backends, chosen by name. "rules" (offline) words questions with `irbgen.wikidata.rules.questions`: a
 template per common property, else a pattern from the property label; the main question nests the
 earlier hops as a description ("What is the capital of the country where Potsdam is located?").
 "llm" writes the questions with the mintqa_question prompt and checks them by answering each from
@@ -30,13 +30,13 @@ from irbgen.llm.prompts import Prompt, load_prompt
 from irbgen.pipeline.stage import StageContext
 from irbgen.records import Reject
 from irbgen.text import contains_answer, fold, normalize, squash
-from irbgen.wikidata import wording
 from irbgen.wikidata.answerable import Selection, select
 from irbgen.wikidata.corpus import number_text, qualifier_text, value_text
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.records import Chain, ChainQuestion, Value
+from irbgen.wikidata.rules import questions as rules
+from irbgen.wikidata.rules.questions import describe, realize, too_long
 from irbgen.wikidata.vocabulary import load_units
-from irbgen.wikidata.wording import describe, realize, too_long
 
 __all__ = ["WriteChainQuestions", "answer_texts", "answer_type", "check_chain", "describe", "matches"]
 
@@ -329,7 +329,7 @@ class WriteChainQuestions:
             return self._reject(chain, *problem)
         question, sub_questions = realize(self.kb, selections, heads)
         if too_long(question):
-            return self._reject(chain, "too_long", f"over {wording.MAX_QUESTION_WORDS} words: {question}")
+            return self._reject(chain, "too_long", f"over {rules.MAX_QUESTION_WORDS} words: {question}")
         leak = self._leak(chain, question, sub_questions)
         if leak is not None:
             return self._reject(chain, "answer_leak", leak)
