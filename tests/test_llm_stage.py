@@ -12,7 +12,7 @@ import pytest
 from pydantic import BaseModel
 
 from irbgen.errors import BadInputError
-from irbgen.llm.backends import MAX_RAW_CHARS
+from irbgen.llm.backends import BACKENDS, LLM_CHOICES, MAX_RAW_CHARS, stage_backend
 from irbgen.llm.stage import LLMStage
 from irbgen.llm.types import Completion
 from irbgen.pipeline.stage import StageContext
@@ -169,3 +169,10 @@ def test_ask_composes_calls_and_provenance_names_every_prompt(prompt_dir):
     provenance = stage.provenance(client)
     assert [ref.name for ref in provenance["prompts"]] == ["echo", "score"] and "prompt" not in provenance
     assert provenance["model"] == "toy-model"
+
+
+def test_stage_backend_turns_the_llm_choice_into_a_stage_backend():
+    assert [stage_backend(choice) for choice in LLM_CHOICES] == ["rules", "llm"]
+    assert all(stage_backend(choice) in BACKENDS for choice in LLM_CHOICES)
+    with pytest.raises(BadInputError, match=r"unknown --llm 'llm' \(choose from: rules, openai\)"):
+        stage_backend("llm")
