@@ -1226,7 +1226,7 @@ def test_multi_hop_round():
 def test_possessive_bridge_without_its_noun_phrase_is_not_written():
     """Alabama: "Alabama's seasonally adjusted unemployment rate" once became "The seasonally of the place
     whose ... adjusted unemployment rate"."""
-    from irbgen.irb.realize import _possessed
+    from irbgen.irb.rules.questions import _possessed
 
     assert _possessed("'s seasonally adjusted unemployment rate was 5.8%") is None
     assert _possessed("'s largest customer is Acme") == ("largest customer", len("'s largest customer"))

@@ -13,7 +13,7 @@ import pytest
 from irbgen.errors import BadInputError
 from irbgen.irb.graph import BuildGraphs
 from irbgen.irb.records import NODE_TYPES, Fact, GroundedKeypoint, KnowledgeGraph, Triple
-from irbgen.irb.triples import (
+from irbgen.irb.rules.graph import (
     content_words,
     country_code,
     graph_coverage,

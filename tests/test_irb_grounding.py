@@ -15,7 +15,7 @@ from irbgen.errors import BadInputError
 from irbgen.irb.facts import assemble_facts
 from irbgen.irb.grounding import CheckGrounding, GroundingVerdict, KeypointDocument
 from irbgen.irb.records import Fact, Grounding, Keypoint
-from irbgen.irb.support import dates, entities, excerpt, numbers, split_sentences, support
+from irbgen.irb.rules.grounding import dates, entities, excerpt, numbers, split_sentences, support
 from irbgen.pipeline.stage import StageContext
 from irbgen.records import Reject
 from irbgen.testing import OpenAIStubServer

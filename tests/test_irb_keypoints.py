@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from irbgen.errors import BadInputError
-from irbgen.irb.decontext import decontextualize, page_subject
 from irbgen.irb.keypoints import MakeKeypoints
 from irbgen.irb.records import Keypoint
+from irbgen.irb.rules.keypoints import decontextualize, page_subject
 from irbgen.pipeline.stage import StageContext
 from irbgen.records import Reject
 from irbgen.testing import OpenAIStubServer

@@ -14,8 +14,8 @@ import pytest
 
 from irbgen.errors import BadInputError
 from irbgen.irb.questions import UniquenessIndex, WriteQuestions, plan_rows, relation_key
-from irbgen.irb.realize import NodeNotFound, realize_plan, tidy_question
 from irbgen.irb.records import GeneratedQuestion, KnowledgeGraph, NodeChange, PlanHop, QuestionPlan, Triple
+from irbgen.irb.rules.questions import NodeNotFound, realize_plan, tidy_question
 from irbgen.llm.client import LLMClient
 from irbgen.llm.settings import LLMSettings
 from irbgen.pipeline.stage import StageContext

@@ -460,7 +460,7 @@ def test_generic_wording_takes_its_question_word_from_the_answer_type():
 
 
 def test_a_question_over_the_word_limit_is_rejected(monkeypatch):
-    monkeypatch.setattr("irbgen.wikidata.wording.MAX_QUESTION_WORDS", 12)
+    monkeypatch.setattr("irbgen.wikidata.rules.questions.MAX_QUESTION_WORDS", 12)
     assert isinstance(rules(chain(*FOUR_HOPS[:1])), ChainQuestion)  # 5 words
     out = rules(chain(*FOUR_HOPS))
     assert isinstance(out, Reject) and out.reason == "too_long" and "over 12 words" in out.detail

@@ -25,6 +25,7 @@ from pydantic import ConfigDict, Field
 from irbgen.builds.output import BuildOutput, Card, run_manifest, usage
 from irbgen.commandline import reproducing_command
 from irbgen.errors import BadInputError
+from irbgen.llm.backends import stage_backend
 from irbgen.llm.run_client import LEDGER, LLMOptions, run_client
 from irbgen.pipeline.stage import StageContext
 from irbgen.pipeline.steps import Batch, Done, Step, run_steps
@@ -216,7 +217,7 @@ def build_wikidata(
 
     llm = run_client(config, run_dir)
     try:
-        backend = "rules" if llm is None else "llm"
+        backend = stage_backend(config.llm)
         context = StageContext(run_dir=run_dir, llm=llm)
         with _collector_paused():
             steps = question_steps(config, backend, kb, old_kb, documents)

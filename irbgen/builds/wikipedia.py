@@ -35,6 +35,7 @@ from irbgen.irb.records import Fact, Keypoint, KnowledgeGraph
 from irbgen.irb.samples import corpus_documents
 from irbgen.irb.stages import MakeSamples, PlanQuestions, TypeNodes
 from irbgen.irb.transforms import load_surnames
+from irbgen.llm.backends import stage_backend
 from irbgen.llm.run_client import LEDGER, LLMOptions, run_client
 from irbgen.phantom.vocabulary import DEFAULT_VOCABULARY_DIR
 from irbgen.pipeline.runner import StageResult
@@ -297,7 +298,7 @@ def build_wikipedia(
     run_dir.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     llm = run_client(config, run_dir)
-    backend = "rules" if llm is None else "llm"
+    backend = stage_backend(config.llm)
     fetcher = _make_fetcher(config, run_dir) if given is None else None
     context = StageContext(run_dir=run_dir, llm=llm, fetcher=fetcher)
     options = {"executor": executor, "processes": config.processes, "progress": progress}

@@ -16,8 +16,8 @@ from irbgen.irb.masking import normalize
 from irbgen.irb.node_types import name_type
 from irbgen.irb.places import known_place
 from irbgen.irb.records import Entity
+from irbgen.irb.rules.graph import node_type as label_type
 from irbgen.irb.transforms import english_words, given_names, parse_date, surnames_known
-from irbgen.irb.triples import node_type as label_type
 
 MAX_QUESTION_WORDS = 40
 MAX_DESCRIBED_WORDS = 20  # a hop that becomes a description inside the next one

@@ -1,36 +1,32 @@
 """The knowledge-graph stage: each fact becomes typed triples (head, relation, tail), or a reject.
 
-Two backends, chosen by name: "rules" reads triples off spaCy's dependency parse of each keypoint, "llm"
-asks the irb_graph prompt through the injected LLM client. Either way a graph is kept only if its heads,
-relations and tails cover at least `min_coverage` of the keypoints' content words, and it carries the
-named entities spaCy finds in the keypoints, which the masking stage needs.
+Two backends (`irbgen.llm.stage.LLMStage`): "rules" reads triples off spaCy's dependency parse of each
+keypoint (`irbgen.irb.rules.graph`), "llm" asks the irb_graph prompt. Either way a graph is kept only if
+its heads, relations and tails cover at least `min_coverage` of the keypoints' content words, and it
+carries the named entities spaCy finds in the keypoints, which the masking stage needs.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from irbgen.errors import BadInputError
 from irbgen.irb.records import NODE_TYPES, Entity, Fact, KnowledgeGraph, Triple
-from irbgen.irb.triples import (
+from irbgen.irb.rules.graph import (
     DEFAULT_MODEL,
     covered_words,
     dedupe_triples,
+    graph_coverage,
     keypoint_entities,
     load_graph_nlp,
     rules_triples,
 )
-from irbgen.llm.backends import BACKENDS, MAX_RAW_CHARS, check_backend
-from irbgen.llm.prompts import Prompt, load_prompt
-from irbgen.pipeline.stage import StageContext
+from irbgen.llm.stage import LLMStage
 from irbgen.records import Reject
 
 GRAPH_PROMPT = "irb_graph"
-
-# --- the stage -----------------------------------------------------------------------------------------
 
 
 class GraphTriple(BaseModel):
@@ -65,7 +61,7 @@ def _as_written(node: str, keypoints: list[str]) -> str:
     return node
 
 
-class BuildGraphs:
+class BuildGraphs(LLMStage):
     """Fact -> KnowledgeGraph (or Reject). The "rules" backend runs in `process`, "llm" in `aprocess`.
 
     Rejects: "no_triples", "low_coverage" (coverage below `min_coverage`), "llm_error" (failed call or
@@ -75,6 +71,8 @@ class BuildGraphs:
     name = "knowledge_graph"
     input_model = Fact
     output_model = KnowledgeGraph
+    prompts = {GRAPH_PROMPT: GraphReply}
+    what = "knowledge-graph"
 
     def __init__(
         self,
@@ -87,12 +85,9 @@ class BuildGraphs:
     ) -> None:
         if not 0.0 <= min_coverage <= 1.0:
             raise BadInputError(f"min_coverage must be between 0 and 1, got {min_coverage}")
-        self.backend = check_backend(backend, BACKENDS)
+        super().__init__(backend, temperature=temperature, prompt_dir=prompt_dir)
         self.min_coverage = min_coverage
         self.model = model
-        self.temperature = temperature
-        self.prompt_dir = prompt_dir
-        self._prompt: Prompt | None = None  # loaded on first use: constructing does no I/O
 
     def __repr__(self) -> str:
         return f"BuildGraphs(backend={self.backend!r}, min_coverage={self.min_coverage:g})"
@@ -101,96 +96,55 @@ class BuildGraphs:
         """The fact id."""
         return record.id
 
-    def process(self, record: Fact, context: StageContext) -> list[KnowledgeGraph | Reject]:
-        """The rules backend (the llm backend is asynchronous: use `aprocess`)."""
-        if self.backend != "rules":
-            raise TypeError(f"backend {self.backend!r} is asynchronous: call aprocess")
-        return [self._rules(record)]
-
-    async def aprocess(self, record: Fact, context: StageContext) -> list[KnowledgeGraph | Reject]:
-        """Either backend; the llm one calls `context.llm`."""
-        if self.backend == "rules":
-            return [self._rules(record)]
-        return [await self._llm(record, context)]
-
-    def _reject(self, fact: Fact, reason: str, detail: str, **extra: Any) -> Reject:
-        return Reject(stage=self.name, reason=reason, key=fact.id, detail=detail, extra=extra)
-
-    def _docs(self, fact: Fact) -> list[Any]:
+    def _docs(self, fact: Fact) -> list:
         return list(load_graph_nlp(self.model).pipe([kp.text for kp in fact.keypoints]))
 
     def _graph(
-        self,
-        fact: Fact,
-        triples: list[Triple],
-        entities: list[Entity],
-        prompt: Prompt | None = None,
-        model: str | None = None,
-    ) -> KnowledgeGraph | Reject:
-        if not triples:
-            return self._reject(fact, "no_triples", "no triple was found in the keypoints")
-        texts = [kp.text for kp in fact.keypoints]
-        wanted, covered = covered_words(texts, triples)
-        coverage = len(covered) / len(wanted) if wanted else 0.0
-        if coverage < self.min_coverage:
-            detail = f"coverage {coverage:.2f} is below the threshold {self.min_coverage:.2f}"
-            missing = sorted(wanted - covered)
-            return self._reject(fact, "low_coverage", detail, coverage=round(coverage, 4), uncovered=missing)
+        self, fact: Fact, triples: list[Triple], entities: list[Entity], model: str | None = None
+    ) -> KnowledgeGraph:
         return KnowledgeGraph(
             fact_id=fact.id,
             triples=triples,
-            coverage=coverage,
+            coverage=graph_coverage([kp.text for kp in fact.keypoints], triples),
             entities=entities,
             method=self.backend,
-            prompt=prompt.ref if prompt is not None else None,
             model=model,
         )
 
-    def _rules(self, fact: Fact) -> KnowledgeGraph | Reject:
+    def gate(self, fact: Fact, graph: KnowledgeGraph) -> Reject | None:
+        """A reject "no_triples", or "low_coverage" with the content words no triple covers; else None."""
+        if not graph.triples:
+            return self.reject(fact, "no_triples", "no triple was found in the keypoints")
+        if graph.coverage < self.min_coverage:
+            wanted, covered = covered_words([kp.text for kp in fact.keypoints], graph.triples)
+            detail = f"coverage {graph.coverage:.2f} is below the threshold {self.min_coverage:.2f}"
+            missing = sorted(wanted - covered)
+            coverage = round(graph.coverage, 4)
+            return self.reject(fact, "low_coverage", detail, coverage=coverage, uncovered=missing)
+        return None
+
+    def rules(self, fact: Fact) -> KnowledgeGraph:
+        """The offline backend: triples from the dependency parse of each keypoint."""
         docs = self._docs(fact)
         triples = dedupe_triples(triple for doc in docs for triple in rules_triples(doc))
         return self._graph(fact, triples, keypoint_entities(docs), model=self.model)
 
-    def prompt(self) -> Prompt:
-        """The irb_graph prompt with its output model, loaded once."""
-        if self._prompt is None:
-            self._prompt = load_prompt(GRAPH_PROMPT, self.prompt_dir, models={"GraphReply": GraphReply})
-        return self._prompt
-
-    def messages(self, fact: Fact) -> list[dict[str, str]]:
-        """The chat messages for one fact."""
+    def values(self, fact: Fact) -> dict[str, str]:
+        """The irb_graph placeholders for one fact."""
         keypoints = "\n".join(f"{n}. {kp.text}" for n, kp in enumerate(fact.keypoints, start=1))
-        return self.prompt().render(title=fact.title, keypoints=keypoints)
+        return {"title": fact.title, "keypoints": keypoints}
 
-    async def _llm(self, fact: Fact, context: StageContext) -> KnowledgeGraph | Reject:
-        client = context.llm
-        if client is None:
-            raise BadInputError("the llm knowledge-graph backend needs an LLM client (context.llm is None)")
-        prompt = self.prompt()
-        completion = await client.complete(
-            self.messages(fact),
-            stage=self.name,
-            response_model=prompt.output_model or GraphReply,
-            temperature=self.temperature,
-        )
-        raw = (completion.text or "")[:MAX_RAW_CHARS]
-        if not completion.ok:
-            return self._reject(
-                fact, "llm_error", completion.error or "no reply", **({"raw": raw} if raw else {})
-            )
-        reply = completion.parsed
-        if not isinstance(reply, GraphReply):
-            return self._reject(fact, "llm_error", "reply is not a GraphReply", raw=raw)
+    def accept(self, fact: Fact, reply: GraphReply, raw: str) -> KnowledgeGraph | Reject:
+        """The reply's triples, types checked and nodes as written ("off_schema" otherwise)."""
         texts = [kp.text for kp in fact.keypoints]
         triples = []
         for n, item in enumerate(reply.triples, start=1):
             triple, problem = _checked(item, texts)
             if triple is None:
-                return self._reject(fact, "off_schema", f"triple {n}: {problem}", raw=raw)
+                return self.reject(fact, "off_schema", f"triple {n}: {problem}", raw=raw)
             triples.append(triple)
         entities = keypoint_entities(self._docs(fact)) if triples else []
-        model = getattr(getattr(client, "settings", None), "model", None)
-        return self._graph(fact, dedupe_triples(triples), entities, prompt=prompt, model=model)
+        return self._graph(fact, dedupe_triples(triples), entities)
 
 
 def _checked(item: GraphTriple, keypoints: list[str]) -> tuple[Triple | None, str]:

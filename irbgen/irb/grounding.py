@@ -1,24 +1,21 @@
 """The grounding stage: does one fetched document support one keypoint?
 
-Two backends, chosen by name: "rules" (offline lexical, entity, number and date support,
-`irbgen.irb.support.support`) and "llm" (the irb_grounding prompt over the document, cut to a token
-budget around the sentences that best match the keypoint). A failed model call becomes a reject
-"llm_error"; a rerun asks again and the response cache makes finished calls free.
+Two backends (`irbgen.llm.stage.LLMStage`): "rules" (offline lexical, entity, number and date support,
+`irbgen.irb.rules.grounding`) and "llm" (the irb_grounding prompt over the document, cut to a token
+budget around the sentences that best match the keypoint).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from irbgen.errors import BadInputError
 from irbgen.irb.records import Grounding, Keypoint
-from irbgen.irb.support import excerpt, support
-from irbgen.llm.backends import MAX_RAW_CHARS, check_backend
-from irbgen.llm.prompts import Prompt, load_prompt
-from irbgen.pipeline.stage import StageContext
+from irbgen.irb.rules.grounding import excerpt, support
+from irbgen.llm.stage import LLMStage
 from irbgen.records import Reject
 from irbgen.text import words
 from irbgen.web.records import WebDocument
@@ -64,12 +61,14 @@ def _quoted_in(quote: str, text: str) -> bool:
     return bool(wanted) and wanted in " ".join(words(text))
 
 
-class CheckGrounding:
+class CheckGrounding(LLMStage):
     """KeypointDocument -> Grounding (or Reject). "rules" runs in `process`, "llm" in `aprocess`."""
 
     name = "grounding"
     input_model = KeypointDocument
     output_model = Grounding
+    prompts = {GROUNDING_PROMPT: GroundingVerdict}
+    what = "grounding"
 
     def __init__(
         self,
@@ -87,13 +86,10 @@ class CheckGrounding:
             raise BadInputError(f"window must be at least 1 sentence, got {window}")
         if max_document_tokens < 100:
             raise BadInputError(f"max_document_tokens must be at least 100, got {max_document_tokens}")
-        self.backend = check_backend(backend)
+        super().__init__(backend, temperature=temperature, prompt_dir=prompt_dir)
         self.threshold = threshold
         self.window = window
         self.max_document_tokens = max_document_tokens
-        self.temperature = temperature
-        self.prompt_dir = prompt_dir
-        self._prompt: Prompt | None = None  # loaded on first use: constructing does no I/O
 
     def __repr__(self) -> str:
         return f"CheckGrounding(backend={self.backend!r}, threshold={self.threshold})"
@@ -101,20 +97,6 @@ class CheckGrounding:
     def key(self, record: KeypointDocument) -> str:
         """The pair's key: "<keypoint id>|<document id>"."""
         return record.key
-
-    def process(self, record: KeypointDocument, context: StageContext) -> list[Grounding | Reject]:
-        """The rules backend (the llm backend is asynchronous: use `aprocess`)."""
-        if self.backend != "rules":
-            raise TypeError(f"backend {self.backend!r} is asynchronous: call aprocess")
-        return [self._rules(record)]
-
-    async def aprocess(self, record: KeypointDocument, context: StageContext) -> list[Grounding | Reject]:
-        """Either backend; the llm one calls `context.llm`."""
-        if self.backend == "rules":
-            return [self._rules(record)]
-        return [await self._llm(record, context)]
-
-    # --- backends ----------------------------------------------------------------------------------
 
     def _grounding(self, record: KeypointDocument, supported: bool, score: float, reason: str) -> Grounding:
         return Grounding(
@@ -131,7 +113,8 @@ class CheckGrounding:
             return None
         return self._grounding(record, False, 0.0, "the document has no text")
 
-    def _rules(self, record: KeypointDocument) -> Grounding:
+    def rules(self, record: KeypointDocument) -> Grounding:
+        """The offline backend: lexical `support` of the keypoint in the document."""
         empty = self._empty(record)
         if empty is not None:
             return empty
@@ -148,50 +131,28 @@ class CheckGrounding:
             reason += f"; note: document language {document.language!r}, lexical rules only match English"
         return self._grounding(record, result.supported, result.score, reason)
 
-    def prompt(self) -> Prompt:
-        """The irb_grounding prompt with its output model, loaded once."""
-        if self._prompt is None:
-            models = {"GroundingVerdict": GroundingVerdict}
-            self._prompt = load_prompt(GROUNDING_PROMPT, self.prompt_dir, models=models)
-        return self._prompt
-
-    def messages(self, record: KeypointDocument) -> list[dict[str, str]]:
-        """The chat messages for one pair; the text is cut to the token budget around the best match."""
+    def values(self, record: KeypointDocument) -> dict[str, str]:
+        """The irb_grounding placeholders; the text is cut to the token budget around the best match."""
         document = record.document
         budget = self.max_document_tokens * CHARS_PER_TOKEN
-        text = excerpt(document.text, record.keypoint.text, budget, title=document.title)
-        return self.prompt().render(
-            statement=record.keypoint.text,
-            title=document.title or "(none)",
-            url=document.final_url or document.url,
-            published=document.published or "unknown",
-            text=text,
-        )
+        return {
+            "statement": record.keypoint.text,
+            "title": document.title or "(none)",
+            "url": document.final_url or document.url,
+            "published": document.published or "unknown",
+            "text": excerpt(document.text, record.keypoint.text, budget, title=document.title),
+        }
 
-    async def _llm(self, record: KeypointDocument, context: StageContext) -> Grounding | Reject:
+    async def llm(self, record: KeypointDocument, client: Any) -> Grounding | Reject:
+        """An empty document is unsupported without asking; any other is judged by the model."""
         empty = self._empty(record)
-        if empty is not None:
-            return empty
-        client = context.llm
-        if client is None:
-            raise BadInputError("the llm grounding backend needs an LLM client (context.llm is None)")
-        prompt = self.prompt()
-        completion = await client.complete(
-            self.messages(record),
-            stage=self.name,
-            response_model=prompt.output_model or GroundingVerdict,
-            temperature=self.temperature,
-        )
-        if not completion.ok or not isinstance(completion.parsed, GroundingVerdict):
-            extra = {"raw": completion.text[:MAX_RAW_CHARS]} if completion.text else {}
-            detail = completion.error or "reply is not a GroundingVerdict"
-            return Reject(stage=self.name, reason="llm_error", key=record.key, detail=detail, extra=extra)
-        verdict = completion.parsed
+        return empty if empty is not None else await super().llm(record, client)
+
+    def accept(self, record: KeypointDocument, verdict: GroundingVerdict, raw: str) -> Grounding:
+        """The verdict as a grounding; a quote that is not in the document is noted in the reason."""
         evidence = " ".join(verdict.evidence.split())
         reason = f"{verdict.label}: {evidence!r}" if evidence else verdict.label
         if evidence and not _quoted_in(evidence, record.document.text):
             reason += " (the quote is not in the document)"
         supported = verdict.label == "supported"
-        grounding = self._grounding(record, supported, 1.0 if supported else 0.0, reason)
-        settings = getattr(client, "settings", None)
-        return grounding.model_copy(update={"prompt": prompt.ref, "model": getattr(settings, "model", None)})
+        return self._grounding(record, supported, 1.0 if supported else 0.0, reason)

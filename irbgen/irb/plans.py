@@ -27,9 +27,9 @@ from irbgen.irb.masking import (
 )
 from irbgen.irb.node_types import normal_title, page_types
 from irbgen.irb.records import Fact, KnowledgeGraph, NodeChange, PlanHop, QuestionPlan
+from irbgen.irb.rules.graph import node_type as label_type
 from irbgen.irb.shortcuts import drop_shortcuts
 from irbgen.irb.transforms import DATE_RULES, TRANSFORMED_TYPES, paraphrase, perturb
-from irbgen.irb.triples import node_type as label_type
 from irbgen.records import Reject
 
 STAGE = "plans"

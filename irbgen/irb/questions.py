@@ -1,10 +1,10 @@
 """The question stage: a question plan becomes a question with one sub-question per hop, or a reject.
 
 Two backends, chosen by name. "rules" (offline): template realisation of the masked keypoints
-(`irbgen.irb.realize`), uniqueness by looking in the run's knowledge graphs for another node of the same
-type on the same relation and other end (`UniquenessIndex`). "llm": one irb_question_step call per masked
-triple with the earlier triples and questions given, then irb_question_check (one answer?) and
-irb_question_refine (fluency). Either way a question that contains its own answer is dropped.
+(`irbgen.irb.rules.questions`), uniqueness by looking in the run's knowledge graphs for another node of
+the same type on the same relation and other end (`UniquenessIndex`). "llm": one irb_question_step call
+per masked triple with the earlier triples and questions given, then irb_question_check (one answer?)
+and irb_question_refine (fluency). Either way a question that contains its own answer is dropped.
 """
 
 from __future__ import annotations
@@ -13,19 +13,16 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 from rapidfuzz import fuzz
 
-from irbgen.errors import BadInputError
 from irbgen.irb.gates import described_badly, false_premise_lost, multi_hop_too_long, question_failure
-from irbgen.irb.realize import BridgeNotWritable, NodeNotFound, realize_plan
 from irbgen.irb.records import GeneratedQuestion, KnowledgeGraph, PlanHop, QuestionPlan, Triple
+from irbgen.irb.rules.questions import BridgeNotWritable, NodeNotFound, realize_plan
 from irbgen.irb.transforms import apply_changes
-from irbgen.llm.backends import BACKENDS, MAX_RAW_CHARS, check_backend, model_name
-from irbgen.llm.prompts import Prompt, load_prompt
-from irbgen.pipeline.stage import StageContext
+from irbgen.llm.stage import LLMStage
 from irbgen.records import Reject
 from irbgen.spacy_models import DEFAULT_MODEL
 from irbgen.text import contains_answer, fold, is_question, normalize, squash, stem, words
@@ -37,7 +34,6 @@ FUZZY_SAME = 90  # rapidfuzz ratio above which two digit-free spellings name the
 _RELATION_FILLERS = frozenset("a an the is was were are be been being has have had".split())
 
 Position = Literal["head", "tail"]
-Reply = TypeVar("Reply", bound=BaseModel)
 
 
 class QuestionStepReply(BaseModel):
@@ -63,13 +59,6 @@ class QuestionRefineReply(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     question: str
-
-
-REPLY_MODELS: dict[str, type[BaseModel]] = {
-    "QuestionStepReply": QuestionStepReply,
-    "QuestionCheckReply": QuestionCheckReply,
-    "QuestionRefineReply": QuestionRefineReply,
-}
 
 
 # --- uniqueness over the run's graphs ----------------------------------------------------------------
@@ -221,12 +210,18 @@ def _missing_node(plan: QuestionPlan) -> str | None:
     return None
 
 
-class WriteQuestions:
+class WriteQuestions(LLMStage):
     """QuestionPlan -> GeneratedQuestion (or Reject). "rules" runs in `process`, "llm" in `aprocess`."""
 
     name = "questions"
     input_model = QuestionPlan
     output_model = GeneratedQuestion
+    prompts = {
+        STEP_PROMPT: QuestionStepReply,
+        CHECK_PROMPT: QuestionCheckReply,
+        REFINE_PROMPT: QuestionRefineReply,
+    }  # in the order of GeneratedQuestion.prompts
+    what = "question"
 
     def __init__(
         self,
@@ -237,12 +232,9 @@ class WriteQuestions:
         prompt_dir: Path | str | None = None,
         parser_model: str = DEFAULT_MODEL,
     ) -> None:
-        self.backend = check_backend(backend, BACKENDS)
+        super().__init__(backend, temperature=temperature, prompt_dir=prompt_dir)
         self.parser_model = parser_model  # spaCy tagger and parser for the gates
         self.index = UniquenessIndex(graphs)
-        self.temperature = temperature
-        self.prompt_dir = prompt_dir
-        self._prompts: dict[str, Prompt] = {}  # loaded on first use: constructing does no I/O
 
     def __repr__(self) -> str:
         return f"WriteQuestions(backend={self.backend!r}, graphs={len(self.index)} triples)"
@@ -251,23 +243,7 @@ class WriteQuestions:
         """The plan id."""
         return record.id
 
-    def process(self, record: QuestionPlan, context: StageContext) -> list[GeneratedQuestion | Reject]:
-        """The rules backend (the llm backend is asynchronous: use `aprocess`)."""
-        if self.backend != "rules":
-            raise TypeError(f"backend {self.backend!r} is asynchronous: call aprocess")
-        return [self._rules(record)]
-
-    async def aprocess(self, record: QuestionPlan, context: StageContext) -> list[GeneratedQuestion | Reject]:
-        """Either backend; the llm one calls `context.llm`."""
-        if self.backend == "rules":
-            return [self._rules(record)]
-        return [await self._llm(record, context)]
-
-    # --- shared checks -----------------------------------------------------------------------------
-
-    def _reject(self, plan: QuestionPlan, reason: str, detail: str, raw: str | None = None) -> Reject:
-        extra = {"raw": raw[:MAX_RAW_CHARS]} if raw else {}
-        return Reject(stage=self.name, reason=reason, key=plan.id, detail=detail, extra=extra)
+    # --- gates -------------------------------------------------------------------------------------
 
     def _gate_failure(self, plan: QuestionPlan, sub_questions: Sequence[str]) -> tuple[int, str, str] | None:
         """(sub-question index, gate, detail) of the first question gate failed (irb/gates.py), or None."""
@@ -287,45 +263,44 @@ class WriteQuestions:
                 return index, "multi_hop_too_long", long
         return None
 
-    def _final_check(self, plan: QuestionPlan, sub_questions: Sequence[str]) -> Reject | None:
+    def gate(self, plan: QuestionPlan, question: GeneratedQuestion) -> Reject | None:
         """bad_question for a non-question; answer_leak when sub-question i holds the answer of hop <= i;
         then the quality gates, each its own reason."""
-        for index, question in enumerate(sub_questions):
-            if not is_question(question):
-                detail = "empty question" if not question.strip() else f"not a question: {question!r}"
-                return self._reject(plan, "bad_question", f"sub-question {index}: {detail}", raw=question)
-        for index, question in enumerate(sub_questions):
+        sub_questions = question.sub_questions
+        for index, text in enumerate(sub_questions):
+            if not is_question(text):
+                detail = "empty question" if not text.strip() else f"not a question: {text!r}"
+                return self.reject(plan, "bad_question", f"sub-question {index}: {detail}", raw=text)
+        for index, text in enumerate(sub_questions):
             for earlier, hop in enumerate(plan.hops[: index + 1]):
-                if contains_answer(question, hop.answer, hop.answer_type):
+                if contains_answer(text, hop.answer, hop.answer_type):
                     whose = "its own answer" if earlier == index else f"hop {earlier}'s answer"
-                    detail = f"sub-question {index} contains {whose} {hop.answer!r}: {question}"
-                    return self._reject(plan, "answer_leak", detail)
+                    detail = f"sub-question {index} contains {whose} {hop.answer!r}: {text}"
+                    return self.reject(plan, "answer_leak", detail)
         for change in plan.changes:
             lost = false_premise_lost(sub_questions[-1], change.replacement)
             if change.kind == "false_premise" and lost is not None:
-                return self._reject(plan, "false_premise_lost", f"{lost}: {sub_questions[-1]}")
+                return self.reject(plan, "false_premise_lost", f"{lost}: {sub_questions[-1]}")
         failure = self._gate_failure(plan, sub_questions)
         if failure is None:
             return None
         index, gate, detail = failure
-        return self._reject(plan, gate, f"sub-question {index}: {detail}: {sub_questions[index]}")
+        return self.reject(plan, gate, f"sub-question {index}: {detail}: {sub_questions[index]}")
 
     # --- rules -------------------------------------------------------------------------------------
 
-    def _rules(self, plan: QuestionPlan) -> GeneratedQuestion | Reject:
+    def rules(self, plan: QuestionPlan) -> GeneratedQuestion | Reject:
+        """The offline backend: `realize_plan`, then no second answer in the run's graphs."""
         try:
             realization = realize_plan(plan)
         except NodeNotFound as error:
-            return self._reject(plan, "node_not_found", str(error))
+            return self.reject(plan, "node_not_found", str(error))
         except BridgeNotWritable as error:
-            return self._reject(plan, "bridge_not_writable", str(error))
+            return self.reject(plan, "bridge_not_writable", str(error))
         for index, hop in enumerate(plan.hops):
             ambiguities = self.index.ambiguities(hop)
             if ambiguities:
-                return self._reject(plan, "not_unique", f"hop {index}: {ambiguities[0]}")
-        rejected = self._final_check(plan, realization.sub_questions)
-        if rejected is not None:
-            return rejected
+                return self.reject(plan, "not_unique", f"hop {index}: {ambiguities[0]}")
         return GeneratedQuestion(
             plan_id=plan.id,
             question=realization.question,
@@ -335,32 +310,7 @@ class WriteQuestions:
 
     # --- llm ---------------------------------------------------------------------------------------
 
-    def prompt(self, name: str) -> Prompt:
-        """One of the three question prompts with its output model, loaded once."""
-        if name not in self._prompts:
-            self._prompts[name] = load_prompt(name, self.prompt_dir, models=REPLY_MODELS)
-        return self._prompts[name]
-
-    async def _ask(
-        self, client: Any, prompt: Prompt, model: type[Reply], **values: str
-    ) -> tuple[Reply | None, str, str]:
-        """(parsed reply, error, raw text) of one call; error is "" on success."""
-        completion = await client.complete(
-            prompt.render(**values),
-            stage=self.name,
-            response_model=prompt.output_model or model,
-            temperature=self.temperature,
-        )
-        raw = completion.text or ""
-        if not completion.ok:
-            return None, completion.error or "no reply", raw
-        if not isinstance(completion.parsed, model):
-            return None, f"reply is not a {model.__name__}", raw
-        return completion.parsed, "", raw
-
-    async def _write_steps(
-        self, plan: QuestionPlan, client: Any, step: Prompt
-    ) -> tuple[list[str], list[str]] | Reject:
+    async def _write_steps(self, plan: QuestionPlan, client: Any) -> tuple[list[str], list[str]] | Reject:
         """One step call per triple: (the drafts, the draft after each hop's last triple) or a reject."""
         rows = plan_rows(plan)
         history: list[str] = []
@@ -368,84 +318,70 @@ class WriteQuestions:
         sub_questions: list[str] = []
         for number, (hop_index, triple) in enumerate(rows, start=1):
             known = (f"{variable(i)} ({plan.hops[i].answer_type})" for i in range(hop_index + 1))
-            reply, error, raw = await self._ask(
-                client,
-                step,
-                QuestionStepReply,
-                variables=", ".join(known),
-                variable=variable(hop_index),
-                history="\n".join(history) or "(none)",
-                question=steps[-1] if steps else "(none yet)",
-                triple=triple,
-            )
+            values = {
+                "variables": ", ".join(known),
+                "variable": variable(hop_index),
+                "history": "\n".join(history) or "(none)",
+                "question": steps[-1] if steps else "(none yet)",
+                "triple": triple,
+            }
             where = f"step {number} of {len(rows)}"
-            if reply is None:
-                return self._reject(plan, "llm_error", f"{where}: {error}", raw=raw)
-            question = squash(reply.question)
+            answer = await self.ask(client, plan, STEP_PROMPT, values, where=where)
+            if isinstance(answer, Reject):
+                return answer
+            question = squash(answer.reply.question)
             if not is_question(question):
-                return self._reject(plan, "bad_question", f"{where}: not a question: {question!r}", raw=raw)
+                detail = f"{where}: not a question: {question!r}"
+                return self.reject(plan, "bad_question", detail, raw=answer.raw)
             steps.append(question)
             history.append(f"{number}. {triple} -> {question}")
             if number == len(rows) or rows[number][0] != hop_index:
                 sub_questions.append(question)
         return steps, sub_questions
 
-    async def _llm(self, plan: QuestionPlan, context: StageContext) -> GeneratedQuestion | Reject:
-        client = context.llm
-        if client is None:
-            raise BadInputError("the llm question backend needs an LLM client (context.llm is None)")
+    async def llm(self, plan: QuestionPlan, client: Any) -> GeneratedQuestion | Reject:
+        """Step calls, one check call (one answer?) and a refine call; one more refine for a failed gate."""
         missing = _missing_node(plan)
         if missing is not None:
-            return self._reject(plan, "node_not_found", missing)
-        step, check, refine = (self.prompt(name) for name in (STEP_PROMPT, CHECK_PROMPT, REFINE_PROMPT))
-        written = await self._write_steps(plan, client, step)
+            return self.reject(plan, "node_not_found", missing)
+        written = await self._write_steps(plan, client)
         if isinstance(written, Reject):
             return written
         steps, sub_questions = written
-        triples = "\n".join(triple for _, triple in plan_rows(plan))
-        verdict, error, raw = await self._ask(
-            client,
-            check,
-            QuestionCheckReply,
-            question=steps[-1],
-            triples=triples,
-            variable=variable(len(plan.hops) - 1),
-            answer=plan.answer,
-        )
-        if verdict is None:
-            return self._reject(plan, "llm_error", f"check: {error}", raw=raw)
-        if not verdict.unique:
-            why = verdict.reason.strip() or "the check found several answers"
-            return self._reject(plan, "not_unique", why)
-        polished, error, raw = await self._ask(
-            client, refine, QuestionRefineReply, question=steps[-1], answer=plan.answer, problems="(none)"
-        )
-        if polished is None:
-            return self._reject(plan, "llm_error", f"refine: {error}", raw=raw)
-        sub_questions[-1] = squash(polished.question)
+        values = {
+            "question": steps[-1],
+            "triples": "\n".join(triple for _, triple in plan_rows(plan)),
+            "variable": variable(len(plan.hops) - 1),
+            "answer": plan.answer,
+        }
+        verdict = await self.ask(client, plan, CHECK_PROMPT, values, where="check")
+        if isinstance(verdict, Reject):
+            return verdict
+        if not verdict.reply.unique:
+            why = verdict.reply.reason.strip() or "the check found several answers"
+            return self.reject(plan, "not_unique", why)
+        values = {"question": steps[-1], "answer": plan.answer, "problems": "(none)"}
+        polished = await self.ask(client, plan, REFINE_PROMPT, values, where="refine")
+        if isinstance(polished, Reject):
+            return polished
+        sub_questions[-1] = squash(polished.reply.question)
         failure = self._gate_failure(plan, sub_questions)
         if failure is not None:  # one more refinement, told what is wrong; then the gate rejects it
             index, gate, detail = failure
-            again, error, raw = await self._ask(
-                client,
-                refine,
-                QuestionRefineReply,
-                question=sub_questions[index],
-                answer=plan.hops[index].answer,
-                problems=f"{gate}: {detail}",
-            )
-            if again is None:
-                return self._reject(plan, "llm_error", f"refine after {gate}: {error}", raw=raw)
-            sub_questions[index] = squash(again.question)
-        rejected = self._final_check(plan, sub_questions)
-        if rejected is not None:
-            return rejected
+            values = {
+                "question": sub_questions[index],
+                "answer": plan.hops[index].answer,
+                "problems": f"{gate}: {detail}",
+            }
+            again = await self.ask(client, plan, REFINE_PROMPT, values, where=f"refine after {gate}")
+            if isinstance(again, Reject):
+                return again
+            sub_questions[index] = squash(again.reply.question)
         return GeneratedQuestion(
             plan_id=plan.id,
             question=sub_questions[-1],
             sub_questions=sub_questions,
             steps=steps,
             method="llm",
-            prompts=[step.ref, check.ref, refine.ref],
-            model=model_name(client),
+            **self.provenance(client),
         )

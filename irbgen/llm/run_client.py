@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from irbgen.errors import BadInputError
+from irbgen.llm.backends import stage_backend
 
 LEDGER = "ledger.json"  # the summary, rewritten at the end; ledger.jsonl beside it is appended per call
 
@@ -60,7 +61,7 @@ def run_settings(config: LLMOptions, run_dir: Path | None) -> Any:
 
 def run_client(config: LLMOptions, run_dir: Path) -> Any:
     """An LLMClient for `config` (llm, base_url, model, api_key_env, llm_concurrency, max_cost), or None."""
-    if config.llm == "rules":
+    if stage_backend(config.llm) == "rules":
         return None
     from irbgen.llm.client import LLMClient, check_reachable
     from irbgen.llm.ledger import JOURNAL, Ledger

@@ -26,8 +26,8 @@ from irbgen.errors import BadInputError
 from irbgen.schema import Document
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.records import Chain, Statement, Value, WikidataEntity
+from irbgen.wikidata.rules.questions import value_phrase
 from irbgen.wikidata.units import Labels, unit_name
-from irbgen.wikidata.wording import value_phrase
 
 DEFAULT_CHUNK_TOKENS = 512
 _ENTITY_ID = re.compile(r"^[QPL]\d+$")

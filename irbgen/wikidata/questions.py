@@ -1,8 +1,9 @@
 """The question stage of a Wikidata build: a Chain becomes a main question with one sub-question per hop.
 
-Two backends, chosen by name. "rules" (offline) words questions with `irbgen.wikidata.wording`: a
-template per common property, else a pattern from the property label; the main question nests the
-earlier hops as a description ("What is the capital of the country where Potsdam is located?").
+Two backends (`irbgen.llm.stage.LLMStage`). "rules" (offline) words questions with
+`irbgen.wikidata.rules.questions`: a template per common property, else a pattern from the property
+label; the main question nests the earlier hops as a description ("What is the capital of the country
+where Potsdam is located?").
 "llm" writes the questions with the mintqa_question prompt and checks them by answering each from
 the chain's triples with the mintqa_answer prompt; a question is kept only when every answer
 matches the gold (label or alias), else it is written again with the reason, up to `max_attempts`
@@ -25,18 +26,16 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from irbgen.errors import BadInputError
-from irbgen.llm.backends import BACKENDS, MAX_RAW_CHARS, check_backend, model_name
-from irbgen.llm.prompts import Prompt, load_prompt
-from irbgen.pipeline.stage import StageContext
+from irbgen.llm.stage import LLMStage
 from irbgen.records import Reject
 from irbgen.text import contains_answer, fold, normalize, squash
-from irbgen.wikidata import wording
 from irbgen.wikidata.answerable import Selection, select
 from irbgen.wikidata.corpus import number_text, qualifier_text, value_text
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.records import Chain, ChainQuestion, Value
+from irbgen.wikidata.rules import questions as wording
+from irbgen.wikidata.rules.questions import describe, realize, too_long
 from irbgen.wikidata.vocabulary import load_units
-from irbgen.wikidata.wording import describe, realize, too_long
 
 __all__ = ["WriteChainQuestions", "answer_texts", "answer_type", "check_chain", "describe", "matches"]
 
@@ -219,12 +218,6 @@ class AnswerReply(BaseModel):
     answer: str
 
 
-REPLY_MODELS: dict[str, type[BaseModel]] = {
-    "ChainQuestionReply": ChainQuestionReply,
-    "AnswerReply": AnswerReply,
-}
-
-
 def chain_facts(kb: KnowledgeBase, chain: Chain, heads: Sequence[str]) -> str:
     """The chain as numbered (subject; property; value) lines, qualifiers after: the source context."""
     lines = []
@@ -249,12 +242,14 @@ class _Failure(Exception):
 # --- the stage --------------------------------------------------------------------------------------
 
 
-class WriteChainQuestions:
+class WriteChainQuestions(LLMStage):
     """Chain -> ChainQuestion (or Reject). "rules" runs in `process`, either backend in `aprocess`."""
 
     name = "questions"
     input_model = Chain
     output_model = ChainQuestion
+    prompts = {QUESTION_PROMPT: ChainQuestionReply, ANSWER_PROMPT: AnswerReply}  # as in ChainQuestion.prompts
+    what = "question"
 
     def __init__(
         self,
@@ -267,13 +262,10 @@ class WriteChainQuestions:
     ) -> None:
         if max_attempts < 1:
             raise BadInputError(f"max_attempts must be at least 1, got {max_attempts}")
-        self.backend = check_backend(backend, BACKENDS)
+        super().__init__(backend, temperature=temperature, prompt_dir=prompt_dir)
         self.kb = kb
         self.names = Names(kb)
-        self.temperature = temperature
         self.max_attempts = max_attempts
-        self.prompt_dir = prompt_dir
-        self._prompts: dict[str, Prompt] = {}  # loaded on first use: constructing does no I/O
 
     def __repr__(self) -> str:
         return f"WriteChainQuestions(backend={self.backend!r}, max_attempts={self.max_attempts})"
@@ -282,24 +274,7 @@ class WriteChainQuestions:
         """The chain id."""
         return record.id
 
-    def process(self, record: Chain, context: StageContext) -> list[ChainQuestion | Reject]:
-        """The rules backend (the llm backend is asynchronous: use `aprocess`)."""
-        if self.backend != "rules":
-            raise TypeError(f"backend {self.backend!r} is asynchronous: call aprocess")
-        return [self._rules(record)]
-
-    async def aprocess(self, record: Chain, context: StageContext) -> list[ChainQuestion | Reject]:
-        """Either backend; the llm one calls `context.llm`."""
-        if self.backend == "rules":
-            return [self._rules(record)]
-        return [await self._llm(record, context)]
-
     # --- shared ------------------------------------------------------------------------------------
-
-    def _reject(self, chain: Chain, reason: str, detail: str, raw: str = "", **extra: Any) -> Reject:
-        if raw:
-            extra["raw"] = raw[:MAX_RAW_CHARS]
-        return Reject(stage=self.name, reason=reason, key=chain.id, detail=detail, extra=extra)
 
     def golds(self, chain: Chain) -> list[list[str]]:
         """The accepted answer spellings of each hop."""
@@ -321,18 +296,22 @@ class WriteChainQuestions:
                 return f"sub-question {index} contains its answer {found!r}: {sub_question}"
         return None
 
+    def gate(self, chain: Chain, question: ChainQuestion) -> Reject | None:
+        """An "answer_leak" reject when the question or a sub-question holds its answer, else None.
+        (The llm backend checks each attempt before this, to write again.)"""
+        leak = self._leak(chain, question.question, question.sub_questions)
+        return self.reject(chain, "answer_leak", leak) if leak is not None else None
+
     # --- rules -------------------------------------------------------------------------------------
 
-    def _rules(self, chain: Chain) -> ChainQuestion | Reject:
+    def rules(self, chain: Chain) -> ChainQuestion | Reject:
+        """The offline backend: `realize` the chain's checked hops, within the word limit."""
         heads, selections, problem = check_chain(self.kb, self.names, chain)
         if problem is not None:
-            return self._reject(chain, *problem)
+            return self.reject(chain, *problem)
         question, sub_questions = realize(self.kb, selections, heads)
         if too_long(question):
-            return self._reject(chain, "too_long", f"over {wording.MAX_QUESTION_WORDS} words: {question}")
-        leak = self._leak(chain, question, sub_questions)
-        if leak is not None:
-            return self._reject(chain, "answer_leak", leak)
+            return self.reject(chain, "too_long", f"over {wording.MAX_QUESTION_WORDS} words: {question}")
         return ChainQuestion(
             chain_id=chain.id,
             question=question,
@@ -343,24 +322,12 @@ class WriteChainQuestions:
 
     # --- llm ---------------------------------------------------------------------------------------
 
-    def prompt(self, name: str) -> Prompt:
-        """The question or answer prompt with its output model, loaded once."""
-        if name not in self._prompts:
-            self._prompts[name] = load_prompt(name, self.prompt_dir, models=REPLY_MODELS)
-        return self._prompts[name]
-
-    async def _call(self, client: Any, prompt: Prompt, model: type[BaseModel], **values: str) -> Any:
+    async def _call(self, client: Any, chain: Chain, name: str, values: dict[str, str]) -> Any:
         """The parsed reply of one call; a failed call raises _Failure("llm_error")."""
-        completion = await client.complete(
-            prompt.render(**values),
-            stage=self.name,
-            response_model=prompt.output_model or model,
-            temperature=self.temperature,
-        )
-        if not completion.ok or not isinstance(completion.parsed, model):
-            error = completion.error or f"reply is not a {model.__name__}"
-            raise _Failure("llm_error", f"{prompt.name}: {error}", completion.text or "")
-        return completion.parsed
+        answer = await self.ask(client, chain, name, values, where=name)
+        if isinstance(answer, Reject):
+            raise _Failure("llm_error", answer.detail, answer.extra.get("raw", ""))
+        return answer.reply
 
     def _read_reply(self, chain: Chain, reply: ChainQuestionReply) -> tuple[str, list[str]]:
         """(question, sub-questions) from a reply that has the right shape; else _Failure("bad_reply")."""
@@ -384,16 +351,14 @@ class WriteChainQuestions:
                 (f"sub-question {i}", q, g) for i, (q, g) in enumerate(zip(asked[1:], golds, strict=True))
             )
         for what, question, gold in checks:
-            reply = await self._call(
-                client, self.prompt(ANSWER_PROMPT), AnswerReply, facts=facts, question=question
-            )
+            reply = await self._call(client, chain, ANSWER_PROMPT, {"facts": facts, "question": question})
             if not matches(reply.answer, gold):
                 detail = f"{what} {question!r} was answered {reply.answer!r}, expected {gold[0]!r}"
                 raise _Failure("failed_validation", detail)
 
     async def _attempt(self, client: Any, chain: Chain, values: dict[str, str]) -> tuple[str, list[str]]:
         """One written and checked question, or _Failure."""
-        reply = await self._call(client, self.prompt(QUESTION_PROMPT), ChainQuestionReply, **values)
+        reply = await self._call(client, chain, QUESTION_PROMPT, values)
         try:
             question, sub_questions = self._read_reply(chain, reply)
             leak = self._leak(chain, question, sub_questions)
@@ -405,13 +370,11 @@ class WriteChainQuestions:
             raise
         return question, sub_questions
 
-    async def _llm(self, chain: Chain, context: StageContext) -> ChainQuestion | Reject:
-        client = context.llm
-        if client is None:
-            raise BadInputError("the llm question backend needs an LLM client (context.llm is None)")
+    async def llm(self, chain: Chain, client: Any) -> ChainQuestion | Reject:
+        """Write and check up to `max_attempts` times, telling the writer why the last one failed."""
         heads, _, problem = check_chain(self.kb, self.names, chain)
         if problem is not None:
-            return self._reject(chain, *problem)
+            return self.reject(chain, *problem)
         values = {
             "hops": str(len(chain.hops)),
             "facts": chain_facts(self.kb, chain, heads),
@@ -426,7 +389,7 @@ class WriteChainQuestions:
                 question, sub_questions = await self._attempt(client, chain, values)
             except _Failure as failure:
                 if failure.reason == "llm_error":
-                    return self._reject(chain, "llm_error", failure.detail, failure.raw, attempts=attempt)
+                    return self.reject(chain, "llm_error", failure.detail, failure.raw, attempts=attempt)
                 failures.append(f"attempt {attempt}: {failure.detail}")
                 values["feedback"] = f"An earlier attempt was rejected: {failure.detail}. Write a new one."
                 last = failure
@@ -438,8 +401,7 @@ class WriteChainQuestions:
                 sub_answers=self.sub_answers(chain),
                 method="llm",
                 attempts=attempt,
-                prompts=[self.prompt(QUESTION_PROMPT).ref, self.prompt(ANSWER_PROMPT).ref],
-                model=model_name(client),
+                **self.provenance(client),
             )
         detail = "; ".join(failures)
-        return self._reject(chain, last.reason, detail, last.raw, attempts=self.max_attempts)
+        return self.reject(chain, last.reason, detail, last.raw, attempts=self.max_attempts)

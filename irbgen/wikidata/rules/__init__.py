@@ -1,0 +1,1 @@
+"""The offline backend of the Wikidata question stage (questions)."""
