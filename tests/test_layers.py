@@ -15,8 +15,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "irbgen"
 # Lowest first. A unit may import its own layer or any layer below; within a layer, no cycles.
 LAYERS = [
     {"irbgen", "errors", "io", "records", "progress", "text", "schema", "commandline", "listfile", "extras",
-     "spacy_models"},  # fmt: skip
-    {"llm", "pipeline", "cli_support"},
+     "spacy_models", "resources"},  # fmt: skip
+    {"pipeline", "cli_support"},
+    {"llm"},
     {"card", "benchmark", "validation", "export"},
     {"phantom", "web", "wikipedia", "irb", "wikidata"},  # the domain packages
     {"builds"},

@@ -50,3 +50,5 @@ class Completion:
 
 class BudgetExceeded(IrbgenError):
     """The --max-cost cap was reached; work done so far is kept and the run stops cleanly."""
+
+    fatal = True  # the stage runner stops the run instead of rejecting the record

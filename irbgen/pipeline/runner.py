@@ -7,8 +7,8 @@ with the same signature without touching any stage. A stage that has both method
 `processes` applies to stages that have only `process`.
 
 A stage's exception for one record becomes a Reject "error:<ExceptionType>" with the message. Fatal
-errors stop the run instead: BaseExceptions (KeyboardInterrupt, SystemExit), BudgetExceeded, and any
-exception whose class sets `fatal = True`. Keys finished before the stop stay finished.
+errors stop the run instead: BaseExceptions (KeyboardInterrupt, SystemExit) and any exception
+whose class sets `fatal = True` (such as BudgetExceeded). Keys finished before the stop stay finished.
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ from typing import Any, BinaryIO, Protocol
 
 from pydantic import BaseModel
 
-from irbgen.llm.types import BudgetExceeded
 from irbgen.pipeline.checkpoint import CheckpointStore
 from irbgen.pipeline.stage import Stage, StageContext
 from irbgen.pipeline.stats import DUPLICATE_KEY, ERROR_PREFIX, StageStats
@@ -143,7 +142,7 @@ def is_fatal(error: BaseException) -> bool:
     """True for errors that stop a run rather than reject one record."""
     if not isinstance(error, Exception):
         return True
-    return isinstance(error, BudgetExceeded) or bool(getattr(error, "fatal", False))
+    return bool(getattr(error, "fatal", False))  # BudgetExceeded (--max-cost) is one
 
 
 def run_stage(
