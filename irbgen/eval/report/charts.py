@@ -10,7 +10,8 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from irbgen.eval.plots import Panel, Series, bar_chart, line_chart, ordered
+from irbgen.eval.breakdown import ordered
+from irbgen.eval.plots import Panel, Series, bar_chart, line_chart
 from irbgen.eval.report.document import Block, Heading, Image, Table
 from irbgen.eval.report.runs import METRICS, EvalRun
 from irbgen.eval.report.tables import top_values

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from irbgen.eval.plots import ordered, value_order
+from irbgen.eval.breakdown import ordered, value_order
 from irbgen.eval.report.document import Block, Heading, Paragraph, Table
 from irbgen.eval.report.runs import EvalRun
 
