@@ -1,8 +1,8 @@
 """One report over several evaluation directories: report.md and report.html with the same content, plus PNGs.
 
-An evaluation directory holds config.json, metrics.json and per_query.jsonl (see irbgen.eval). The report
-shows overall metrics per run, metrics per attribute value per run with counts, QA measures against
-difficulty and hops, retrieval nDCG per attribute value, and the answer-count histogram of every
+An evaluation directory holds config.json, metrics.json and per_query.jsonl (see irbgen.eval.evaldir).
+The report shows overall metrics per run, metrics per attribute value per run with counts, QA measures
+against difficulty and hops, retrieval nDCG per attribute value, and the answer-count histogram of every
 benchmark the runs name. The same inputs give the same files.
 
 Modules: `runs` (read an evaluation directory: EvalRun, read_eval), `document` (the blocks: Heading,

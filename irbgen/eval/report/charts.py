@@ -11,9 +11,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from irbgen.eval.breakdown import ordered
+from irbgen.eval.evaldir import METRICS
 from irbgen.eval.plots import Panel, Series, bar_chart, line_chart
 from irbgen.eval.report.document import Block, Heading, Image, Table
-from irbgen.eval.report.runs import METRICS, EvalRun
+from irbgen.eval.report.runs import EvalRun
 from irbgen.eval.report.tables import top_values
 
 QA_MEASURES = {"f1": "F1", "em": "EM", "judge": "judge"}  # plotted when a run has them, in this order

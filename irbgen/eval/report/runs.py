@@ -1,7 +1,7 @@
 """What a report reads: evaluation directories, as EvalRun, and the answer counts of the benchmarks they name.
 
-An evaluation directory holds config.json, metrics.json and per_query.jsonl (see irbgen.eval); a file that
-is missing or not as expected is a BadInputError that names it.
+An evaluation directory holds config.json, metrics.json and per_query.jsonl (see irbgen.eval.evaldir); a
+file that is missing or not as expected is a BadInputError that names it.
 """
 
 from __future__ import annotations
@@ -17,11 +17,8 @@ from typing import Any
 from irbgen.benchmark import read_samples
 from irbgen.errors import BadInputError
 from irbgen.eval.breakdown import aggregate
+from irbgen.eval.evaldir import CONFIG, EVAL_FILES, METRICS, PER_QUERY
 
-CONFIG = "config.json"
-METRICS = "metrics.json"
-PER_QUERY = "per_query.jsonl"
-EVAL_FILES = (CONFIG, METRICS, PER_QUERY)
 KINDS = ("qa", "retrieval")
 
 
