@@ -23,7 +23,7 @@ from irbgen.eval.corpus_index import SearchIndex
 from irbgen.eval.qa.judge import gold_text, judge_score, judged_text, summarize_verdicts
 from irbgen.eval.qa.methods import METHODS, corpus_context, get_method, parse_reply
 from irbgen.eval.qa.react import FORMAT_HELP, STEP_LIMIT, WikiTools, parse_action
-from irbgen.eval.qa.run import run_qa
+from irbgen.eval.qa.run import QAOptions, run_qa
 from irbgen.eval.qa.scoring import normalize_answer
 from irbgen.llm.settings import LLMSettings, ModelPrice
 from irbgen.llm.types import BudgetExceeded
@@ -128,7 +128,7 @@ def read(path: Path) -> dict[str, Any]:
 
 def test_closed_book_writes_every_file(bench: Path, samples: list[Any], server, tmp_path: Path) -> None:
     out = tmp_path / "closed"
-    summary = run_qa(bench, out, "closed-book", settings(server))
+    summary = run_qa(bench, out, QAOptions("closed-book", settings(server)))
 
     assert OUT_FILES <= {p.name for p in out.iterdir()}
     assert not [p.name for p in out.iterdir() if p.name.endswith(".tmp")]
@@ -168,15 +168,14 @@ def test_rag_with_two_judges_scores_retrieval(
     bench: Path, samples: list[Any], server, tmp_path: Path
 ) -> None:
     out = tmp_path / "rag"
-    summary = run_qa(
-        bench,
-        out,
+    options = QAOptions(
         "rag",
         settings(server),
         k=4,
         judge_settings=settings(server, "judge-a"),
         second_judge=settings(server, "judge-b"),
     )
+    summary = run_qa(bench, out, options)
     assert server.requests == 16 * 3
     predictions = {row["id"]: row for row in rows(out / "predictions.jsonl")}
     qrels = read_qrels(bench)
@@ -215,7 +214,7 @@ def test_react_logs_trajectory_and_documents(
     bench: Path, samples: list[Any], titles, server, tmp_path
 ) -> None:
     out = tmp_path / "react"
-    run_qa(bench, out, "react", settings(server), max_steps=3)
+    run_qa(bench, out, QAOptions("react", settings(server), max_steps=3))
     predictions = {row["id"]: row for row in rows(out / "predictions.jsonl")}
     docs = {json.loads(line)["title"]: json.loads(line)["_id"] for line in (bench / "corpus.jsonl").open()}
     kinds = set()
@@ -252,7 +251,7 @@ def test_react_logs_trajectory_and_documents(
 
 def test_cot_in_context_parses_the_answer_line_and_notes_truncation(bench, samples, server, tmp_path) -> None:
     out = tmp_path / "cot"
-    run_qa(bench, out, "cot", settings(server), limit=2, max_context_tokens=300)
+    run_qa(bench, out, QAOptions("cot", settings(server), limit=2, max_context_tokens=300))
     predictions = rows(out / "predictions.jsonl")
     first_title = json.loads((bench / "corpus.jsonl").open().readline())["title"]
     assert [row["prediction"] for row in predictions] == [first_title] * 2
@@ -263,24 +262,24 @@ def test_cot_in_context_parses_the_answer_line_and_notes_truncation(bench, sampl
 
 def test_resume_makes_no_new_calls_and_finishes_a_killed_run(bench, samples, server, tmp_path) -> None:
     out = tmp_path / "resume"
-    run_qa(bench, out, "rag", settings(server))
+    run_qa(bench, out, QAOptions("rag", settings(server)))
     assert server.requests == 16
-    again = run_qa(bench, out, "rag", settings(server))
+    again = run_qa(bench, out, QAOptions("rag", settings(server)))
     assert server.requests == 16 and again["calls"] == 0 and again["resumed"] == 16
 
     # A kill mid-run: 5 whole lines, then half of the sixth.
     path = out / "predictions.jsonl"
     lines = path.read_text().splitlines(keepends=True)
     path.write_text("".join(lines[:5]) + lines[5][: len(lines[5]) // 2])
-    third = run_qa(bench, out, "rag", settings(server))
+    third = run_qa(bench, out, QAOptions("rag", settings(server)))
     assert server.requests == 16 + 11 and third["calls"] == 11
     ids = [row["id"] for row in rows(path)]
     assert sorted(ids) == sorted(s.id for s in samples) and len(ids) == 16
     assert read(out / "ledger.json")["summary"]["total"]["calls"] == 27  # every run adds up
 
     with pytest.raises(BadInputError, match="model"):
-        run_qa(bench, out, "rag", settings(server, "another-model"))
-    fresh = run_qa(bench, out, "rag", settings(server, "another-model"), resume=False)
+        run_qa(bench, out, QAOptions("rag", settings(server, "another-model")))
+    fresh = run_qa(bench, out, QAOptions("rag", settings(server, "another-model"), resume=False))
     assert fresh["calls"] == 16 and read(out / "config.json")["model"] == "another-model"
 
 
@@ -288,7 +287,7 @@ def test_server_faults_end_as_recorded_failures_and_are_retried(bench, samples, 
     broken = {samples[0].question, samples[3].question}
     server.add_rule(lambda body: any(q in str(body["messages"]) for q in broken), "500")
     out = tmp_path / "faults"
-    summary = run_qa(bench, out, "closed-book", settings(server))
+    summary = run_qa(bench, out, QAOptions("closed-book", settings(server)))
     predictions = {row["id"]: row for row in rows(out / "predictions.jsonl")}
     assert len(predictions) == 16
     failed = {sid for sid, row in predictions.items() if row["error"] is not None}
@@ -306,7 +305,7 @@ def test_server_faults_end_as_recorded_failures_and_are_retried(bench, samples, 
 
     server.clear_faults()
     before = server.requests
-    run_qa(bench, out, "closed-book", settings(server))
+    run_qa(bench, out, QAOptions("closed-book", settings(server)))
     assert server.requests == before + 2  # only the failed samples are asked again
     assert read(out / "metrics.json")["failures"] == 0 and len(rows(out / "predictions.jsonl")) == 16
 
@@ -314,7 +313,8 @@ def test_server_faults_end_as_recorded_failures_and_are_retried(bench, samples, 
 def test_failed_judge_is_recorded_and_judged_again(bench, samples, server, tmp_path) -> None:
     server.add_rule(lambda body: bool(body.get("response_format")), "503")
     out = tmp_path / "judge-fails"
-    run_qa(bench, out, "closed-book", settings(server), limit=3, judge_settings=settings(server, "judge"))
+    options = QAOptions("closed-book", settings(server), limit=3, judge_settings=settings(server, "judge"))
+    run_qa(bench, out, options)
     predictions = rows(out / "predictions.jsonl")
     for row in predictions:
         assert row["error"] is None and row["judge"]["score"] is None and "judge" not in row["metrics"]
@@ -337,7 +337,7 @@ def test_failed_judge_is_recorded_and_judged_again(bench, samples, server, tmp_p
 
     server.clear_faults()
     before = server.requests
-    run_qa(bench, out, "closed-book", settings(server), limit=3, judge_settings=settings(server, "judge"))
+    run_qa(bench, out, options)
     assert server.requests == before + 3  # the judge only: the predictions are kept
     assert all(row["judge"]["verdicts"][0]["label"] == "incorrect" for row in rows(out / "predictions.jsonl"))
 
@@ -346,7 +346,7 @@ def test_limit_spreads_over_templates_and_never_shrinks_a_fuller_result(
     bench, samples, server, tmp_path
 ) -> None:
     out = tmp_path / "limit"
-    summary = run_qa(bench, out, "closed-book", settings(server), limit=8)
+    summary = run_qa(bench, out, QAOptions("closed-book", settings(server), limit=8))
     asked = [row["query_id"] for row in rows(out / "per_query.jsonl")]
     by_id = {s.id: s for s in samples}
     assert len({by_id[sid].attributes.template_id for sid in asked}) == 8  # one per template of 8
@@ -355,15 +355,15 @@ def test_limit_spreads_over_templates_and_never_shrinks_a_fuller_result(
     assert read(out / "config.json")["limit"] == 8
 
     with pytest.raises(BadInputError, match=r"holds an evaluation of 8 samples, and --limit 3 would shrink"):
-        run_qa(bench, out, "closed-book", settings(server), limit=3)
+        run_qa(bench, out, QAOptions("closed-book", settings(server), limit=3))
     assert read(out / "metrics.json")["queries"] == 8
 
     smaller = tmp_path / "limit-3"
-    run_qa(bench, smaller, "closed-book", settings(server), limit=3)
+    run_qa(bench, smaller, QAOptions("closed-book", settings(server), limit=3))
     assert {row["query_id"] for row in rows(smaller / "per_query.jsonl")} < set(asked)  # nested choices
 
     before = server.requests
-    summary = run_qa(bench, out, "closed-book", settings(server))  # growing resumes
+    summary = run_qa(bench, out, QAOptions("closed-book", settings(server)))  # growing resumes
     assert summary["queries"] == 16 and server.requests == before + 8
 
 
@@ -395,7 +395,7 @@ def test_budget_stops_cleanly_and_keeps_what_was_done(bench, samples, server, tm
         server, concurrency=1, max_cost=0.0001, prices={"reader": ModelPrice(prompt=1000, completion=1000)}
     )
     with pytest.raises(BudgetExceeded):
-        run_qa(bench, out, "closed-book", priced)
+        run_qa(bench, out, QAOptions("closed-book", priced))
     assert server.requests == 1
     assert len(rows(out / "predictions.jsonl")) == 1
     metrics = read(out / "metrics.json")
@@ -406,7 +406,8 @@ def test_api_key_is_never_written(bench, server, tmp_path) -> None:
     out = tmp_path / "secret"
     server.add_rule(lambda body: "whose hobby" in str(body["messages"]), "400", message="bad key {api_key}")
     cached = {"cache_dir": out}  # as the CLI does by default: the response cache lives in OUT
-    run_qa(bench, out, "rag", settings(server, **cached), judge_settings=settings(server, "judge", **cached))
+    judge = settings(server, "judge", **cached)
+    run_qa(bench, out, QAOptions("rag", settings(server, **cached), judge_settings=judge))
     assert (out / "llm-cache.sqlite").is_file()
     errors = [row["error"] for row in rows(out / "predictions.jsonl") if row["error"]]
     assert errors and all("[redacted]" in error for error in errors)  # the failed-call path ran
@@ -419,14 +420,14 @@ def test_api_key_is_never_written(bench, server, tmp_path) -> None:
 
 def test_bad_inputs(bench, server, tmp_path) -> None:
     with pytest.raises(BadInputError, match="closed-book, cot, cot-rag, in-context, rag, react"):
-        run_qa(bench, tmp_path / "x", "oracle", settings(server))
+        run_qa(bench, tmp_path / "x", QAOptions("oracle", settings(server)))
     broken = tmp_path / "broken"
     broken.mkdir()
     (broken / "corpus.jsonl").write_text("{}\n")
     with pytest.raises(BadInputError, match="not a valid benchmark"):
-        run_qa(broken, tmp_path / "y", "closed-book", settings(server))
+        run_qa(broken, tmp_path / "y", QAOptions("closed-book", settings(server)))
     with pytest.raises(BadInputError, match="k must be"):
-        run_qa(bench, tmp_path / "z", "rag", settings(server), k=0)
+        run_qa(bench, tmp_path / "z", QAOptions("rag", settings(server), k=0))
     assert server.requests == 0
 
 
@@ -481,7 +482,7 @@ def test_false_premise_questions_are_scored_by_detection(server, tmp_path) -> No
         else "1843"
     )
     out = tmp_path / "out"
-    run_qa(tmp_path / "fp", out, "closed-book", settings(server))
+    run_qa(tmp_path / "fp", out, QAOptions("closed-book", settings(server)))
     assert all("Today's date is 2025-09-29." in body["messages"][1]["content"] for body in server.bodies)
     metrics = {row["id"]: row["metrics"] for row in rows(out / "predictions.jsonl")}
     assert metrics["q1"]["em"] == 1.0 and "false_premise_detected" not in metrics["q1"]

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from irbgen.cli import main
-from irbgen.eval.qa.run import run_qa
+from irbgen.eval.qa.run import QAOptions, run_qa
 from irbgen.eval.retrieval import evaluate_retrieval
 from irbgen.llm.settings import LLMSettings
 from irbgen.testing.openai_server import OpenAIStubServer
@@ -65,7 +65,8 @@ def test_qa_reports_answers_and_judging(bench: Path, tmp_path: Path) -> None:
     with OpenAIStubServer() as server:
         settings = LLMSettings(base_url=server.base_url, model="reader", api_key_env="UNSET_KEY_FOR_TEST")
         judge = LLMSettings(base_url=server.base_url, model="judge", api_key_env="UNSET_KEY_FOR_TEST")
-        run_qa(bench, tmp_path / "qa", "rag", settings, limit=12, judge_settings=judge, progress=progress)
+        options = QAOptions("rag", settings, limit=12, judge_settings=judge)
+        run_qa(bench, tmp_path / "qa", options, progress=progress)
     assert progress.last("questions") == (12, 12)
     assert [done for name, done, _ in progress.events if name == "questions"] == list(range(1, 13))
     assert progress.last("judged") == (12, 12)

@@ -1,11 +1,13 @@
 """Per-query values grouped by sample attributes, the way every irbgen evaluation reports them.
 
 An evaluation writes one row per query: its id, the attribute values it is sliced by, and a value per
-measure. `aggregate` turns rows into the overall mean and the mean per attribute value.
+measure. `aggregate` turns rows into the overall mean and the mean per attribute value. Attribute values
+are text (`attribute_text`) and sort in `value_order`, here and in every table and chart of them.
 """
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Collection, Iterable
 from typing import Any
@@ -40,10 +42,11 @@ def sample_attributes(sample: Sample) -> dict[str, str]:
         "source": sample.source,
         "aggregation": attributes.aggregation,
     }
-    return {key: _text(value) for key, value in values.items() if value is not None}
+    return {key: attribute_text(value) for key, value in values.items() if value is not None}
 
 
-def _text(value: Any) -> str:
+def attribute_text(value: Any) -> str:
+    """An attribute value as text: true / false, 3 for 3.0, anything else as str() writes it."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float) and value.is_integer():
@@ -51,11 +54,20 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def _sort_key(value: str) -> tuple[int, float, str]:
+def value_order(value: str) -> tuple[int, float, str]:
+    """Sort key for attribute values: numbers in numeric order first, then text in text order."""
     try:
-        return (0, float(value), value)
+        number = float(value)
     except ValueError:
         return (1, 0.0, value)
+    if math.isnan(number):
+        return (1, 0.0, value)
+    return (0, number, value)
+
+
+def ordered(values: Iterable[str]) -> list[str]:
+    """Distinct values in value_order."""
+    return sorted(set(values), key=value_order)
 
 
 def aggregate(
@@ -97,7 +109,7 @@ def aggregate(
     by: dict[str, dict[str, dict[str, float | None]]] = {}
     for name in sorted(groups):
         by[name] = {}
-        for attribute in sorted(groups[name], key=_sort_key):
+        for attribute in sorted(groups[name], key=value_order):
             sums = groups[name][attribute]
             cell: dict[str, float | None] = {}
             for measure in measures:

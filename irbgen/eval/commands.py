@@ -170,7 +170,7 @@ def qa(
     quiet: bool,
 ) -> None:
     """Ask an LLM every question; score answer sets (F1, EM), containment and a judge. Resumable."""
-    from irbgen.eval.qa.run import run_qa
+    from irbgen.eval.qa.run import QAOptions, run_qa
 
     cache = cache_dir if cache_dir is not None else out
 
@@ -181,9 +181,7 @@ def qa(
         return _settings(name, url, api_key_env, concurrency, max_cost, cache, timeout, prices)
 
     with reporting_errors(), progress_display(not quiet) as progress:
-        summary = run_qa(
-            benchmark,
-            out,
+        options = QAOptions(
             method,
             settings(model, base_url),
             k=k,
@@ -193,8 +191,8 @@ def qa(
             retriever=retriever,
             max_steps=max_steps,
             resume=not force,
-            progress=progress,
         )
+        summary = run_qa(benchmark, out, options, progress)
     click.echo(_qa_summary(method, model, out, summary))
 
 

@@ -16,11 +16,20 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from irbgen.benchmark import consistent_read, iter_qrels, read_documents, read_manifest, read_samples
+from irbgen.benchmark import (
+    consistent_read,
+    iter_qrels,
+    read_documents,
+    read_manifest,
+    read_samples,
+    staged_directory,
+)
 from irbgen.card import Spread
 from irbgen.errors import BadInputError
-from irbgen.eval.plots import Panel, Series, line_chart, ordered, value_order
-from irbgen.eval.report import Bullets, Heading, Image, Table, render_markdown, staged_directory
+from irbgen.eval.breakdown import attribute_text, ordered, value_order
+from irbgen.eval.plots import Panel, Series, line_chart
+from irbgen.eval.report.document import Bullets, Heading, Image, Table
+from irbgen.eval.report.render import render_markdown
 
 # Function words left out of the lexical overlap: they say nothing about whether evidence was found.
 STOPWORDS = frozenset(
@@ -198,11 +207,7 @@ def _bm25(path: Path) -> float:
 
 
 def _key(value: Any) -> str:
-    if value is None:
-        return NONE
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
+    return NONE if value is None else attribute_text(value)
 
 
 def _distribution(counts: Counter[str]) -> dict[str, int]:

@@ -7,13 +7,13 @@ without the "Software" PNG tag, so the same data and the same matplotlib/FreeTyp
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from irbgen.eval.breakdown import ordered, value_order
 from irbgen.extras import missing_extra
 
 DPI = 100
@@ -53,22 +53,6 @@ class Panel:
     xlabel: str
     ylabel: str
     series: tuple[Series, ...]
-
-
-def value_order(value: str) -> tuple[int, float, str]:
-    """Sort key for attribute values: numbers in numeric order first, then text in text order."""
-    try:
-        number = float(value)
-    except ValueError:
-        return (1, 0.0, value)
-    if math.isnan(number):
-        return (1, 0.0, value)
-    return (0, number, value)
-
-
-def ordered(values: Iterable[str]) -> list[str]:
-    """Distinct values in value_order."""
-    return sorted(set(values), key=value_order)
 
 
 def line_chart(path: Path, panels: Sequence[Panel], *, ylim: tuple[float, float] | None = None) -> Path:

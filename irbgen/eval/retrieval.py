@@ -30,6 +30,7 @@ from irbgen.benchmark import (
 )
 from irbgen.eval.breakdown import aggregate, sample_attributes
 from irbgen.eval.chunking import check_chunking, chunk_documents
+from irbgen.eval.evaldir import CONFIG, METRICS, PER_QUERY
 from irbgen.eval.metrics import default_measures, parse_measures, per_query, run_from_rankings, write_run
 from irbgen.eval.negatives import NEGATIVES, check_negatives, mine_negatives, negative_rows
 from irbgen.eval.retrievers import Progress, build_retriever, check_k, silent
@@ -37,10 +38,7 @@ from irbgen.validation import invalid_benchmark, validate_benchmark
 
 log = logging.getLogger(__name__)
 
-CONFIG = "config.json"
 RUN = "run.trec"
-PER_QUERY = "per_query.jsonl"
-METRICS = "metrics.json"
 NOTES = [
     "trec_eval semantics: linear gain; ideal DCG from all judged-relevant documents; "
     "queries with no results count 0",

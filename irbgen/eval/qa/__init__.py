@@ -1,7 +1,7 @@
 """QA evaluation: reader methods, answer scoring, a ReAct agent, an LLM judge and the resumable run.
 
-    from irbgen.eval.qa.run import run_qa
-    summary = run_qa("bench/", "eval/rag", "rag", LLMSettings(model="gpt-4.1-mini"))
+    from irbgen.eval.qa.run import QAOptions, run_qa
+    summary = run_qa("bench/", "eval/rag", QAOptions("rag", LLMSettings(model="gpt-4.1-mini"), k=4))
 
 Modules: `scoring` (pure answer-set, containment, abstention and false-premise measures), `methods`
 (closed-book, in-context, rag, cot, cot-rag, react: prompts in, final answer out), `react` (the agent

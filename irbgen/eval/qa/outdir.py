@@ -7,13 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from irbgen.errors import BadInputError
+from irbgen.eval.evaldir import CONFIG, METRICS, PER_QUERY
 from irbgen.llm.ledger import JOURNAL
 from irbgen.pipeline.rundir import LOCK
 
-CONFIG = "config.json"
 PREDICTIONS = "predictions.jsonl"
-PER_QUERY = "per_query.jsonl"
-METRICS = "metrics.json"
 LEDGER = "ledger.json"
 # config.json fields that must match for a rerun to resume into the same directory.
 RESUME_KEYS = ("benchmark_name", "samples_sha256", "method", "model", "prompt", "k", "retriever")

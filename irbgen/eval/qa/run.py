@@ -74,15 +74,39 @@ log = logging.getLogger(__name__)
 ANSWER_MEASURES = ("precision", "recall", "f1", "em", "contains")
 
 
+@dataclass(frozen=True)
+class QAOptions:
+    """What `evaluate_qa` runs, apart from where: the method, the models and the method's settings.
+
+    `settings` is the reader model's endpoint; `judge_settings` and `second_judge` the judges (a second
+    judge needs a first). `k` is the documents retrieved for rag and cot-rag (and react's retrieval
+    cut-off), `retriever` the index they search, `max_steps` react's step limit, `max_context_tokens`
+    in-context's corpus budget, `limit` the first N samples only, and `resume` whether a rerun into the
+    same directory picks up where it stopped (False: start over, the cost ledger kept). `today` is the
+    date the prompts give as the current one (IRB style); by default the benchmark's `reference_date`
+    from its manifest config, if it has one, and no date otherwise.
+    """
+
+    method: str
+    settings: LLMSettings
+    k: int = DEFAULT_K
+    limit: int | None = None
+    judge_settings: LLMSettings | None = None
+    second_judge: LLMSettings | None = None
+    retriever: str = "bm25"
+    max_steps: int = DEFAULT_MAX_STEPS
+    resume: bool = True
+    max_context_tokens: int = DEFAULT_MAX_CONTEXT_TOKENS
+    today: str | None = None
+
+
 @dataclass
 class _Run:
     """Everything one evaluation needs while it runs."""
 
+    options: QAOptions
     method: Method
     prompt: Prompt
-    settings: LLMSettings
-    k: int
-    max_steps: int
     date_note: str
     judge_settings: list[LLMSettings] = field(default_factory=list)
     judge_prompt: Prompt | None = None
@@ -98,34 +122,12 @@ class _Run:
 
 
 async def evaluate_qa(
-    benchmark_dir: Path | str,
-    out_dir: Path | str,
-    method: str,
-    settings: LLMSettings,
-    k: int = DEFAULT_K,
-    limit: int | None = None,
-    judge_settings: LLMSettings | None = None,
-    second_judge: LLMSettings | None = None,
-    retriever: str = "bm25",
-    max_steps: int = DEFAULT_MAX_STEPS,
-    resume: bool = True,
-    *,
-    max_context_tokens: int = DEFAULT_MAX_CONTEXT_TOKENS,
-    today: str | None = None,
-    progress: Progress = silent,
+    benchmark_dir: Path | str, out_dir: Path | str, options: QAOptions, progress: Progress = silent
 ) -> dict[str, Any]:
-    """Evaluate `method` with the model in `settings` on a benchmark; write OUT_DIR and return a summary.
-
-    `today` is the date the prompts give as the current one (IRB style); by default the benchmark's
-    `reference_date` from its manifest config, if it has one, and no date otherwise.
-    """
+    """Evaluate a method and model (see QAOptions) on a benchmark; write OUT_DIR and return a summary."""
     benchmark_dir, out_dir = Path(benchmark_dir), Path(out_dir)
-    spec = get_method(method)
-    _check_arguments(k, limit, max_steps, max_context_tokens, judge_settings, second_judge)
-    if spec.needs_index and retriever not in RETRIEVERS:
-        raise BadInputError(
-            f"unknown retriever {retriever!r}; choose one of: {', '.join(sorted(RETRIEVERS))}"
-        )
+    spec = _check_options(options)
+    settings, judge_settings, second_judge = options.settings, options.judge_settings, options.second_judge
     with consistent_read(benchmark_dir):  # a rewrite of the benchmark mid-run: exit 1, not mixed results
         _check_benchmark(benchmark_dir)
         for endpoint in (settings, judge_settings, second_judge):
@@ -135,7 +137,8 @@ async def evaluate_qa(
         manifest = read_manifest(benchmark_dir)
         samples = list(read_samples(benchmark_dir))
         benchmark_samples = len(samples)
-        samples = limited(samples, limit)
+        samples = limited(samples, options.limit)
+        today = options.today
         if today is None and isinstance(manifest.config.get("reference_date"), str):
             today = manifest.config["reference_date"]
 
@@ -143,11 +146,11 @@ async def evaluate_qa(
         judge_prompt = load_judge_prompt() if judge_settings is not None else None
         judge_list = [s for s in (judge_settings, second_judge) if s is not None]
         date_note = f"Today's date is {today}.\n" if today else ""
-        run = _Run(spec, prompt, settings, k, max_steps, date_note, judge_list, judge_prompt)
+        run = _Run(options, spec, prompt, date_note, judge_list, judge_prompt)
         run.progress = progress
         notes: list[str] = []
         if spec.whole_corpus:
-            run.corpus = corpus_context(read_documents(benchmark_dir), max_context_tokens)
+            run.corpus = corpus_context(read_documents(benchmark_dir), options.max_context_tokens)
             if run.corpus.note:
                 notes.append(f"in-context: {run.corpus.note}")
                 log.warning("%s", run.corpus.note)
@@ -162,12 +165,12 @@ async def evaluate_qa(
             "base_url": _public_url(settings.endpoint),
             "prompt": {"name": prompt.name, "version": prompt.version},
             "temperature": 0.0,
-            "k": k if spec.needs_index else None,  # react: the cut-off of its retrieval measures
-            "retriever": retriever if spec.needs_index else None,
-            "max_steps": max_steps if spec.agent else None,
-            "max_context_tokens": max_context_tokens if spec.whole_corpus else None,
+            "k": options.k if spec.needs_index else None,  # react: the cut-off of its retrieval measures
+            "retriever": options.retriever if spec.needs_index else None,
+            "max_steps": options.max_steps if spec.agent else None,
+            "max_context_tokens": options.max_context_tokens if spec.whole_corpus else None,
             "date": today,
-            "limit": limit,
+            "limit": options.limit,
             "benchmark_samples": benchmark_samples,
             "judges": [
                 {
@@ -183,9 +186,7 @@ async def evaluate_qa(
         }
         make_directory(out_dir)
         with locked(out_dir):
-            return await _evaluate_locked(
-                run, benchmark_dir, out_dir, config, samples, notes, resume=resume, retriever=retriever
-            )
+            return await _evaluate_locked(run, benchmark_dir, out_dir, config, samples, notes)
 
 
 async def _evaluate_locked(
@@ -195,15 +196,12 @@ async def _evaluate_locked(
     config: dict[str, Any],
     samples: list[Sample],
     notes: list[str],
-    *,
-    resume: bool,
-    retriever: str,
 ) -> dict[str, Any]:
     """The evaluation proper, with OUT_DIR locked: resume or start over, evaluate, write the results."""
-    spec, settings, judge_list = run.method, run.settings, run.judge_settings
+    spec, settings, judge_list = run.method, run.options.settings, run.judge_settings
     remove_stale_temps(out_dir)
     check_out_contents(out_dir)
-    if resume:
+    if run.options.resume:
         check_resumable(out_dir / CONFIG, config)
     else:
         for name in (PREDICTIONS, PER_QUERY, METRICS, CONFIG):  # the ledgers stay: money spent is spent
@@ -227,6 +225,7 @@ async def _evaluate_locked(
             if spec.needs_index and any(not _has_prediction(previous.get(s.id)) for s in todo):
                 from irbgen.eval.corpus_index import SearchIndex
 
+                retriever = run.options.retriever
                 run.index = SearchIndex.build(benchmark_dir, retriever=retriever, progress=run.progress)
                 run.tools = WikiTools(run.index)
             run.todo = len(todo)
@@ -261,32 +260,34 @@ async def _evaluate_locked(
     }
 
 
-def run_qa(*args: Any, **kwargs: Any) -> dict[str, Any]:
+def run_qa(
+    benchmark_dir: Path | str, out_dir: Path | str, options: QAOptions, progress: Progress = silent
+) -> dict[str, Any]:
     """Synchronous wrapper of evaluate_qa (same arguments)."""
-    return asyncio.run(evaluate_qa(*args, **kwargs))
+    return asyncio.run(evaluate_qa(benchmark_dir, out_dir, options, progress))
 
 
 # ------------------------------------------------------------------------------------------ checking
 
 
-def _check_arguments(
-    k: int,
-    limit: int | None,
-    max_steps: int,
-    max_context_tokens: int,
-    judge_settings: LLMSettings | None,
-    second_judge: LLMSettings | None,
-) -> None:
-    if k < 1:
-        raise BadInputError(f"--k must be at least 1, got {k}")
-    if limit is not None and limit < 0:
-        raise BadInputError(f"--limit must be 0 or more, got {limit}")
-    if max_steps < 1:
-        raise BadInputError(f"--max-steps must be at least 1, got {max_steps}")
-    if max_context_tokens < 1:
-        raise BadInputError(f"max_context_tokens must be at least 1, got {max_context_tokens}")
-    if second_judge is not None and judge_settings is None:
+def _check_options(options: QAOptions) -> Method:
+    """The method's spec, once every option is known good; BadInputError names the first that is not."""
+    spec = get_method(options.method)
+    if options.k < 1:
+        raise BadInputError(f"--k must be at least 1, got {options.k}")
+    if options.limit is not None and options.limit < 0:
+        raise BadInputError(f"--limit must be 0 or more, got {options.limit}")
+    if options.max_steps < 1:
+        raise BadInputError(f"--max-steps must be at least 1, got {options.max_steps}")
+    if options.max_context_tokens < 1:
+        raise BadInputError(f"max_context_tokens must be at least 1, got {options.max_context_tokens}")
+    if options.second_judge is not None and options.judge_settings is None:
         raise BadInputError("--second-judge-model needs --judge-model")
+    if spec.needs_index and options.retriever not in RETRIEVERS:
+        raise BadInputError(
+            f"unknown retriever {options.retriever!r}; choose one of: {', '.join(sorted(RETRIEVERS))}"
+        )
+    return spec
 
 
 def _check_benchmark(path: Path) -> None:
@@ -336,9 +337,9 @@ async def _evaluate(
     """Evaluate samples concurrently, appending each row as it completes; return a stopping error."""
     stop = asyncio.Event()
     stopped: list[BaseException] = []
-    limit = asyncio.Semaphore(run.settings.concurrency)
+    limit = asyncio.Semaphore(run.options.settings.concurrency)
     async with AsyncExitStack() as stack:
-        run.reader = await stack.enter_async_context(LLMClient(run.settings, ledger=ledger))
+        run.reader = await stack.enter_async_context(LLMClient(run.options.settings, ledger=ledger))
         for judge_settings in run.judge_settings:
             assert run.judge_prompt is not None
             client = await stack.enter_async_context(LLMClient(judge_settings, ledger=ledger))
@@ -416,7 +417,7 @@ async def _predict(run: _Run, sample: Sample) -> dict[str, Any]:
             run.prompt,
             run.tools,
             sample.question,
-            max_steps=run.max_steps,
+            max_steps=run.options.max_steps,
             stage=f"qa.{run.method.name}",
             date_note=run.date_note,
         )
@@ -433,7 +434,7 @@ async def _predict(run: _Run, sample: Sample) -> dict[str, Any]:
             sample,
             index=run.index,
             corpus=run.corpus,
-            k=run.k,
+            k=run.options.k,
             date_note=run.date_note,
         )
         row["retrieved"] = request.retrieved
