@@ -13,7 +13,8 @@ from typing import Any
 from irbgen.benchmark import read_documents
 from irbgen.errors import BadInputError
 from irbgen.eval.chunking import check_chunking, chunk_documents
-from irbgen.eval.retrievers import Progress, Retriever, build_retriever, silent
+from irbgen.eval.retrievers import Retriever, build_retriever
+from irbgen.progress import Progress, silent
 from irbgen.schema import Document
 
 

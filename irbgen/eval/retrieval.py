@@ -33,7 +33,8 @@ from irbgen.eval.chunking import check_chunking, chunk_documents
 from irbgen.eval.evaldir import CONFIG, METRICS, PER_QUERY
 from irbgen.eval.metrics import default_measures, parse_measures, per_query, run_from_rankings, write_run
 from irbgen.eval.negatives import NEGATIVES, check_negatives, mine_negatives, negative_rows
-from irbgen.eval.retrievers import Progress, build_retriever, check_k, silent
+from irbgen.eval.retrievers import build_retriever, check_k
+from irbgen.progress import Progress, silent
 from irbgen.validation import invalid_benchmark, validate_benchmark
 
 log = logging.getLogger(__name__)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import logging
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
@@ -21,15 +21,11 @@ import numpy as np
 from irbgen.errors import BadInputError, MissingExtraError
 from irbgen.eval.chunking import Chunk
 from irbgen.extras import missing_extra
+from irbgen.progress import Progress, silent
 
 Ranking = list[tuple[str, float]]
-Progress = Callable[[str, int, int | None], None]  # (stage, done, total)
 PROGRESS_EVERY = 100  # queries between two progress reports
 ENCODE_CALL = 2048  # texts per sentence-transformers call: its own batches inside, our progress between
-
-
-def silent(stage: str, done: int, total: int | None) -> None:
-    """The progress callback that reports nothing (the default of every retriever)."""
 
 
 

@@ -55,7 +55,7 @@ from irbgen.eval.qa.scoring import (
     score_prediction,
 )
 from irbgen.eval.qa.subset import limited
-from irbgen.eval.retrievers import RETRIEVERS, Progress, silent
+from irbgen.eval.retrievers import RETRIEVERS
 from irbgen.io import write_atomic
 from irbgen.llm.client import LLMClient, check_reachable
 from irbgen.llm.ledger import JOURNAL, Ledger
@@ -63,6 +63,7 @@ from irbgen.llm.prompts import Prompt, load_prompt
 from irbgen.llm.settings import LLMSettings
 from irbgen.llm.types import BudgetExceeded
 from irbgen.pipeline.rundir import locked, make_directory, remove_stale_temps
+from irbgen.progress import Progress, silent
 from irbgen.schema import Sample
 from irbgen.validation import invalid_benchmark, validate_benchmark
 
