@@ -214,6 +214,7 @@ def _record_command(path: Path) -> None:
     import json
 
     from irbgen.commandline import reproducing_command
+    from irbgen.io import write_manifest
 
     if not path.is_file():
         return
@@ -222,10 +223,7 @@ def _record_command(path: Path) -> None:
     if command is None:
         return
     first = {key: manifest[key] for key in ("tool", "tool_version", "source") if key in manifest}
-    manifest = {**first, "command": command, **manifest}
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_manifest(path, {**first, "command": command, **manifest})
 
 
 def build_fingerprint(source: str, config: Any) -> dict:
