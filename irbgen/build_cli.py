@@ -228,22 +228,15 @@ def build(**options: Any) -> None:
 def load_build_config(model: type, source: str, path: Path | None, flags: dict[str, Any]) -> Any:
     """The build config: MODEL's defaults, then the [SOURCE] table of the --config file, then FLAGS (given).
 
-    Without --llm, a --base-url or --model (from either) means openai, else rules.
+    With no backend named, a base URL or a model (from either) means openai, else rules.
     """
-    from pydantic import ValidationError
+    from irbgen.configfile import load_settings
 
-    from irbgen.configfile import describe, read_settings
-    from irbgen.errors import BadInputError
-
-    values = read_settings(path, source, model) if path is not None else {}
     flags = {name: value for name, value in flags.items() if name in model.model_fields}
-    values.update(flags)
-    if "llm" not in values:
-        values["llm"] = "openai" if (values.get("base_url") or values.get("model")) else "rules"
-    try:
-        return model(**values)
-    except ValidationError as error:
-        raise BadInputError(describe(error, flags, path)) from None
+    config = load_settings(model, path, source, flags)
+    if "llm" not in config.model_fields_set and (config.base_url or config.model):
+        config = config.model_copy(update={"llm": "openai"})
+    return config
 
 
 def _given(context: click.Context, name: str) -> bool:

@@ -15,12 +15,13 @@ import json
 import tomllib
 from collections.abc import Collection
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from irbgen.errors import BadInputError
 
+M = TypeVar("M", bound=BaseModel)
 TABLES = ("phantom", "wikipedia-dump", "wikidata-dump")  # every command's table: one file may hold them all
 
 
@@ -66,12 +67,22 @@ def _iso(value: Any) -> str:
     raise TypeError(f"{type(value).__name__} is not a TOML value")
 
 
-def describe(error: ValidationError, flags: Collection[str], path: Path | None) -> str:
-    """The first problem of a config model, named as the user wrote it: the flag, or FILE: key."""
+def load_settings(model: type[M], path: Path | None, table: str, flags: dict[str, Any]) -> M:
+    """MODEL from its defaults, then the [TABLE] of the file PATH (if given), then FLAGS (those given)."""
+    from_file = read_settings(path, table, model) if path is not None else {}
+    try:
+        return model(**{**from_file, **flags})
+    except ValidationError as error:
+        raise BadInputError(describe(error, path, set(from_file) - set(flags))) from None
+
+
+def describe(error: ValidationError, path: Path | None = None, from_file: Collection[str] = ()) -> str:
+    """The first problem of a config model, named as the user wrote it: FILE: key for a value the file
+    PATH set (the keys FROM_FILE), else the flag."""
     first = error.errors()[0]
     if not first["loc"]:
         return first["msg"]
     field = str(first["loc"][0])
-    if field in flags or path is None:
-        return f"--{field.replace('_', '-')}: {first['msg']}"
-    return f"{path}: {'.'.join(str(part) for part in first['loc'])}: {first['msg']}"
+    if field in from_file:
+        return f"{path}: {'.'.join(str(part) for part in first['loc'])}: {first['msg']}"
+    return f"--{field.replace('_', '-')}: {first['msg']}"

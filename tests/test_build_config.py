@@ -161,6 +161,8 @@ def test_a_bad_setting_names_the_flag_or_the_file(tmp_path):
     config = toml(tmp_path / "c.toml", "[wikidata-dump]\nper_hop = 3\n")
     with pytest.raises(BadInputError, match=r"^--per-hop: Input should be greater than or equal to 1$"):
         load_build_config(WikidataBuildConfig, "wikidata-dump", config, {"per_hop": 0, "dump": "d"})
+    with pytest.raises(BadInputError, match=r"^--dump: Field required$"):  # in neither: ask for the flag
+        load_build_config(WikidataBuildConfig, "wikidata-dump", config, {})
 
 
 @pytest.mark.parametrize("name", ["wikipedia", "wikidata"])

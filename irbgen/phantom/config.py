@@ -5,10 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from irbgen.configfile import describe, read_settings
-from irbgen.errors import BadInputError
+from irbgen.configfile import load_settings
 
 
 class PhantomConfig(BaseModel):
@@ -37,10 +36,5 @@ class PhantomConfig(BaseModel):
 
 def load_config(path: Path | None, overrides: dict[str, Any]) -> PhantomConfig:
     """Defaults, then the [phantom] table of a TOML file, then `overrides` (the flags given)."""
-    values = read_settings(path, "phantom", PhantomConfig) if path is not None else {}
     flags = {key: value for key, value in overrides.items() if value is not None}
-    values.update(flags)
-    try:
-        return PhantomConfig(**values)
-    except ValidationError as error:
-        raise BadInputError(describe(error, flags, path)) from None
+    return load_settings(PhantomConfig, path, "phantom", flags)
