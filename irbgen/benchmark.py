@@ -26,6 +26,7 @@ from pydantic import BaseModel, ValidationError
 from irbgen.card import BenchmarkStats, Spread, render_card
 from irbgen.commandline import base_command, reproducing_command
 from irbgen.errors import BadInputError, IrbgenError, OutputExistsError, redact
+from irbgen.io import manifest_text
 from irbgen.schema import Document, Manifest, Sample
 
 __all__ = [
@@ -168,10 +169,10 @@ def _write_files(
         update={"files": dict(sorted(files.items())), "sizes": dict(sorted(sizes.items()))}
     )
     try:
-        text = json.dumps(_dump(filled, "manifest"), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+        text = manifest_text(_dump(filled, "manifest"))  # a key given inside a URL is never published
     except ValueError as e:
         raise BadInputError(f"manifest: cannot be written as JSON: {e}") from None
-    (tmp / MANIFEST).write_bytes(redact(text).encode())  # a key given inside a URL is never published
+    (tmp / MANIFEST).write_bytes(text.encode())
     return stats
 
 

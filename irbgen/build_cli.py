@@ -17,13 +17,14 @@ if TYPE_CHECKING:
     from irbgen.builds.output import RunManifest
 
 SOURCES = ("wikipedia-dump", "wikidata-dump")
-_NOT_CONFIG = {"source", "out", "force", "quiet"}
+_NOT_CONFIG = {"source", "config_path", "out", "force", "quiet"}
 # Options that change how fast a build runs or how it stops, never what it writes: a rerun may change them.
 NOT_IN_FINGERPRINT = frozenset(
     {
         "processes",
         "llm_concurrency",
         "fetch_concurrency",
+        "per_host",
         "max_cost",
         "price_per_1k_input",
         "price_per_1k_output",
@@ -59,7 +60,9 @@ def kept_on_force(changed: set[str]) -> dict[str, str]:
     type=click.Path(path_type=Path),
     help="Skip part 1: start from the facts.jsonl and documents.jsonl of this earlier run directory.",
 )
-@click.option("--facts-only", is_flag=True, help="Stop after part 1 (facts.jsonl, documents.jsonl).")
+@click.option(
+    "--facts-only/--no-facts-only", default=False, help="Stop after part 1 (facts.jsonl, documents.jsonl)."
+)
 @click.option(
     "--index", type=click.Path(path_type=Path), help="Multistream index (found next to the dump if omitted)."
 )
@@ -85,13 +88,34 @@ def kept_on_force(changed: set[str]) -> dict[str, str]:
     "--price-per-1k-input", type=float, help="USD per 1,000 prompt tokens, for a model without a known price."
 )
 @click.option("--price-per-1k-output", type=float, help="USD per 1,000 completion tokens (with the above).")
-@click.option("--offline", is_flag=True, help="Fetch nothing: read cited pages only from WARC files.")
+@click.option(
+    "--offline/--no-offline", default=False, help="Fetch nothing: read cited pages only from WARC files."
+)
 @click.option("--warc", multiple=True, type=click.Path(path_type=Path), help="WARC file(s) of cited pages.")
 @click.option(
-    "--allow-private-hosts", is_flag=True, help="Let cited URLs reach private or loopback addresses."
+    "--allow-private-hosts/--no-allow-private-hosts",
+    default=False,
+    help="Let cited URLs reach private or loopback addresses.",
 )
-@click.option("--wayback", is_flag=True, help="Try the Wayback Machine for dead links.")
+@click.option("--wayback/--no-wayback", default=False, help="Try the Wayback Machine for dead links.")
 @click.option("--fetch-concurrency", default=16, show_default=True, type=int, help="Fetches in flight.")
+@click.option(
+    "--per-host", default=2, show_default=True, type=int, help="Wikipedia: fetches in flight to one host."
+)
+@click.option(
+    "--fetch-timeout",
+    default=15.0,
+    show_default=True,
+    type=float,
+    help="Wikipedia: seconds a connect, read or write may take before the fetch gives up.",
+)
+@click.option(
+    "--grounding-threshold",
+    default=0.6,
+    show_default=True,
+    type=float,
+    help="Wikipedia, --llm rules: least support score (0-1) for a cited page to ground a keypoint.",
+)
 @click.option(
     "--kg-coverage", default=0.85, show_default=True, type=float, help="Least keypoint coverage of a graph."
 )
@@ -104,8 +128,8 @@ def kept_on_force(changed: set[str]) -> dict[str, str]:
     help="Share of false-premise samples.",
 )
 @click.option(
-    "--keep-shortcuts",
-    is_flag=True,
+    "--keep-shortcuts/--no-keep-shortcuts",
+    default=False,
     help="Keep multi-hop questions whose answer is already in a first-hop document.",
 )
 @click.option(
@@ -158,6 +182,13 @@ def kept_on_force(changed: set[str]) -> dict[str, str]:
     "--chunk-tokens", default=512, show_default=True, type=int, help="Wikidata: passage chunk size."
 )
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of every random choice.")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path),
+    help="TOML file whose [wikipedia-dump] or [wikidata-dump] table (the --source) sets any option here; "
+    "flags given win (see pipelines/wikipedia.toml, pipelines/wikidata.toml).",
+)
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Run directory (resumable).")
 @click.option(
     "--force",
@@ -167,17 +198,11 @@ def kept_on_force(changed: set[str]) -> dict[str, str]:
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 def build(**options: Any) -> None:
     """Build a benchmark from a real corpus: IRB-style from Wikipedia, MINTQA-style from Wikidata."""
-    from pydantic import ValidationError
-
-    from irbgen.benchmark import describe_error
-    from irbgen.errors import BadInputError
     from irbgen.extras import require
 
     source, out = options["source"], options["out"]
+    context = click.get_current_context()
     with reporting_errors(), progress_display(not options["quiet"]) as progress:
-        if options["llm"] is None:
-            options["llm"] = "openai" if (options["base_url"] or options["model"]) else "rules"
-        options["warc"] = list(options["warc"])
         if source == "wikipedia-dump":
             require("wikipedia", "the Wikipedia build")
             from irbgen.builds.wikipedia import WikipediaBuildConfig as Config
@@ -186,18 +211,9 @@ def build(**options: Any) -> None:
             require("wikidata", "the Wikidata build")
             from irbgen.builds.wikidata import WikidataBuildConfig as Config
             from irbgen.builds.wikidata import build_wikidata as run
-        _refuse_foreign_flags(click.get_current_context(), Config.model_fields, source)
-        values = {
-            k: v
-            for k, v in options.items()
-            if k in Config.model_fields
-            and k not in _NOT_CONFIG
-            and (v is not None or Config.model_fields[k].default is None)  # an unset flag keeps the default
-        }
-        try:
-            config = Config(**values)
-        except ValidationError as error:
-            raise BadInputError(f"bad option: {describe_error(error)}") from None
+        _refuse_foreign_flags(context, Config.model_fields, source)
+        given = {name: options[name] for name in context.params if _given(context, name)}
+        config = load_build_config(Config, source, options["config_path"], given)
         from irbgen.builds.output import BENCHMARK, write_output
         from irbgen.pipeline.rundir import locked, make_directory, prepare_run_dir
         from irbgen.preflight import check_build_inputs
@@ -210,6 +226,25 @@ def build(**options: Any) -> None:
             manifest = write_output(run(config, out, progress), out / BENCHMARK, out)
     line = summary_line(manifest, out) if source == "wikipedia-dump" else wikidata_summary(manifest, out)
     click.echo(line)
+
+
+def load_build_config(model: type, source: str, path: Path | None, flags: dict[str, Any]) -> Any:
+    """The build config: MODEL's defaults, then the [SOURCE] table of the --config file, then FLAGS (given).
+
+    With no backend named, a base URL or a model (from either) means openai, else rules.
+    """
+    from irbgen.configfile import load_settings
+
+    flags = {name: value for name, value in flags.items() if name in model.model_fields}
+    config = load_settings(model, path, source, flags)
+    if "llm" not in config.model_fields_set and (config.base_url or config.model):
+        config = config.model_copy(update={"llm": "openai"})
+    return config
+
+
+def _given(context: click.Context, name: str) -> bool:
+    """Whether option NAME was given on the command line (not left at its default)."""
+    return context.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
 
 
 def build_fingerprint(source: str, config: Any) -> dict:
@@ -242,7 +277,7 @@ def _refuse_foreign_flags(context: click.Context, fields: dict, source: str) -> 
     for name in context.params:
         if name in _NOT_CONFIG or name in fields:
             continue
-        if context.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE:
+        if _given(context, name):
             flag = "--" + name.replace("_", "-")
             raise BadInputError(f"{flag} does not apply to --source {source}")
 

@@ -20,6 +20,7 @@ _SOURCE_TEXT = {
     "wikidata": "Wikidata triple chains (MINTQA-style): questions over chains of connected triples",
 }
 
+# The licence of a benchmark whose builder gave none, by source.
 _SOURCE_LICENCE = {
     "phantom": "The documents and questions are synthetic; they describe no real people.",
     "wikipedia": "Text from Wikipedia is available under CC BY-SA 4.0 and needs attribution. Cited web pages "
@@ -244,12 +245,9 @@ with open(root / "qrels" / "test.tsv", encoding="utf-8") as f:
 
 
 def _licence(manifest: Manifest, licence: str) -> str:
-    lines = ["## Licence\n"]
-    lines.append((licence.strip() or "No licence was given for this benchmark.") + "\n")
-    note = _SOURCE_LICENCE.get(manifest.source)
-    if note:
-        lines.append(note + "\n")
-    return "\n".join(lines)
+    """One statement: the licence the builder gave, else its source's usual terms, else that there is none."""
+    text = licence.strip() or _SOURCE_LICENCE.get(manifest.source, "No licence was given for this benchmark.")
+    return f"## Licence\n\n{text}\n"
 
 
 def _breakdown(name: str, counts: Mapping[Any, int]) -> str:

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from irbgen.benchmark import iter_qrels, read_documents, read_queries, read_samples
 from irbgen.extras import missing_extra
+from irbgen.io import atomic_path
 from irbgen.schema import Sample
 
 if TYPE_CHECKING:
@@ -39,15 +39,9 @@ def export_parquet(path: Path, out: Path, keep: set[str] | None = None) -> list[
     written = []
     for name, (schema, rows) in _tables(pa, Path(path), keep).items():
         target = out / f"{name}.parquet"
-        tmp = out / f".{name}.parquet.tmp-{os.getpid()}"
-        try:
-            with pq.ParquetWriter(tmp, schema) as writer:
-                for batch in _batches(rows, schema.names):
-                    writer.write_table(pa.Table.from_pydict(batch, schema=schema))
-            os.replace(tmp, target)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+        with atomic_path(target) as tmp, pq.ParquetWriter(tmp, schema) as writer:
+            for batch in _batches(rows, schema.names):
+                writer.write_table(pa.Table.from_pydict(batch, schema=schema))
         written.append(target)
     return written
 

@@ -19,6 +19,7 @@ MAXIMA = {
     "processes": 1024,
     "llm_concurrency": 10_000,
     "fetch_concurrency": 10_000,
+    "per_host": 10_000,
     "per_hop": 10_000_000,
     "chunk_tokens": 1_000_000,
     "answers_per_fact": 4,

@@ -185,6 +185,19 @@ def test_card(tmp_path: Path) -> None:
     assert render_card(make_manifest(), stats, "", "") == render_card(make_manifest(), stats, "", "")
 
 
+def test_card_states_one_licence() -> None:
+    stats = BenchmarkStats()
+
+    def licence(manifest: Manifest, given: str) -> str:
+        return render_card(manifest, stats, "", given).split("## Licence\n\n")[1]
+
+    assert licence(make_manifest(), "CC0-1.0") == "CC0-1.0\n"  # the builder's, and nothing after it
+    synthetic = licence(make_manifest(), "")  # none given: the source's usual terms, one paragraph
+    assert "synthetic" in synthetic and "\n\n" not in synthetic
+    other = make_manifest().model_copy(update={"source": "elsewhere"})
+    assert licence(other, "") == "No licence was given for this benchmark.\n"
+
+
 def test_spread_median() -> None:
     assert Spread.of({}) == Spread(0.0, 0.0, 0)
     assert Spread.of({1: 2, 5: 1}) == Spread(7 / 3, 1.0, 5)

@@ -145,8 +145,8 @@ def test_multi_hop_answers_are_not_in_a_first_hop_document(sample_run, tmp_path)
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (["--max-hops", "5"], "max_hops"),
-        (["--false-premise-share", "1"], "false_premise_share"),
+        (["--max-hops", "5"], "--max-hops: Input should be less than or equal to 4"),
+        (["--false-premise-share", "1"], "--false-premise-share: Input should be less than 1"),
         (["--reference-date", "29/09/2025"], "--reference-date"),
     ],
 )

@@ -98,6 +98,8 @@ def wikipedia_changes(inputs, base_run: Path) -> dict[str, object]:
         "warc": [inputs["warc2"]],
         "allow_private_hosts": True,
         "wayback": True,
+        "fetch_timeout": 30.0,
+        "grounding_threshold": 0.5,
         "kg_coverage": 0.5,
         "max_hops": 3,
         "false_premise_share": 0.3,
@@ -136,6 +138,7 @@ RESUMING = {
     "processes": 2,
     "llm_concurrency": 3,
     "fetch_concurrency": 3,
+    "per_host": 3,
     "max_cost": 1.0,
     "price_per_1k_input": 0.001,
     "price_per_1k_output": 0.002,
@@ -143,7 +146,7 @@ RESUMING = {
     "facts_only": True,
     "quiet": True,
 }
-NOT_OPTIONS = {"out", "force"}  # the run directory itself, and starting over
+NOT_OPTIONS = {"out", "force", "config_path"}  # the run directory, starting over, the settings file
 NEEDS = {  # options that are only valid together with another one
     ("wikidata-dump", "rebel_model"): {"wikipedia_dump": "dump"},
     ("wikidata-dump", "popularity"): {"counts_file": "counts"},
@@ -212,7 +215,7 @@ def test_options_that_decide_nothing_resume(source, inputs, runs):
     base = wikipedia_base(inputs) if source == "wikipedia-dump" else wikidata_base(inputs)
     samples = (run_dir / "benchmark" / "samples.jsonl").read_bytes()
     for name, value in RESUMING.items():
-        if source == "wikidata-dump" and name in ("fetch_concurrency", "facts_only"):
+        if source == "wikidata-dump" and name in ("fetch_concurrency", "per_host", "facts_only"):
             continue  # Wikipedia-only flags, refused for Wikidata
         result, _ = rerun(base, name, value, run_dir)
         assert result.exit_code == 0, (name, result.output)

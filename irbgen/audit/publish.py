@@ -9,7 +9,7 @@ from pathlib import Path
 from irbgen.audit.records import CRITERIA, KINDS, AuditScore, Rate
 from irbgen.benchmark import CARD, MANIFEST, read_manifest
 from irbgen.errors import BadInputError
-from irbgen.io import write_atomic
+from irbgen.io import write_atomic, write_manifest
 
 HEADING = "## Audit"
 BEFORE = "## How to load it"
@@ -122,9 +122,8 @@ def publish_section(benchmark: Path, section: str) -> None:
     files[CARD] = _sha256(updated)
     if CARD in manifest.get("sizes", {}):  # readers check the listed sizes too
         manifest["sizes"][CARD] = len(updated)
-    text = json.dumps(manifest, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
     write_atomic(card_file, updated)
-    write_atomic(manifest_file, text.encode())
+    write_manifest(manifest_file, manifest)
 
 
 def _sha256(data: bytes) -> str:

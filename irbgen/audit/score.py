@@ -15,7 +15,7 @@ from irbgen.audit.records import CRITERIA, KINDS, AuditHeader, AuditItem, AuditS
 from irbgen.audit.sheet import HEADER, SHEET, check_benchmark, scan_samples
 from irbgen.benchmark import SAMPLES, describe_error, iter_lines
 from irbgen.errors import BadInputError
-from irbgen.io import write_atomic
+from irbgen.io import write_json
 
 SCORE = "score.json"
 Z95 = NormalDist().inv_cdf(0.975)
@@ -152,11 +152,6 @@ def check_unchanged(benchmark: Path, header: AuditHeader) -> None:
         )
 
 
-def score_json(score: AuditScore) -> str:
-    """score.json: the score, indented."""
-    return json.dumps(score.model_dump(mode="json"), ensure_ascii=False, indent=2) + "\n"
-
-
 def score_sheet(directory: Path, benchmark: Path | None = None) -> tuple[AuditScore, Path]:
     """Score a fully judged sheet, write score.json beside it and the Audit section into the card."""
     directory = Path(directory)
@@ -166,5 +161,5 @@ def score_sheet(directory: Path, benchmark: Path | None = None) -> tuple[AuditSc
     check_unchanged(bench, header)
     score = score_items(header.model_copy(update={"benchmark": str(bench.resolve())}), items)
     publish(bench, score)
-    write_atomic(directory / SCORE, score_json(score).encode())
+    write_json(directory / SCORE, score)
     return score, bench

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from irbgen.benchmark import (
     staged_directory,
 )
 from irbgen.errors import BadInputError
+from irbgen.io import write_json, write_jsonl
 from irbgen.schema import Document, Sample
 
 HEADER = "audit.json"
@@ -68,8 +68,8 @@ def make_sheet(benchmark: Path, size: int, seed: int) -> Sheet:
 def write_sheet(out: Path, sheet: Sheet, force: bool = False) -> None:
     """Write audit.json, audit.jsonl and audit.md into OUT atomically."""
     with staged_directory(Path(out), force) as tmp:
-        (tmp / HEADER).write_text(header_json(sheet.header), encoding="utf-8")
-        (tmp / SHEET).write_text(items_jsonl(sheet.items), encoding="utf-8")
+        write_json(tmp / HEADER, sheet.header)
+        write_jsonl(tmp / SHEET, sheet.items)  # the judgment near the start of a line, easy to find
         (tmp / MARKDOWN).write_text(render_markdown(sheet.header, sheet.items), encoding="utf-8")
 
 
@@ -155,13 +155,3 @@ def audit_item(sample: Sample, documents: dict[str, IndexedDocument], labels: di
         hops=hops_of(sample),
         facts=facts,
     )
-
-
-def header_json(header: AuditHeader) -> str:
-    """audit.json: the header, indented."""
-    return json.dumps(header.model_dump(mode="json"), ensure_ascii=False, indent=2) + "\n"
-
-
-def items_jsonl(items: Iterable[AuditItem]) -> str:
-    """audit.jsonl: one item per line, the judgment near the start so it is easy to find."""
-    return "".join(json.dumps(item.model_dump(mode="json"), ensure_ascii=False) + "\n" for item in items)

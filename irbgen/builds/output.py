@@ -17,8 +17,7 @@ from pydantic import Field
 from irbgen import __version__
 from irbgen.benchmark import write_benchmark
 from irbgen.card import BenchmarkStats
-from irbgen.errors import redact
-from irbgen.io import write_atomic
+from irbgen.io import write_manifest
 from irbgen.pipeline.runner import StageResult
 from irbgen.records import Record
 from irbgen.schema import Document, Manifest, Sample, Source
@@ -113,8 +112,7 @@ def write_output(output: BuildOutput, benchmark_dir: Path, run_dir: Path | None 
         manifest = manifest.model_copy(update={"counts": {**manifest.counts, **written}})
     if run_dir is not None:
         # a key given inside --base-url (https://user:KEY@host) never reaches the run manifest
-        text = json.dumps(manifest.model_dump(mode="json", exclude_none=True), indent=2, ensure_ascii=False)
-        write_atomic(run_dir / RUN_MANIFEST, redact(text) + "\n")
+        write_manifest(run_dir / RUN_MANIFEST, manifest.model_dump(mode="json", exclude_none=True))
     return manifest
 
 

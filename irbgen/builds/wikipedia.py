@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from irbgen.builds.output import BuildOutput, Card, run_manifest, usage
 from irbgen.commandline import reproducing_command
 from irbgen.errors import BadInputError
-from irbgen.io import write_atomic
+from irbgen.io import write_jsonl
 from irbgen.irb.facts import AssembleFacts, evidence
 from irbgen.irb.graph import BuildGraphs
 from irbgen.irb.grounding import CheckGrounding, KeypointDocument
@@ -308,8 +308,8 @@ def build_wikipedia(
             done = run_steps(part1_steps(config, backend), context, **options)
             facts = list(done["facts"].outputs())
             documents = sorted(fetched(done).values(), key=lambda document: document.id)
-            _write_jsonl(run_dir / FACTS, facts)
-            _write_jsonl(run_dir / DOCUMENTS, documents)
+            write_jsonl(run_dir / FACTS, facts)
+            write_jsonl(run_dir / DOCUMENTS, documents)
         else:
             facts, documents = given
         if not config.facts_only:
@@ -394,11 +394,6 @@ def _make_fetcher(config: WikipediaBuildConfig, run_dir: Path) -> Any:
         offline=config.offline,
         warc_files=tuple(config.warc),
     )
-
-
-def _write_jsonl(path: Path, records: Iterable[BaseModel]) -> None:
-    lines = (json.dumps(record.model_dump(mode="json"), ensure_ascii=False) + "\n" for record in records)
-    write_atomic(path, "".join(lines))
 
 
 def read_facts(run_dir: Path) -> tuple[list[Fact], list[WebDocument]]:

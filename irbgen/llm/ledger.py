@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from irbgen.errors import BadInputError
-from irbgen.io import write_atomic
+from irbgen.io import write_json
 from irbgen.llm.types import BudgetExceeded, Usage
 
 LEDGER_FORMAT = 1
@@ -276,7 +276,7 @@ class Ledger:
         self.sync()
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, json.dumps(self.to_json(), indent=2, sort_keys=True) + "\n")
+        write_json(path, self.to_json(), sort_keys=True)
 
     @classmethod
     def load(cls, path: Path | str, *, missing_ok: bool = False) -> Ledger:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from irbgen.errors import BadInputError
+from irbgen.configfile import load_settings
 
 
 class PhantomConfig(BaseModel):
@@ -35,36 +34,7 @@ class PhantomConfig(BaseModel):
     )
 
 
-def _describe(error: ValidationError, flags: dict[str, Any], path: Path | None) -> str:
-    """The first problem, named as the user wrote it: the flag, or the key of the --config file."""
-    first = error.errors()[0]
-    where = ".".join(str(part) for part in first["loc"]) or "config"
-    if where in flags or path is None:
-        where = "--" + where.replace("_", "-")
-    else:
-        where = f"{path}: {where}"
-    return f"{where}: {first['msg']}"
-
-
 def load_config(path: Path | None, overrides: dict[str, Any]) -> PhantomConfig:
     """Defaults, then the [phantom] table of a TOML file, then `overrides` (the flags given)."""
-    values: dict[str, Any] = {}
-    if path is not None:
-        try:
-            document = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-        except OSError as error:
-            raise BadInputError(f"{path}: cannot read config ({error.strerror})") from error
-        except UnicodeDecodeError as error:
-            raise BadInputError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
-        except tomllib.TOMLDecodeError as error:
-            raise BadInputError(f"{path}: not valid TOML ({error})") from error
-        table = document.get("phantom", {})
-        if not isinstance(table, dict):
-            raise BadInputError(f"{path}: [phantom] must be a table")
-        values.update(table)
     flags = {key: value for key, value in overrides.items() if value is not None}
-    values.update(flags)
-    try:
-        return PhantomConfig(**values)
-    except ValidationError as error:
-        raise BadInputError(_describe(error, flags, path)) from None
+    return load_settings(PhantomConfig, path, "phantom", flags)

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from irbgen.errors import IrbgenError
+from irbgen.io import write_atomic, write_json
 from irbgen.pipeline.stats import DUPLICATE_KEY, StageStats
 
 logger = logging.getLogger(__name__)
@@ -246,8 +247,8 @@ class CheckpointStore:
     def finish(self, stats: StageStats) -> None:
         """Close, save the stage's totals, then write the completion marker (last)."""
         self.close()
-        _write_atomic(self.stats_path, [json.dumps(stats.to_dict(), indent=2) + "\n"])
-        _write_atomic(self.complete_path, [])
+        write_json(self.stats_path, stats.to_dict(), durable=True)
+        write_atomic(self.complete_path, b"", durable=True)
 
     def __enter__(self) -> CheckpointStore:
         return self.open()
@@ -280,7 +281,7 @@ class CheckpointStore:
             for record in self.rejects():
                 yield json.dumps(record, ensure_ascii=False) + "\n"
 
-        _write_atomic(path, merged())
+        write_atomic(path, merged(), durable=True)
 
 
 # -- line helpers ------------------------------------------------------------------------------------
@@ -386,30 +387,15 @@ def _drop_unfinished(path: Path, done: set[str]) -> int:
     if not kept_after_cut:
         os.truncate(path, cut)
         return dropped
-    tmp = path.with_name(path.name + ".tmp")
-    with open(path, "rb") as source, open(tmp, "wb") as target:
-        for number, raw in enumerate(source, start=1):
-            if _line_key(raw.decode("utf-8"), path, number) in done:
-                target.write(raw)
-        target.flush()
-        os.fsync(target.fileno())
-    os.replace(tmp, path)
+
+    def kept() -> Iterator[bytes]:
+        with open(path, "rb") as source:
+            for number, raw in enumerate(source, start=1):
+                if _line_key(raw.decode("utf-8"), path, number) in done:
+                    yield raw
+
+    write_atomic(path, kept(), durable=True)
     return dropped
-
-
-def _write_atomic(path: Path, lines: Iterable[str]) -> None:
-    """Write lines to a temporary file in the same folder, fsync, rename over `path`, fsync the folder."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8", newline="\n") as file:
-        file.writelines(lines)
-        file.flush()
-        os.fsync(file.fileno())
-    os.replace(tmp, path)
-    folder = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(folder)
-    finally:
-        os.close(folder)
 
 
 def replace_stage_rejects(run_dir: Path, stage: str, rejects: Iterable[Any]) -> None:
@@ -433,6 +419,4 @@ def replace_stage_rejects(run_dir: Path, stage: str, rejects: Iterable[Any]) -> 
                 placed = True
     if not placed:
         kept += new
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text("".join(line + "\n" for line in kept), encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, (line + "\n" for line in kept), durable=True)

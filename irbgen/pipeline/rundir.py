@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from irbgen.errors import BadInputError
-from irbgen.io import write_atomic
+from irbgen.io import write_json
 
 log = logging.getLogger(__name__)
 
@@ -206,7 +206,7 @@ def prepare_run_dir(
     remove_stale_temps(run_dir)
     entries = [p for p in run_dir.iterdir() if p.name != LOCK]
     if not entries:
-        write_atomic(path, json.dumps(fingerprint, indent=2, sort_keys=True) + "\n")
+        write_json(path, fingerprint, sort_keys=True)
         return False
     if not path.is_file():
         if (run_dir / "manifest.json").is_file() and (run_dir / "corpus.jsonl").is_file():
@@ -253,7 +253,7 @@ def _start_over(
             shutil.rmtree(entry)
         else:
             entry.unlink()
-    write_atomic(run_dir / FINGERPRINT, json.dumps(fingerprint, indent=2, sort_keys=True) + "\n")
+    write_json(run_dir / FINGERPRINT, fingerprint, sort_keys=True)
     return False
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from irbgen.errors import BadInputError
+from irbgen.io import write_atomic
 from irbgen.listfile import read_list_file
 
 _ENTITY_ID = re.compile(r"[QP][1-9][0-9]*")
@@ -56,6 +57,4 @@ def load_entity_ids(path: str | Path) -> frozenset[str]:
 
 def write_entity_ids(path: Path, ids: list[str]) -> None:
     """Write ids one per line (atomically), in the order given."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text("".join(f"{entity_id}\n" for entity_id in ids), encoding="utf-8")
-    tmp.replace(path)
+    write_atomic(path, (f"{entity_id}\n" for entity_id in ids))
