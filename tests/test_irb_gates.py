@@ -1032,7 +1032,7 @@ def test_bare_numbers_keep_their_digits(node):
         # Abraham Lincoln
         ("In surveys of U.S. scholars ranking presidents conducted since when, the person who advocated "
          "navigational improvements on the Sangamon River is ranked in the top three?", "wh_in_clause",
-         "'since when'"),
+         "'when,'"),
         # Alabama: the keypoint was cut before its list
         ("The five employers that employed the most employees in the place that has numerous place names "
          "of Native American origin in what month and year were?", "question_cut", "'were?'"),
@@ -1163,8 +1163,8 @@ def test_third_round(nlp):
         ("The telecommunications industry is considered what amount of the main strategic sectors in Angola?",
          "'what amount of the'"),
         ("From when many Chinese have settled and started up businesses?", "'From when'"),  # Angola
-        ("IMG managed Agassi from the time he turned pro 26 years ago through when, before switching to SFX "
-         "Sports Group?", "'through when'"),  # Andre Agassi
+        ("IMG managed Agassi from the time he turned pro 26 years ago through when before switching to SFX "
+         "Sports Group?", "'through when'"),  # Andre Agassi (without its comma, which wh_in_clause catches)
         ("About 4.5% of children in the United States (one in 68) are diagnosed with ASD As of what year, a "
          "30% increase from one in 88 in 2012?", "'As of'"),  # Autism
         # Americas: Columbus the person asked as a place
@@ -1174,7 +1174,7 @@ def test_third_round(nlp):
 )  # fmt: skip
 def test_fourth_round_question_gates(nlp, question, detail):
     failure = question_failure(question, _label_asked(question), nlp(question))
-    assert failure is not None and failure[0] == "wh_in_clause" and detail in failure[1], failure
+    assert failure is not None and failure[0] == "question_garbled" and detail in failure[1], failure
 
 
 def test_fourth_round_keypoints_and_names():
@@ -1243,10 +1243,10 @@ def test_possessive_bridge_without_its_noun_phrase_is_not_written():
          "question_unresolved_reference"),
         # Alaska: "1994's On Deadly Ground" with its year made relative
         ("Whose 22 years ago On Deadly Ground, starring M. Caine, was filmed in part near Valdez?",
-         "wh_in_clause"),
+         "question_garbled"),
         # Andre Agassi: a fronted "In 1999" moved behind another year
         ("Who paid $1 million for a stake in Nevada First Bank, sold to Western Alliance in 2006 in 1999?",
-         "wh_in_clause"),
+         "question_garbled"),
         # Asphalt: a question word inside single quotes
         ("The first British patent for asphalt was 'whose patent asphalte or bitumen' 182 years ago?",
          "question_too_nested"),
@@ -1284,7 +1284,7 @@ def test_sixth_round(nlp):
     """Failures read in the audit of the build before the last."""
     # Canada: a year beside the asked year
     question = "Bitumen production was projected to rise to 4.4 Moilbbl per day by what year by 2014?"
-    assert question_failure(question, "DATE", nlp(question))[0] == "wh_in_clause"
+    assert question_failure(question, "DATE", nlp(question))[0] == "question_garbled"
     # Azerbaijan: "the Nagorno-Karabakh War when," (a date cut out of its clause)
     question = (
         "The fall of the Soviet Union, and the Nagorno-Karabakh War when, damaged the tourist industry?"
@@ -1314,7 +1314,7 @@ def test_sixth_round(nlp):
 )
 def test_seventh_round_question_gates(nlp, question):
     failure = question_failure(question, _label_asked(question), nlp(question))
-    assert failure is not None and failure[0] == "wh_in_clause", failure
+    assert failure is not None and failure[0] == "question_garbled", failure
 
 
 def test_eighth_round(nlp):
@@ -1330,7 +1330,7 @@ def test_eighth_round(nlp):
         "Pope Sixtus V declared that abortion is homicide regardless of the stage of pregnancy in what?",
     ):
         failure = question_failure(question, _label_asked(question), nlp(question))
-        assert failure is not None and failure[0] == "wh_in_clause", (question, failure)
+        assert failure is not None and failure[0] == "question_garbled", (question, failure)
     # Angola: "The Ministry of Public Health" of which country; "The U.S. Department of State" says it
     text = "The Ministry of Public Health plans to cut the infant mortality rate before 2020."
     assert keypoint_failure(text, nlp(text), "Angola")[0] == "unresolved_reference"

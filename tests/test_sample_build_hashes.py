@@ -43,9 +43,9 @@ EXPECTED = {
         "corpus.jsonl": "ec9254af7301752c222d2783061f388e46dbe697680870c6910a03096b367738",
         "queries.jsonl": "bdbc4d4ed8e0d61e5064eae3d59df32c2fe2d4a8b84eeed7d810bf5018131e21",
         "qrels/test.tsv": "93bc25447582a6da9752e751464bf87d539d1befeb78e404ec16a7df25f7a626",
-        "manifest.json": "ad0301ab762043fa4d6959874a1b4f160b0a40ab92099930f00a932311084798",
-        "README.md": "924b5f5046ac65477e6e289490d0d41ca81e5ecb8813451e4ee033041caa8fc3",
-        "../rejects.jsonl": "c79e0f615c1ffbafaf256f1951192d2a39ee10077f9ceb9e5a7d08d218c6bbf7",
+        "manifest.json": "46d0fbca26038be44be53075df0174afe3abc966746fa809e0a1d41e6ceea052",
+        "README.md": "b9491cce27fde339cbe4274b5afb504efe2be60ec445ba6b01a9bbd91417a17d",
+        "../rejects.jsonl": "49dd1dd695b0f3266385ec0516c9699653c19b1cbffa0f9cc55b92a04147b79b",
     },
     "wikidata": {
         "samples.jsonl": "b7c3e6b0bb614407568e6efb03bdaa541074862b7aa9f8f6a158abfe6d0c3469",

@@ -302,24 +302,33 @@ def too_long(question: str) -> str | None:
 
 _WH_IN_CLAUSE = re.compile(
     r"(?<!^)(?<![.?!]\s)\b(?:whom|what)\s+(?:had|has|have|was|were|is|are|did|does|do|\w+ed)\b"
-    r"|\bwhat what\b|\bduring which place\b"
     r"|(?<!^)\b(?:who|whom|what)\s*,|['’]s\s+(?:who|whom|what)\b|\b(?:were|was|is|are)\s+whom\b"
-    r"|\b(?:since|from|through|until|till|to|by|of) when\b|\b(?:from|until) what amount\b|\bin what\?$"
-    r"|^What (?:were|are)\b|\bwhat amount of the\b|(?<!^)\b(?-i:As of)\b"
+    r"|(?<!^)\bwhen\s*,|,\s*(?:who|whom|what)\?$|\bsuch as (?:who|whom|what|which)\b",
+    re.IGNORECASE,
+)
+_GARBLED = re.compile(
+    r"\bwhat what\b|\bduring which place\b|\bwhich \w+ which\b"
+    r"|\b(?:since|from|through|until|till|to|by|of) when\b|\b(?:from|until) what amount\b"
+    r"|\b(?:in|by|of) what\?$|^What (?:were|are)\b|\bwhat amount of the\b|(?<!^)\b(?-i:As of)\b"
     r"|\bwhich place's (?:arrival|death|birth|wife|husband|son|daughter|army|forces?|troops|career|life)\b"
-    r"|\b(?:whose|['’]s) \d+ (?:years?|months?) ago\b"
-    r"|\b(?:in|by) (?:what year|(?:1\d|20)\d\d),? (?:in|by|on) (?:what (?:year|date)|(?:1\d|20)\d\d)\b"
-    r"|\b(?:for|of|from) \d+ (?:years?|months?) ago\b|\bwhich \w+ which\b"
-    r"|(?<!^)\bwhen\s*,"
-    r"|,\s*(?:who|whom|what)\?$|\b(?:by|of) what\?$|\bsuch as (?:who|whom|what|which)\b",
+    r"|\b(?:whose|['’]s) \d+ (?:years?|months?) ago\b|\b(?:for|of|from) \d+ (?:years?|months?) ago\b"
+    r"|\b(?:in|by) (?:what year|(?:1\d|20)\d\d),? (?:in|by|on) (?:what (?:year|date)|(?:1\d|20)\d\d)\b",
     re.IGNORECASE,
 )
 
 
 def wh_in_clause(question: str) -> str | None:
-    """A question word left inside a clause as its subject ("recalls that whom had"), or doubled."""
+    """A question word left inside a clause as its subject or object ("recalls that whom had", "such as
+    whom", "Azerbaijan's who")."""
     match = _WH_IN_CLAUSE.search(question)
     return f"question word inside a clause: {match.group(0)!r}" if match else None
+
+
+def garbled(question: str) -> str | None:
+    """Words the rewriting left out of order or doubled: "what what", "since when", two years side by
+    side ("in 1990, in 1991"), a dangling "in what?", "which place's death", "As of" inside a question."""
+    match = _GARBLED.search(question)
+    return f"garbled wording: {match.group(0)!r}" if match else None
 
 
 _BAD_OPENING = re.compile(
@@ -534,6 +543,7 @@ def question_failure(
         ("question_bad_start", lambda: bad_start(question)),
         ("question_cut", lambda: cut_ending(question)),
         ("wh_in_clause", lambda: wh_in_clause(question)),
+        ("question_garbled", lambda: garbled(question)),
         ("question_not_unique", lambda: wh_in_list(question)),
         ("question_unbalanced", lambda: broken_text(question)),
         ("question_too_nested", lambda: too_nested(question)),
