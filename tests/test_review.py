@@ -27,7 +27,7 @@ from irbgen.review.app import TOKEN_HEADER, Session, create_app
 from irbgen.review.index import BenchmarkIndex, ChangedError
 from irbgen.review.page import sample_path
 from irbgen.review.scoring import agreements, cohen_kappa, combine
-from irbgen.review.store import ReviewWriter, read_file
+from irbgen.review.store import ReviewWriter, read_file, sample_digest
 from irbgen.schema import Sample
 
 
@@ -143,6 +143,7 @@ def test_every_write_needs_the_session_token(wiki_copy):
     (line,) = file.read_text().splitlines()
     record = json.loads(line)
     assert record.pop("time")
+    assert record.pop("sample_sha256") == sample_digest(session.index.samples.raw(sample))
     assert record == {
         "well_formed": True,
         "answer_correct": False,
@@ -408,3 +409,27 @@ def test_the_command_serves_on_loopback_and_stops_on_ctrl_c(wiki_copy):
     assert out.strip() == "stopped; 0 of 23 samples judged by carol" and "Traceback" not in err
     (line,) = (wiki_copy / "reviews" / "carol.jsonl").read_text().splitlines()
     assert json.loads(line)["sample"] == sample
+
+
+def test_a_judgment_of_a_sample_that_changed_since_is_stale(wiki_copy):
+    session = open_session(wiki_copy)
+    http = client(session)
+    first, second = session.order[:2]
+    for sample in (first, second):
+        assert judge(http, session, sample, True, True, True).status_code == 200
+    assert run("review", wiki_copy, "--score").exit_code == 0
+
+    # the first sample's question is edited after it was judged
+    samples = wiki_copy / "samples.jsonl"
+    lines = samples.read_text(encoding="utf-8").splitlines(keepends=True)
+    number = next(n for n, line in enumerate(lines) if json.loads(line)["id"] == first)
+    record = json.loads(lines[number])
+    record["question"] = record["question"].rstrip("?") + " today?"
+    lines[number] = json.dumps(record, ensure_ascii=False) + "\n"
+    samples.write_text("".join(lines), encoding="utf-8")
+
+    result = run("review", wiki_copy, "--score")
+    assert result.exit_code == 2 and "changed since they were judged" in result.output
+    assert repr(first) in result.output
+    reopened = open_session(wiki_copy)  # shown unjudged, to judge again; the other judgment stands
+    assert first not in reopened.complete and second in reopened.complete

@@ -24,7 +24,7 @@ from irbgen.audit.sheet import draw
 from irbgen.errors import IrbgenError
 from irbgen.review.index import BenchmarkIndex, ChangedError
 from irbgen.review.page import Screen, judgment_status, render, render_message, sample_path
-from irbgen.review.store import Review, ReviewWriter
+from irbgen.review.store import Review, ReviewWriter, sample_digest
 from irbgen.review.view import build_view
 from irbgen.schema import Manifest
 
@@ -54,9 +54,18 @@ class Session:
 
     def __post_init__(self) -> None:
         self.position = {sample_id: n for n, sample_id in enumerate(self.order)}
+        self.reviews = {sid: review for sid, review in self.reviews.items() if self._current(sid, review)}
         self.complete = {
             sid for sid, review in self.reviews.items() if sid in self.position and not review.missing()
         }
+
+    def _current(self, sample_id: str, review: Review) -> bool:
+        """A judgment of the sample as it is now (a changed sample is shown unjudged, to judge again)."""
+        return sample_id in self.index.samples and review.is_of(self.digest(sample_id))
+
+    def digest(self, sample_id: str) -> str:
+        """The sha256 of the sample's line as it is now."""
+        return sample_digest(self.index.samples.raw(sample_id))
 
     @classmethod
     def open(
@@ -75,7 +84,7 @@ class Session:
 
     def record(self, sample_id: str, judgment: Judgment) -> None:
         """Append the judgment to the reviewer's file and remember it."""
-        self.reviews[sample_id] = self.writer.append(sample_id, judgment)
+        self.reviews[sample_id] = self.writer.append(sample_id, judgment, self.digest(sample_id))
         if judgment.missing():
             self.complete.discard(sample_id)
         else:

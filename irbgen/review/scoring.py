@@ -20,7 +20,7 @@ from irbgen.audit.sheet import check_benchmark, scan_samples
 from irbgen.benchmark import read_manifest
 from irbgen.errors import BadInputError
 from irbgen.review.index import BenchmarkIndex
-from irbgen.review.store import REVIEWS, Review, read_reviews
+from irbgen.review.store import REVIEWS, Review, read_reviews, sample_digest
 
 Reviews = Mapping[str, Mapping[str, Review]]  # reviewer -> sample id -> latest review
 
@@ -103,13 +103,15 @@ def score_reviews(benchmark: Path) -> ReviewScore:
     benchmark = Path(benchmark)
     check_benchmark(benchmark)
     manifest = read_manifest(benchmark)
-    judged = {reviewer: samples for reviewer, samples in complete(read_reviews(benchmark)).items() if samples}
+    reviews = read_reviews(benchmark)
+    index = BenchmarkIndex.samples_only(benchmark)
+    check_current(benchmark, reviews, index)
+    judged = {reviewer: samples for reviewer, samples in complete(reviews).items() if samples}
     if not judged:
         raise BadInputError(
             f"{benchmark / REVIEWS}: no fully judged sample; judge some with: irbgen review {benchmark}"
         )
     combined = combine(judged)
-    index = BenchmarkIndex.samples_only(benchmark)
     unknown = sorted(set(combined) - set(index.samples.ids))
     if unknown:
         raise BadInputError(
@@ -132,9 +134,31 @@ def score_reviews(benchmark: Path) -> ReviewScore:
     return ReviewScore(score_items(header, items), sorted(judged), agreements(judged))
 
 
+def check_current(benchmark: Path, reviews: Reviews, index: BenchmarkIndex) -> None:
+    """BadInputError if a judgment was made on a sample that has changed since (its line's sha256)."""
+    digests: dict[str, str] = {}
+    stale = []
+    for reviewer, samples in reviews.items():
+        for sample, review in samples.items():
+            if sample not in index.samples:
+                continue  # reported as a sample of another build by the caller
+            if sample not in digests:
+                digests[sample] = sample_digest(index.samples.raw(sample))
+            if not review.is_of(digests[sample]):
+                stale.append((reviewer, sample))
+    if stale:
+        reviewer, sample = stale[0]
+        raise BadInputError(
+            f"{Path(benchmark) / REVIEWS}: {len(stale)} judgment(s) of samples that changed since they were "
+            f"judged (first {sample!r} by {reviewer}); judge them again with: irbgen review {benchmark}"
+        )
+
+
 def valid_ids(benchmark: Path) -> set[str]:
     """Ids of the samples judged valid in BENCH/reviews (by every reviewer who fully judged them)."""
-    judged = complete(read_reviews(benchmark))
+    reviews = read_reviews(benchmark)
+    check_current(benchmark, reviews, BenchmarkIndex.samples_only(benchmark))
+    judged = complete(reviews)
     return {sample for sample, judgment in combine(judged).items() if judgment.valid}
 
 

@@ -1,13 +1,15 @@
 """Judgments as data: BENCH/reviews/<reviewer>.jsonl, appended one line per change; the latest line wins.
 
 Each line is an audit `Judgment` (well_formed, answer_correct, supported, note) plus the sample id, the
-reviewer and the time. A line is flushed and fsynced before the page hears "saved", so a crash or
+reviewer, the time and the sha256 of the sample's line as judged, so a judgment of a sample that has
+changed since is known to be stale. A line is flushed and fsynced before the page hears "saved", so a crash or
 Ctrl-C loses at most the line being written; that half line (no newline at the end) is ignored when
 read and cut off when the reviewer's file is opened for writing again.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -30,10 +32,20 @@ class Review(Judgment):
     sample: str
     reviewer: str
     time: str
+    sample_sha256: str | None = None  # of the sample's line in samples.jsonl (None in older files)
+
+    def is_of(self, digest: str) -> bool:
+        """Whether this judgment was made on the sample whose line has DIGEST (older lines: assumed)."""
+        return self.sample_sha256 is None or self.sample_sha256 == digest
 
     def judgment(self) -> Judgment:
         """The judgment alone, without sample, reviewer and time."""
         return Judgment(**self.model_dump(include=set(Judgment.model_fields)))
+
+
+def sample_digest(line: bytes) -> str:
+    """The sha256 of a sample's line in samples.jsonl, without its newline."""
+    return hashlib.sha256(line.rstrip(b"\r\n")).hexdigest()
 
 
 def check_reviewer(name: str) -> str:
@@ -99,13 +111,14 @@ class ReviewWriter:
             raise BadInputError(f"{self.file}: cannot keep judgments here ({e.strerror})") from None
         return read_file(self.file)
 
-    def append(self, sample: str, judgment: Judgment) -> Review:
-        """Write one line for SAMPLE, flushed and fsynced; the line and the time it carries."""
+    def append(self, sample: str, judgment: Judgment, sample_sha256: str | None = None) -> Review:
+        """Write one line for SAMPLE (whose line has SAMPLE_SHA256), flushed and fsynced; the line."""
         review = Review(
             **judgment.model_dump(),
             sample=sample,
             reviewer=self.reviewer,
             time=datetime.now(UTC).isoformat(timespec="seconds"),
+            sample_sha256=sample_sha256,
         )
         line = json.dumps(review.model_dump(mode="json"), ensure_ascii=False) + "\n"
         with self.file.open("ab") as handle:
