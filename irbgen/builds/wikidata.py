@@ -37,10 +37,12 @@ from irbgen.wikidata.labels import make_popularity
 from irbgen.wikidata.questions import WriteChainQuestions
 from irbgen.wikidata.records import Chain
 from irbgen.wikidata.samples import parse_hops
+from irbgen.wikidata.saved_base import file_identity, saved_base
 from irbgen.wikidata.selection import write_entity_ids
 from irbgen.wikidata.stages import CountTriples, MakeChainSamples, SampleChains, TripleCounts
 
 KEPT_ENTITIES = "kept-entities.txt"
+KB_DIR, OLD_KB_DIR = "kb", "old_kb"  # the saved knowledge bases, memory-mapped on a rerun
 COMMAND = "irbgen build --source wikidata-dump"
 DESCRIPTION = (
     "Multi-hop questions over chains of 1-4 Wikidata triples (MINTQA-style), each with its sub-questions "
@@ -175,6 +177,26 @@ def _kept_entities(kb: KnowledgeBase, config: WikidataBuildConfig, run_dir: Path
     return path
 
 
+def _base_source(config: WikidataBuildConfig, done: Done, step: str) -> dict[str, Any]:
+    """What a saved base was built from: the dumps, the read filters and the entities read."""
+    dump = config.dump if step == "read" else config.old_dump
+    return {
+        "step": step,
+        "dump": file_identity(dump),
+        "properties": file_identity(config.properties) if step == "read" else None,
+        "filters": [config.limit, config.min_sitelinks, file_identity(config.entities), config.shards],
+        "entities": done[step].totals.outputs,
+        "property_entities": done["read_properties"].totals.outputs if "read_properties" in done else 0,
+    }
+
+
+def _properties(done: Done):
+    """The property entities of a properties-only dump (rows), read anew on each call."""
+    if "read_properties" not in done:
+        return lambda: ()
+    return lambda: (row for row in done["read_properties"].rows() if row.get("kind") == "property")
+
+
 @contextmanager
 def _collector_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector: building the base allocates only objects that live on."""
@@ -201,18 +223,15 @@ def build_wikidata(
     if config.properties is not None:  # never filtered: every statement needs its property's label
         reads.append(read_step("read_properties", config.properties, config))
     done = run_steps(reads, context, **options)
-    properties = []
-    if "read_properties" in done:
-        properties = [entity for entity in done["read_properties"].outputs() if entity.kind == "property"]
-    with _collector_paused():  # millions of long-lived records: full collections only cost time
-        kb = KnowledgeBase(done["read"].outputs(), properties=properties)
+    source = _base_source(config, done, "read")
+    kb = saved_base(run_dir / KB_DIR, source, done["read"].rows, _properties(done))
     old_kb = None
     if config.old_dump is not None:
         kept = _kept_entities(kb, config, run_dir)
         old = read_step("read_old", config.old_dump, config, entities=kept, limit=config.limit)
         done |= run_steps([old], context, **options)
-        with _collector_paused():
-            old_kb = KnowledgeBase(done["read_old"].outputs())
+        old_source = _base_source(config, done, "read_old")
+        old_kb = saved_base(run_dir / OLD_KB_DIR, old_source, done["read_old"].rows)
     documents = entity_documents(kb, old_kb, chunk_tokens=config.chunk_tokens)
 
     llm = run_client(config, run_dir)
