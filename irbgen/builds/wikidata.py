@@ -42,6 +42,7 @@ from irbgen.wikidata.selection import write_entity_ids
 from irbgen.wikidata.stages import CountTriples, MakeChainSamples, SampleChains, TripleCounts
 
 KEPT_ENTITIES = "kept-entities.txt"
+DUMP_INDEXES = "dump-index"  # block indexes of compressed dumps read in shards
 KB_DIR, OLD_KB_DIR = "kb", "old_kb"  # the saved knowledge bases, memory-mapped on a rerun
 COMMAND = "irbgen build --source wikidata-dump"
 DESCRIPTION = (
@@ -93,14 +94,17 @@ def _check_inputs(config: WikidataBuildConfig) -> None:
     parse_hops(config.hops)
 
 
-def read_step(name: str, path: Path, config: WikidataBuildConfig, **filters: Any) -> Step:
+def read_step(
+    name: str, path: Path, config: WikidataBuildConfig, run_dir: Path | None = None, **filters: Any
+) -> Step:
     """Read one dump into entities; the old and properties dumps checkpoint apart from the new one."""
     options = {"limit": filters.pop("limit", None), "min_sitelinks": filters.pop("min_sitelinks", 0)}
     entities = filters.pop("entities", None)
     options["entities"] = str(entities) if entities is not None else None
     stage = ReadEntities()
     stage.name = name
-    return Step(name, stage, lambda done: wikidata_shards(path, config.shards, **options))
+    index_dir = run_dir / DUMP_INDEXES if run_dir is not None else None
+    return Step(name, stage, lambda done: wikidata_shards(path, config.shards, index_dir, **options))
 
 
 def question_steps(
@@ -219,16 +223,16 @@ def build_wikidata(
     context = StageContext(run_dir=run_dir)
     options = {"executor": executor, "processes": config.processes, "progress": progress}
     filters = {"min_sitelinks": config.min_sitelinks, "entities": config.entities, "limit": config.limit}
-    reads = [read_step("read", config.dump, config, **filters)]
+    reads = [read_step("read", config.dump, config, run_dir, **filters)]
     if config.properties is not None:  # never filtered: every statement needs its property's label
-        reads.append(read_step("read_properties", config.properties, config))
+        reads.append(read_step("read_properties", config.properties, config, run_dir))
     done = run_steps(reads, context, **options)
     source = _base_source(config, done, "read")
     kb = saved_base(run_dir / KB_DIR, source, done["read"].rows, _properties(done))
     old_kb = None
     if config.old_dump is not None:
         kept = _kept_entities(kb, config, run_dir)
-        old = read_step("read_old", config.old_dump, config, entities=kept, limit=config.limit)
+        old = read_step("read_old", config.old_dump, config, run_dir, entities=kept, limit=config.limit)
         done |= run_steps([old], context, **options)
         old_source = _base_source(config, done, "read_old")
         old_kb = saved_base(run_dir / OLD_KB_DIR, old_source, done["read_old"].rows)

@@ -9,13 +9,17 @@ the records it was built from are freed.
 from __future__ import annotations
 
 import gc
+import logging
 import shutil
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from irbgen.wikidata.columns import read_meta
 from irbgen.wikidata.knowledge import KnowledgeBase
+
+logger = logging.getLogger(__name__)
 
 
 def file_identity(path: Path | str | None) -> list[Any] | None:
@@ -35,7 +39,9 @@ def saved_base(
     """The base saved for `source`, else one built from `entities()` and `properties()` and saved."""
     meta = read_meta(directory)
     if meta is not None and meta.get("source") == source:
+        logger.info("%s: mapping the saved knowledge base", directory.name)
         return KnowledgeBase.load(directory)
+    started = time.perf_counter()
     if directory.exists():
         shutil.rmtree(directory)
     was_enabled = gc.isenabled()
@@ -47,4 +53,12 @@ def saved_base(
             gc.enable()
     built.save(directory, {"source": source})
     del built
-    return KnowledgeBase.load(directory)
+    kb = KnowledgeBase.load(directory)
+    columns, seconds = kb.columns, time.perf_counter() - started
+    logger.info(
+        "%s: %d statements, %d entities, %.1f bytes/statement resident (+%.1f in strings), built in %.1f s",
+        directory.name, columns.statement_count, len(columns.order),
+        columns.resident_bytes() / max(columns.statement_count, 1),
+        columns.string_bytes() / max(columns.statement_count, 1), seconds,
+    )  # fmt: skip
+    return kb
