@@ -109,3 +109,14 @@ def test_the_real_entities_come_back_whole(tmp_path):
     kb = KnowledgeBase(columns=KnowledgeColumns.load(tmp_path))
     assert list(kb.statements) == [s for e in entities for s in e.statements]
     assert kb.columns.resident_bytes() / kb.columns.statement_count < 80
+
+
+def test_new_statements_agree_with_newness_statement_by_statement():
+    from irbgen.wikidata.labels import Newness
+    from irbgen.wikidata.statement_keys import new_statements
+
+    older = [e.model_copy(update={"statements": e.statements[:1]}) for e in ENTITIES[:2]]
+    older.append(entity("Q3", statement("Q3", "P6", Value(type="entity", id="Q1", text="Q1"))))
+    new, old = KnowledgeBase(ENTITIES), KnowledgeBase(older)
+    mask = new_statements(new.columns, old.columns)
+    assert mask.tolist() == [Newness(old).is_new(s) for s in new.statements] == [False, True, False, True]
