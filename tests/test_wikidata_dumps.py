@@ -449,6 +449,24 @@ def test_shards_together_read_exactly_the_single_read(tmp_path: Path, suffix: st
     assert sum(1 for part in parts if part) > 1
 
 
+@pytest.mark.parametrize("suffix", [".json.gz", ".json.bz2"])
+@pytest.mark.parametrize("shards", [2, 3, 7])
+def test_indexed_shards_of_a_compressed_dump_keep_the_file_order(tmp_path, suffix: str, shards: int) -> None:
+    path = write(tmp_path / f"dump{suffix}", dump_text())
+    single = list(read_wikidata_dump(path))
+    records = wikidata_shards(path, shards=shards, index_dir=tmp_path / "index")
+    n = shards
+    assert records[0].index and records[0].size == len(dump_text().encode())
+    assert sorted(p.name for p in (tmp_path / "index").iterdir())[0].startswith(path.name)
+    parts = [
+        list(read_wikidata_dump(path, shard=r.shard, shards=n, index=r.index, size=r.size)) for r in records
+    ]
+    keys = [getattr(r, "id", r.key) for part in parts for r in part]
+    assert keys == [getattr(r, "id", r.key) for r in single]
+    assert sum(1 for part in parts if part) > 1
+    assert wikidata_shards(path, shards=shards, index_dir=tmp_path / "index") == records  # saved index
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     sizes=st.lists(st.integers(min_value=0, max_value=300), min_size=0, max_size=25),

@@ -234,8 +234,10 @@ def test_the_base_shares_repeated_tails_and_answers_membership():
         [edge("Q1", "P31", "Q5"), edge("Q2", "P31", "Q5"), date("Q2", "P569", "+1901-01-01T00:00:00Z")]
     )
     first, second = kb.tails("Q1", "P31")[0], kb.tails("Q2", "P31")[0]
-    assert first.tail is second.tail and first.tail.id == "Q5"  # one Value per distinct tail
-    assert first.qualifiers == {} and first.property is second.property
+    assert first.tail == second.tail and first.tail.id == "Q5"
+    values = [kb.columns.value[kb.tail_indexes_of(head, "P31")[0]] for head in ("Q1", "Q2")]
+    assert values[0] == values[1] and len(kb.columns.value_type) == 2  # one value row per distinct tail
+    assert first.qualifiers == {} and first.property == second.property
     assert first.model_fields_set == set(Statement.model_fields)  # shared, and still every field
     assert Statement.model_validate_json(first.model_dump_json()) == first
     changed = first.model_copy(update={"rank": "preferred"})

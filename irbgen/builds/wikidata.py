@@ -37,10 +37,13 @@ from irbgen.wikidata.labels import make_popularity
 from irbgen.wikidata.questions import WriteChainQuestions
 from irbgen.wikidata.records import Chain
 from irbgen.wikidata.samples import parse_hops
+from irbgen.wikidata.saved_base import file_identity, saved_base
 from irbgen.wikidata.selection import write_entity_ids
 from irbgen.wikidata.stages import CountTriples, MakeChainSamples, SampleChains, TripleCounts
 
 KEPT_ENTITIES = "kept-entities.txt"
+DUMP_INDEXES = "dump-index"  # block indexes of compressed dumps read in shards
+KB_DIR, OLD_KB_DIR = "kb", "old_kb"  # the saved knowledge bases, memory-mapped on a rerun
 COMMAND = "irbgen build --source wikidata-dump"
 DESCRIPTION = (
     "Multi-hop questions over chains of 1-4 Wikidata triples (MINTQA-style), each with its sub-questions "
@@ -91,14 +94,17 @@ def _check_inputs(config: WikidataBuildConfig) -> None:
     parse_hops(config.hops)
 
 
-def read_step(name: str, path: Path, config: WikidataBuildConfig, **filters: Any) -> Step:
+def read_step(
+    name: str, path: Path, config: WikidataBuildConfig, run_dir: Path | None = None, **filters: Any
+) -> Step:
     """Read one dump into entities; the old and properties dumps checkpoint apart from the new one."""
     options = {"limit": filters.pop("limit", None), "min_sitelinks": filters.pop("min_sitelinks", 0)}
     entities = filters.pop("entities", None)
     options["entities"] = str(entities) if entities is not None else None
     stage = ReadEntities()
     stage.name = name
-    return Step(name, stage, lambda done: wikidata_shards(path, config.shards, **options))
+    index_dir = run_dir / DUMP_INDEXES if run_dir is not None else None
+    return Step(name, stage, lambda done: wikidata_shards(path, config.shards, index_dir, **options))
 
 
 def question_steps(
@@ -175,6 +181,26 @@ def _kept_entities(kb: KnowledgeBase, config: WikidataBuildConfig, run_dir: Path
     return path
 
 
+def _base_source(config: WikidataBuildConfig, done: Done, step: str) -> dict[str, Any]:
+    """What a saved base was built from: the dumps, the read filters and the entities read."""
+    dump = config.dump if step == "read" else config.old_dump
+    return {
+        "step": step,
+        "dump": file_identity(dump),
+        "properties": file_identity(config.properties) if step == "read" else None,
+        "filters": [config.limit, config.min_sitelinks, file_identity(config.entities), config.shards],
+        "entities": done[step].totals.outputs,
+        "property_entities": done["read_properties"].totals.outputs if "read_properties" in done else 0,
+    }
+
+
+def _properties(done: Done):
+    """The property entities of a properties-only dump (rows), read anew on each call."""
+    if "read_properties" not in done:
+        return lambda: ()
+    return lambda: (row for row in done["read_properties"].rows() if row.get("kind") == "property")
+
+
 @contextmanager
 def _collector_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector: building the base allocates only objects that live on."""
@@ -197,22 +223,19 @@ def build_wikidata(
     context = StageContext(run_dir=run_dir)
     options = {"executor": executor, "processes": config.processes, "progress": progress}
     filters = {"min_sitelinks": config.min_sitelinks, "entities": config.entities, "limit": config.limit}
-    reads = [read_step("read", config.dump, config, **filters)]
+    reads = [read_step("read", config.dump, config, run_dir, **filters)]
     if config.properties is not None:  # never filtered: every statement needs its property's label
-        reads.append(read_step("read_properties", config.properties, config))
+        reads.append(read_step("read_properties", config.properties, config, run_dir))
     done = run_steps(reads, context, **options)
-    properties = []
-    if "read_properties" in done:
-        properties = [entity for entity in done["read_properties"].outputs() if entity.kind == "property"]
-    with _collector_paused():  # millions of long-lived records: full collections only cost time
-        kb = KnowledgeBase(done["read"].outputs(), properties=properties)
+    source = _base_source(config, done, "read")
+    kb = saved_base(run_dir / KB_DIR, source, done["read"].rows, _properties(done))
     old_kb = None
     if config.old_dump is not None:
         kept = _kept_entities(kb, config, run_dir)
-        old = read_step("read_old", config.old_dump, config, entities=kept, limit=config.limit)
+        old = read_step("read_old", config.old_dump, config, run_dir, entities=kept, limit=config.limit)
         done |= run_steps([old], context, **options)
-        with _collector_paused():
-            old_kb = KnowledgeBase(done["read_old"].outputs())
+        old_source = _base_source(config, done, "read_old")
+        old_kb = saved_base(run_dir / OLD_KB_DIR, old_source, done["read_old"].rows)
     documents = entity_documents(kb, old_kb, chunk_tokens=config.chunk_tokens)
 
     llm = run_client(config, run_dir)

@@ -45,8 +45,7 @@ _TIME_TEXT = re.compile(r"^(?:(\d{1,2}) )?(?:([A-Z][a-z]+) )?(\d+)( BCE)?$")
 
 def datatype(kb: KnowledgeBase, statement: Statement) -> str:
     """The property entity's datatype, else the statement's own."""
-    entity = kb.entities.get(statement.property)
-    return (entity.datatype if entity is not None and entity.datatype else "") or statement.datatype
+    return kb.entity_datatype(statement.property) or statement.datatype
 
 
 def why_unusable(kb: KnowledgeBase, statement: Statement) -> str | None:
@@ -57,8 +56,8 @@ def why_unusable(kb: KnowledgeBase, statement: Statement) -> str | None:
         return "excluded_datatype"
     tail = statement.tail
     if tail.type == "entity":
-        entity = kb.entities.get(tail.id or "")
-        return None if entity is not None and entity.kind == "item" and entity.label else "unlabelled_entity"
+        labelled = kb.kind(tail.id or "") == "item" and kb.has_label(tail.id or "")
+        return None if labelled else "unlabelled_entity"
     if tail.type == "time":
         return None if (tail.precision or 0) >= YEAR_PRECISION and tail.raw[:1] != "-" else "coarse_date"
     if tail.type == "quantity":

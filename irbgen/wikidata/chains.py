@@ -258,8 +258,7 @@ class _Graph:
         return is_selected(self.kb, statement)
 
     def _is_item(self, entity_id: str) -> bool:
-        entity = self.kb.entities.get(entity_id)
-        return entity is not None and entity.kind == "item"
+        return self.kb.kind(entity_id) == "item"
 
     def seeds(self) -> list[str]:
         """Items that head at least one statement, sorted (a fresh list each call)."""

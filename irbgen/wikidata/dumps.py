@@ -24,9 +24,11 @@ instance a datavalue type it does not know) becomes a `Reject` ("bad_line" / "ba
 the file and the last line read: a truncated dump is a broken input, not a bad record.
 
 Sharding: a plain `.json` is cut into byte ranges aligned to line starts, so each shard reads only its
-part (the one format with a parallel speed-up). A compressed dump cannot be entered in the middle, so
-shard k of n decompresses the whole file and keeps every n-th entity line (it saves parsing only).
-Either way the shards together yield exactly the records of a one-shard read, in other orders.
+part. A `.json.gz` or `.json.bz2` given a saved index (`irbgen.wikidata.seekable`, built once by
+`wikidata_shards(index_dir=...)`) is cut the same way in uncompressed bytes, and each shard
+decompresses only its range. Without an index, shard k of n decompresses the whole file and keeps
+every n-th entity line (it saves parsing only). Either way the shards together yield exactly the
+records of a one-shard read; byte ranges keep the file's order, every n-th line does not.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from irbgen.errors import BadInputError
 from irbgen.pipeline.stage import StageContext
 from irbgen.records import Reject
 from irbgen.wikidata.records import Statement, Value, WikidataEntity
+from irbgen.wikidata.seekable import build_index, is_seekable_format, seekable_opener
 from irbgen.wikidata.selection import EntityFilter, load_entity_ids
 
 STAGE = "read"
@@ -343,15 +346,15 @@ def _entity_line(raw: bytes) -> bytes | None:
 class _LineNumbers:
     """Line numbers inside a byte-range shard, counted from the file start only when first asked for."""
 
-    def __init__(self, path: Path, first_byte: int) -> None:
-        self.path = path
+    def __init__(self, opener: Callable[[], Any], first_byte: int) -> None:
+        self.opener = opener
         self.first_byte = first_byte
         self.first_line: int | None = None
 
     def __call__(self, index: int) -> int:
         if self.first_line is None:
             newlines, left = 0, self.first_byte
-            with self.path.open("rb") as f:
+            with self.opener() as f:
                 while left > 0 and (chunk := f.read(min(_COUNT_CHUNK, left))):
                     newlines += chunk.count(b"\n")
                     left -= len(chunk)
@@ -359,16 +362,20 @@ class _LineNumbers:
         return self.first_line + index
 
 
-def _plain_lines(path: Path, shard: int, shards: int) -> Iterator[tuple[Callable[[], int], bytes]]:
-    """The lines whose first byte lies in this shard's byte range, each with its (lazy) line number."""
-    size = path.stat().st_size
+def _range_lines(
+    opener: Callable[[], Any], size: int, shard: int, shards: int
+) -> Iterator[tuple[Callable[[], int], bytes]]:
+    """The lines whose first byte lies in this shard's byte range, each with its (lazy) line number.
+
+    `opener` opens the (uncompressed or seekable compressed) file, `size` is its uncompressed size.
+    """
     start, end = size * shard // shards, size * (shard + 1) // shards
-    with path.open("rb") as f:
+    with opener() as f:
         if start > 0:
             f.seek(start - 1)
             f.readline()  # the rest of the line holding byte start-1 belongs to the previous shard
         position = f.tell()
-        numbers = _LineNumbers(path, position)
+        numbers = _LineNumbers(opener, position)
         index = 0
         while position < end and (raw := f.readline()):
             yield (lambda i=index: numbers(i)), raw
@@ -392,6 +399,16 @@ def _stream_lines(
         ) from exc
     except (OSError, zlib.error) as exc:
         raise BadInputError(f"{path}: cannot decompress after line {number}: {exc}") from exc
+
+
+def _seekable_lines(
+    path: Path, opener: Callable[[], Any], size: int, shard: int, shards: int
+) -> Iterator[tuple[Callable[[], int], bytes]]:
+    """A byte range of a compressed dump read through its index; a broken container raises."""
+    try:
+        yield from _range_lines(opener, size, shard, shards)
+    except (OSError, ValueError, RuntimeError) as exc:
+        raise BadInputError(f"{path}: cannot decompress shard {shard} of {shards}: {exc}") from exc
 
 
 def _round_robin(
@@ -423,8 +440,13 @@ def read_wikidata_dump(
     shards: int = 1,
     limit: int | None = None,
     keep: EntityFilter | None = None,
+    index: str | Path | None = None,
+    size: int | None = None,
 ) -> Iterator[WikidataEntity | Reject]:
     """Entities (or per-line Rejects) of one shard of a Wikidata JSON dump, streamed line by line.
+
+    With `index` (a saved index of a compressed dump, `seekable.build_index`) and its uncompressed
+    `size`, a shard of a `.gz` or `.bz2` dump decompresses only its own byte range.
 
     `limit` caps the entity lines this shard reads (each gives one entity or one reject). Items that
     `keep` drops become rejects with its reason ("few_sitelinks", "not_listed"). Arguments are checked at
@@ -441,7 +463,10 @@ def read_wikidata_dump(
     if not path.is_file():
         raise BadInputError(f"{path}: no such dump file")
     if opener is None:
-        lines = _plain_lines(path, shard, shards)
+        lines = _range_lines(lambda: path.open("rb"), path.stat().st_size, shard, shards)
+    elif shards > 1 and index is not None:
+        size = size if size is not None else build_index(path, Path(index).parent)[1]
+        lines = _seekable_lines(path, seekable_opener(path, Path(index)), size, shard, shards)
     else:
         lines = _round_robin(_stream_lines(path, opener), shard, shards)
     return _records(path, lines, limit, keep)
@@ -486,6 +511,8 @@ class WikidataShard(BaseModel):
     limit: int | None = Field(None, ge=0)
     min_sitelinks: int = Field(0, ge=0)
     entities: str | None = None  # a file of the items to keep, one id per line
+    index: str | None = None  # the saved index of a compressed dump, so the shard seeks to its range
+    size: int | None = Field(None, ge=0)  # the dump's uncompressed size, with `index`
 
     @property
     def key(self) -> str:
@@ -499,8 +526,17 @@ class WikidataShard(BaseModel):
         return EntityFilter(min_sitelinks=self.min_sitelinks, ids=ids)
 
 
-def wikidata_shards(path: str | Path, shards: int = 1, **options: Any) -> list[WikidataShard]:
-    """The `shards` WikidataShard records that together read the whole dump (options: limit, filters)."""
+def wikidata_shards(
+    path: str | Path, shards: int = 1, index_dir: str | Path | None = None, **options: Any
+) -> list[WikidataShard]:
+    """The `shards` WikidataShard records that together read the whole dump (options: limit, filters).
+
+    With `index_dir`, a compressed dump read in several shards is indexed once (saved there), so that
+    each shard decompresses only its own byte range.
+    """
+    if shards > 1 and index_dir is not None and is_seekable_format(path):
+        index, size = build_index(path, index_dir)
+        options = {**options, "index": str(index), "size": size}
     return [WikidataShard(path=str(path), shard=k, shards=shards, **options) for k in range(shards)]
 
 
@@ -529,4 +565,6 @@ class ReadEntities:
             shards=record.shards,
             limit=record.limit,
             keep=record.entity_filter(),
+            index=record.index,
+            size=record.size,
         )

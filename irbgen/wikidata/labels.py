@@ -67,8 +67,7 @@ class SitelinkPopularity:
 
     def entity(self, entity_id: str) -> float:
         """An entity's sitelink count."""
-        entity = self.kb.entities.get(entity_id)
-        return float(entity.sitelinks) if entity is not None else 0.0
+        return float(self.kb.sitelinks(entity_id))
 
     def score(self, statement: Statement) -> float:
         """The sitelink count of the triple's less linked end (its head for a literal tail)."""
@@ -237,7 +236,7 @@ class Newness:
 
     def __init__(self, old: KnowledgeBase | None) -> None:
         self.old = old
-        self._properties = {statement.property for statement in old.statements} if old is not None else set()
+        self._properties = old.properties_used() if old is not None else set()
 
     def reason(self, statement: Statement) -> str | None:
         """Why the triple is new: "new-head", "new-property", "new-tail" or "changed"; None otherwise."""
