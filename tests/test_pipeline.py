@@ -139,6 +139,21 @@ class Upper:
         return [Word(id=record.id, word=record.word.upper())]
 
 
+class WhichProcess:
+    """CPU stage that holds each item a while and says which process it ran in."""
+
+    name = "which_process"
+    input_model = Text
+    output_model = Text
+
+    def key(self, record: Text) -> str:
+        return record.id
+
+    def process(self, record: Text, context: StageContext) -> list[Text]:
+        time.sleep(0.5)  # long enough that one process could not take both items first
+        return [Text(id=record.id, text=str(os.getpid()))]
+
+
 def texts(n: int = 60) -> list[Text]:
     """Inputs with an empty text every 7th record."""
     rng = random.Random(7)
@@ -605,3 +620,9 @@ def test_shard_stats_merge_to_a_one_shard_run(tmp_path: Path) -> None:
     }
     with pytest.raises(ValueError, match="cannot merge"):
         merged + other  # noqa: B018
+
+
+def test_two_heavy_items_run_on_two_processes(tmp_path: Path) -> None:
+    shards = [Text(id="shard-0", text=""), Text(id="shard-1", text="")]  # like a dump read in two shards
+    result = run_stage(WhichProcess(), shards, context(tmp_path), processes=2)
+    assert len({row["text"] for row in rows(result)}) == 2

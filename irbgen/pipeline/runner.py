@@ -413,6 +413,9 @@ def _run_pool(
 ) -> None:
     """Chunks of items on spawned processes; at most 4 chunks per process in flight, written in order.
 
+    Chunks start at one item and double up to `chunk_size`, so a few heavy items still spread over
+    every process, while many light ones travel in chunks.
+
     An item with more than SPILL_RECORDS results is pickled by its worker to a spill file under
     RUN_DIR/stages/.spill-<stage>/ and streamed from there to the checkpoint, so neither process holds it.
     """
@@ -436,11 +439,13 @@ def _run_pool(
         initializer=_init_worker,
         initargs=(stage, context, spill_dir),
     )
+    size = 1  # chunks grow 1, 2, 4 ... up to chunk_size: two heavy items (dump shards) go to two processes
     try:
         while True:
             while not exhausted and len(pending) < window:
                 try:
-                    chunk = list(islice(items, chunk_size))
+                    chunk = list(islice(items, size))
+                    size = min(size * 2, chunk_size)
                 except BaseException as error:  # re-raised below, once started work is written
                     input_error, exhausted = error, True
                     break
