@@ -100,7 +100,7 @@ def validate(directory: Path) -> None:
         if hint:
             raise BadInputError(f"{directory}: {hint}")
         report = validate_benchmark(directory)
-    counts = ", ".join(f"{value:,} {name}" for name, value in report.counts.items())
+    counts = ", ".join(f"{value:,} {name.replace('_', ' ')}" for name, value in report.counts.items())
     if report.ok:
         click.echo(f"{directory}: valid ({counts})")
         return

@@ -35,6 +35,11 @@ def eval_group() -> None:
     type=int,
     help="Also write this many hard negatives per query to negatives.jsonl.",
 )
+@click.option(
+    "--per-hop",
+    is_flag=True,
+    help="Also rank each hop's sub-question against its own evidence (per_hop.jsonl, evidence chain recall).",
+)
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Evaluation directory to write.")
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
@@ -46,6 +51,7 @@ def retrieval(
     chunk_overlap: int,
     model_path: Path | None,
     negatives: int,
+    per_hop: bool,
     out: Path,
     force: bool,
     quiet: bool,
@@ -65,10 +71,19 @@ def retrieval(
             force=force,
             negatives=negatives,
             progress=progress,
+            per_hop=per_hop,
             **options,
         )
     overall = ", ".join(f"{name} {value:.4f}" for name, value in metrics["overall"].items())
     click.echo(f"{retriever} on {metrics['queries']:,} queries: {overall} (written to {out})")
+    if "per_hop" in metrics:
+        hops = metrics["per_hop"]
+        chain = hops["evidence_chain_recall"]
+        by_hop = ", ".join(f"{name} {value:.4f}" for name, value in hops["overall"].items())
+        click.echo(
+            f"per hop on {hops['queries']:,} sub-questions: {by_hop}; evidence chain recall@{chain['k']} "
+            f"{chain['overall']:.4f} over {chain['samples']:,} samples"
+        )
     click.echo("trec_eval semantics: linear gain, ideal DCG from all judged documents, no hits count 0")
 
 
