@@ -55,6 +55,7 @@ from irbgen.eval.qa.scoring import (
     score_prediction,
 )
 from irbgen.eval.qa.subset import limited
+from irbgen.eval.qa.trajectory import FIELD, TRAJECTORY_MEASURES, hop_summary, score_trajectories
 from irbgen.eval.retrievers import RETRIEVERS
 from irbgen.io import write_atomic
 from irbgen.llm.client import LLMClient, check_reachable
@@ -465,10 +466,15 @@ def _write_results(
     ledger: Ledger,
     notes: list[str],
 ) -> dict[str, Any]:
-    """Tidy predictions.jsonl and write per_query.jsonl, metrics.json and ledger.json."""
-    _write_predictions(out_dir / PREDICTIONS, _load_predictions(out_dir / PREDICTIONS).values())
+    """Tidy predictions.jsonl (adding each row's trajectory retrieval) and write per_query.jsonl,
+    metrics.json and ledger.json."""
     done = [(sample, rows[sample.id]) for sample in samples if sample.id in rows]
-    retrieval, retrieval_rows = _retrieval(config, done)
+    retrieval, retrieval_rows, trajectories = _retrieval(config, done)
+    predictions = _load_predictions(out_dir / PREDICTIONS)
+    for sample_id, value in trajectories.items():
+        if sample_id in predictions:
+            predictions[sample_id][FIELD] = value
+    _write_predictions(out_dir / PREDICTIONS, predictions.values())
     per_query = []
     for sample, row in done:
         entry = {"query_id": sample.id, "attributes": sample_attributes(sample), "metrics": row["metrics"]}
@@ -545,25 +551,34 @@ def _reason(error: str) -> str:
 
 def _retrieval(
     config: dict[str, Any], done: list[tuple[Sample, dict[str, Any]]]
-) -> tuple[dict[str, Any] | None, dict[str, dict[str, float]]]:
-    """nDCG@k and R@k of the documents each prediction was shown, over the queries that have qrels."""
+) -> tuple[dict[str, Any] | None, dict[str, dict[str, float]], dict[str, dict[str, Any]]]:
+    """nDCG@k and R@k of the documents each prediction was shown, and the trajectory measures
+    (irbgen.eval.qa.trajectory), over the queries that have qrels; also each query's trajectory values."""
     if config["retriever"] is None:
-        return None, {}
+        return None, {}, {}
     k = config["k"] or DEFAULT_K
     qrels = read_qrels(Path(config["benchmark"]))
+    answered = [(sample, row) for sample, row in done if row.get("error") is None]
     by_query = retrieval_scores(qrels, {sample.id: row.get("retrieved") or [] for sample, row in done}, k)
+    trajectories = score_trajectories(qrels, answered)
+    for qid, value in trajectories.items():
+        if qid in by_query:
+            by_query[qid].update({measure: value.get(measure, 0.0) for measure in TRAJECTORY_MEASURES})
+    measures = [*retrieval_measures(k), *TRAJECTORY_MEASURES]
     rows = [
         {"query_id": sample.id, "attributes": sample_attributes(sample), "metrics": by_query[sample.id]}
         for sample, _ in done
         if sample.id in by_query
     ]
-    summary = aggregate(rows, retrieval_measures(k))
-    summary["measures"] = retrieval_measures(k)
+    summary = aggregate(rows, measures, optional=set(TRAJECTORY_MEASURES))
+    summary["measures"] = measures
+    summary["by_hop"] = hop_summary(trajectories.values())
     summary["note"] = (
         "documents each prediction was shown, in the order first shown; queries without qrels left out, "
-        "queries with no documents count 0"
+        "queries with no documents count 0; trajectory measures over the answered queries only "
+        "(a failed call has no trajectory to score)"
     )
-    return summary, by_query
+    return summary, by_query, trajectories
 
 
 # ------------------------------------------------------------------------------------------------ files
