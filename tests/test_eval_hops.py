@@ -15,6 +15,7 @@ from irbgen.cli import main
 from irbgen.errors import BadInputError
 from irbgen.eval.hops import chain_recall, hop_found, summarise, top_k
 from irbgen.eval.metrics import read_run
+from irbgen.eval.report import write_report
 from irbgen.eval.retrieval import evaluate_retrieval
 from irbgen.io import manifest_text
 from irbgen.schema import Document, Hop, Manifest, Provenance, Sample
@@ -217,6 +218,8 @@ def test_per_hop_evaluation_end_to_end(bench: Path, tmp_path: Path) -> None:
     assert json.loads((out / "config.json").read_text())["per_hop"] is True
     # trec_eval itself on the per-hop qrels and run_hops.trec as written gives the same values
     check_against_pytrec_eval(bench, out, 2)
+    # the report reads an evaluation with the per-hop section like any other
+    assert (write_report([out], tmp_path / "report") / "report.md").is_file()
 
 
 def check_against_pytrec_eval(bench: Path, out: Path, k: int) -> None:
