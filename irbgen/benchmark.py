@@ -35,6 +35,9 @@ __all__ = [
     "BenchmarkChanged",
     "check_output",
     "consistent_read",
+    "hop_query_id",
+    "read_hop_qrels",
+    "read_hop_queries",
     "iter_qrels",
     "read_documents",
     "read_manifest",
@@ -55,6 +58,12 @@ SAMPLES = "samples.jsonl"
 MANIFEST = "manifest.json"
 CARD = "README.md"
 FILES = (CORPUS, QUERIES, QRELS, SAMPLES, MANIFEST, CARD)
+# Per-hop retrieval: one query per hop of a sample's chain, with that hop's evidence as its qrels. Not
+# BEIR files; a benchmark written before they existed has neither, and is still valid.
+HOP_QUERIES = "queries_hops.jsonl"
+HOP_QRELS = "qrels/hops.tsv"
+HOP_FILES = (HOP_QUERIES, HOP_QRELS)
+HOP_SEPARATOR = "#h"
 QRELS_HEADER = "query-id\tcorpus-id\tscore"
 CHUNK_BYTES = 1 << 22  # hash and write in 4 MiB chunks rather than line by line
 # One encoder reused for every record: json.dumps would build a new one per call. allow_nan=False gives
@@ -135,8 +144,16 @@ def _write_files(
 
     (tmp / "qrels").mkdir()
     sample_ids: set[str] = set()
-    with _Sink(tmp / QUERIES) as queries, _Sink(tmp / QRELS) as qrels, _Sink(tmp / SAMPLES) as full:
+    hop_queries_count = hop_qrels_count = 0
+    with (
+        _Sink(tmp / QUERIES) as queries,
+        _Sink(tmp / QRELS) as qrels,
+        _Sink(tmp / SAMPLES) as full,
+        _Sink(tmp / HOP_QUERIES) as hop_queries,
+        _Sink(tmp / HOP_QRELS) as hop_qrels,
+    ):
         qrels.write(f"{QRELS_HEADER}\n".encode())
+        hop_qrels.write(f"{QRELS_HEADER}\n".encode())
         for n, sample in enumerate(samples):
             if not isinstance(sample, Sample):
                 raise BadInputError(f"samples[{n}]: expected a Sample, got {type(sample).__name__}")
@@ -150,14 +167,23 @@ def _write_files(
             full.write(_json_line(_dump(sample, where), where))
             if sample.evidence:
                 qrels.write("".join(f"{sid}\t{doc_id}\t1\n" for doc_id in sample.evidence).encode())
+            for record, evidence in hop_query_records(sample):
+                hop_id = record["_id"]
+                hop_queries.write(_json_line(record, where))
+                hop_queries_count += 1
+                hop_qrels.write("".join(f"{hop_id}\t{doc_id}\t1\n" for doc_id in evidence).encode())
+                hop_qrels_count += len(evidence)
             stats.add_sample(sample)
     files.update({QUERIES: queries.digest, QRELS: qrels.digest, SAMPLES: full.digest})
+    files.update({HOP_QUERIES: hop_queries.digest, HOP_QRELS: hop_qrels.digest})
 
     counts = {
         **manifest.counts,
         "documents": stats.documents,
         "samples": stats.samples,
         "qrels": stats.qrels,
+        "hop_queries": hop_queries_count,
+        "hop_qrels": hop_qrels_count,
         "rejects": sum(manifest.rejects.values()),
     }
     filled = manifest.model_copy(update={"counts": counts, "files": {}})
@@ -214,6 +240,40 @@ def _query_record(sample: Sample) -> dict[str, Any]:
             "answers": list(sample.answers),
         },
     }
+
+
+def hop_query_id(sample_id: str, index: int) -> str:
+    """The id of a hop's query in queries_hops.jsonl and qrels/hops.tsv: `QID#h0`, `QID#h1`, ..."""
+    return f"{sample_id}{HOP_SEPARATOR}{index}"
+
+
+def hop_query_records(sample: Sample) -> list[tuple[dict[str, Any], list[str]]]:
+    """(queries_hops.jsonl record, the hop's evidence for qrels/hops.tsv) per hop, in chain order.
+
+    The text is the hop's sub-question; a hop without one is asked the sample's whole question
+    (`metadata.question_from` says which).
+    """
+    records = []
+    seen: set[int] = set()
+    for hop in sample.chain:
+        if hop.index in seen:
+            raise BadInputError(f"sample {sample.id!r}: hop index {hop.index} appears twice in the chain")
+        seen.add(hop.index)
+        record = {
+            "_id": hop_query_id(sample.id, hop.index),
+            "text": hop.question or sample.question,
+            "metadata": {
+                "sample_id": sample.id,
+                "hop": hop.index,
+                "hops": sample.hops,
+                "question_from": "hop" if hop.question else "sample",
+                "operation": hop.operation,
+                "predicate": hop.predicate,
+                "answers": list(hop.answers),
+            },
+        }
+        records.append((record, list(hop.evidence)))
+    return records
 
 
 def _dump(model: BaseModel, where: str) -> dict[str, Any]:
@@ -334,7 +394,7 @@ class BenchmarkChanged(IrbgenError):
 
 def _file_states(path: Path) -> dict[str, tuple[int, ...] | None]:
     states: dict[str, tuple[int, ...] | None] = {}
-    for name in FILES:
+    for name in FILES + HOP_FILES:
         try:
             info = os.stat(Path(path) / name)
         except OSError:
@@ -416,9 +476,32 @@ def read_qrels(path: Path) -> dict[str, dict[str, int]]:
     return qrels
 
 
-def iter_qrels(path: Path) -> Iterator[tuple[str, str, int]]:
-    """Stream qrels/test.tsv of a benchmark directory as (query id, corpus id, score), in file order."""
-    for lineno, raw in iter_lines(_existing(Path(path), QRELS)):
+def has_hop_files(path: Path) -> bool:
+    """Whether a benchmark directory has the per-hop files (benchmarks written before them do not)."""
+    return all((Path(path) / name).is_file() for name in HOP_FILES)
+
+
+def read_hop_queries(path: Path) -> Iterator[dict[str, Any]]:
+    """Stream queries_hops.jsonl as {"_id", "text", "metadata"} dicts (metadata: sample_id, hop, ...)."""
+    for lineno, raw in iter_lines(_existing(Path(path), HOP_QUERIES)):
+        try:
+            query = parse_query(raw)
+        except ValueError as e:
+            raise BadInputError(f"{HOP_QUERIES}:{lineno}: {e}") from None
+        yield query
+
+
+def read_hop_qrels(path: Path) -> dict[str, dict[str, int]]:
+    """Read qrels/hops.tsv as {hop query id: {corpus id: score}}."""
+    qrels: dict[str, dict[str, int]] = {}
+    for query_id, corpus_id, score in iter_qrels(path, HOP_QRELS):
+        qrels.setdefault(query_id, {})[corpus_id] = score
+    return qrels
+
+
+def iter_qrels(path: Path, name: str = QRELS) -> Iterator[tuple[str, str, int]]:
+    """Stream qrels/test.tsv (or NAME) of a benchmark directory as (query id, corpus id, score), in order."""
+    for lineno, raw in iter_lines(_existing(Path(path), name)):
         try:
             line = raw.decode("utf-8")
             if lineno == 1:
@@ -426,7 +509,7 @@ def iter_qrels(path: Path) -> Iterator[tuple[str, str, int]]:
                 continue
             row = parse_qrels_line(line)
         except ValueError as e:
-            raise BadInputError(f"{QRELS}:{lineno}: {e}") from None
+            raise BadInputError(f"{name}:{lineno}: {e}") from None
         yield row
 
 

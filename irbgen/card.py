@@ -35,6 +35,12 @@ _FILES = (
         "qrels/test.tsv",
         "`query-id`, `corpus-id`, `score` with a header; score 1 per evidence document (BEIR)",
     ),
+    (
+        "queries_hops.jsonl",
+        "one query per hop of each sample's chain: `_id` `QID#h0`, `QID#h1`, ..., the hop's "
+        "sub-question as `text`, `metadata` (sample id, hop index, hop count, answers)",
+    ),
+    ("qrels/hops.tsv", "as qrels/test.tsv, for the hop queries: score 1 per document of the hop's evidence"),
     ("samples.jsonl", "full samples: answers, hops, reasoning chain, attributes, provenance"),
     ("manifest.json", "tool version, command, configuration, seed, counts and the sha256 of every file"),
     ("README.md", "this card"),

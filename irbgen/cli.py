@@ -100,7 +100,7 @@ def validate(directory: Path) -> None:
         if hint:
             raise BadInputError(f"{directory}: {hint}")
         report = validate_benchmark(directory)
-    counts = ", ".join(f"{value:,} {name}" for name, value in report.counts.items())
+    counts = ", ".join(f"{value:,} {name.replace('_', ' ')}" for name, value in report.counts.items())
     if report.ok:
         click.echo(f"{directory}: valid ({counts})")
         return
@@ -159,6 +159,30 @@ def _reviewed(directory: Path) -> set[str]:
         raise BadInputError(f"{directory}/reviews: no sample judged valid; judge some with irbgen review")
     click.echo(f"exporting the {len(keep)} samples judged valid in {directory}/reviews")
     return keep
+
+
+@main.command(name="filter")
+@click.argument("benchmark", type=click.Path(path_type=Path))
+@click.option(
+    "--drop-closed-book",
+    "eval_dir",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="A closed-book evaluation (eval qa --method closed-book) of BENCHMARK: drop what it got right.",
+)
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Benchmark directory to write.")
+@click.option("--force", is_flag=True, help="Replace --out if it exists.")
+def filter_benchmark(benchmark: Path, eval_dir: Path, out: Path, force: bool) -> None:
+    """Write BENCHMARK without the samples a model answered closed-book (a contamination probe)."""
+    from irbgen.eval.filtering import filter_closed_book
+
+    with reporting_errors():
+        done = filter_closed_book(benchmark, eval_dir, out, force=force)
+    click.echo(
+        f"dropped {done['dropped']:,} of {done['evaluated']:,} evaluated samples that {done['model']} "
+        f"answered closed-book ({done['by']} >= {done['threshold']:g}); "
+        f"wrote {done['kept']:,} samples to {out}"
+    )
 
 
 main.add_command(eval_group)

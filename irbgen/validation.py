@@ -17,6 +17,9 @@ from irbgen.benchmark import (
     CHUNK_BYTES,
     CORPUS,
     FILES,
+    HOP_FILES,
+    HOP_QRELS,
+    HOP_QUERIES,
     MANIFEST,
     QRELS,
     QRELS_HEADER,
@@ -24,6 +27,7 @@ from irbgen.benchmark import (
     SAMPLES,
     check_qrels_header,
     describe_error,
+    hop_query_records,
     iter_lines,
     parse_qrels_line,
     parse_query,
@@ -78,6 +82,9 @@ class _Checker:
         self.corpus_ids: set[str] | None = None
         self.sample_lines: list[tuple[str, str] | None] | None = None  # per samples.jsonl line
         self.sample_ids: set[str] | None = None
+        # hop query id -> (text, evidence) expected from the samples' chains
+        self.hop_expected: dict[str, tuple[str, frozenset[str]]] | None = None
+        self.hop_query_ids: set[str] | None = None
 
     def add(self, problem: str) -> None:
         self.total += 1
@@ -100,6 +107,14 @@ class _Checker:
             self.check_queries()
         if QRELS in present:
             self.check_qrels()
+        hops_present = [name for name in HOP_FILES if (self.path / name).is_file()]
+        if len(hops_present) == 1:
+            missing = next(name for name in HOP_FILES if name not in hops_present)
+            self.add(f"{missing}: missing, but {hops_present[0]} is there (the per-hop files come together)")
+        if HOP_QUERIES in hops_present:
+            self.check_hop_queries()
+        if HOP_QRELS in hops_present:
+            self.check_hop_qrels()
         if MANIFEST in present:
             self.check_manifest()
 
@@ -127,6 +142,7 @@ class _Checker:
     def check_samples(self) -> None:
         lines: list[tuple[str, str] | None] = []
         ids: set[str] = set()
+        hop_expected: dict[str, tuple[str, frozenset[str]]] = {}
         for lineno, raw in self.lines(SAMPLES):
             try:
                 sample = Sample.model_validate_json(raw)
@@ -135,6 +151,13 @@ class _Checker:
                 lines.append(None)
                 continue
             lines.append((sample.id, sample.question))
+            try:
+                hop_records = hop_query_records(sample)
+            except BadInputError as e:
+                self.add(f"{SAMPLES}:{lineno}: {e}")
+                hop_records = []
+            for record, evidence in hop_records:
+                hop_expected[record["_id"]] = (record["text"], frozenset(evidence))
             if sample.id in ids:
                 self.add(f"{SAMPLES}:{lineno}: duplicate id {sample.id!r}")
             ids.add(sample.id)
@@ -150,6 +173,7 @@ class _Checker:
                             )
         self.sample_lines = lines
         self.sample_ids = ids
+        self.hop_expected = hop_expected
         self.counts["samples"] = len(lines)
 
     def check_queries(self) -> None:
@@ -207,13 +231,84 @@ class _Checker:
             self.add(f"{QRELS}: empty; expected the header {QRELS_HEADER!r}")
         self.counts["qrels"] = n
 
+    def check_hop_queries(self) -> None:
+        """Each line one hop of a sample's chain, in samples order, with the hop's sub-question as text."""
+        ids: set[str] = set()
+        n = 0
+        expected = self.hop_expected
+        for lineno, raw in self.lines(HOP_QUERIES):
+            n += 1
+            try:
+                query = parse_query(raw)
+            except ValueError as e:
+                self.add(f"{HOP_QUERIES}:{lineno}: {e}")
+                continue
+            query_id, text = query["_id"], query["text"]
+            if query_id in ids:
+                self.add(f"{HOP_QUERIES}:{lineno}: duplicate _id {query_id!r}")
+            ids.add(query_id)
+            if expected is None:
+                continue
+            if query_id not in expected:
+                self.add(f"{HOP_QUERIES}:{lineno}: _id {query_id!r} is not a hop of any sample's chain")
+            elif text != expected[query_id][0]:
+                self.add(f"{HOP_QUERIES}:{lineno}: text differs from the sub-question of hop {query_id!r}")
+        self.hop_query_ids = ids
+        self.counts["hop_queries"] = n
+        if expected is not None:
+            missing = [hop_id for hop_id in expected if hop_id not in ids]
+            if missing:
+                self.add(
+                    f"{HOP_QUERIES}: {len(missing)} hop(s) of the samples' chains missing, "
+                    f"e.g. {missing[0]!r}"
+                )
+
+    def check_hop_qrels(self) -> None:
+        """The hop queries' qrels: exactly each hop's evidence, every id known."""
+        found: dict[str, set[str]] = {}
+        n = 0
+        lineno = 0
+        for lineno, raw in self.lines(HOP_QRELS):
+            try:
+                line = raw.decode("utf-8")
+                if lineno == 1:
+                    check_qrels_header(line)
+                    continue
+                n += 1
+                query_id, corpus_id, _ = parse_qrels_line(line)
+            except ValueError as e:
+                self.add(f"{HOP_QRELS}:{lineno}: {e}")
+                continue
+            if self.hop_query_ids is not None and query_id not in self.hop_query_ids:
+                self.add(f"{HOP_QRELS}:{lineno}: unknown hop query id {query_id!r}")
+            if self.corpus_ids is not None and corpus_id not in self.corpus_ids:
+                self.add(f"{HOP_QRELS}:{lineno}: unknown corpus id {corpus_id!r}")
+            docs = found.setdefault(query_id, set())
+            if corpus_id in docs:
+                self.add(f"{HOP_QRELS}:{lineno}: duplicate pair ({query_id!r}, {corpus_id!r})")
+            docs.add(corpus_id)
+        if lineno == 0:
+            self.add(f"{HOP_QRELS}: empty; expected the header {QRELS_HEADER!r}")
+        self.counts["hop_qrels"] = n
+        if self.hop_expected is None:
+            return
+        for hop_id, (_, evidence) in self.hop_expected.items():
+            if found.get(hop_id, set()) != evidence:
+                self.add(f"{HOP_QRELS}: the qrels of {hop_id!r} differ from that hop's evidence in {SAMPLES}")
+
     def check_manifest(self) -> None:
         try:
             manifest = Manifest.model_validate_json((self.path / MANIFEST).read_bytes())
         except ValidationError as e:
             self.add(f"{MANIFEST}: {describe_error(e)}")
             return
-        on_disk = {"documents": CORPUS, "samples": SAMPLES, "qrels": QRELS}
+        on_disk = {
+            "documents": CORPUS,
+            "samples": SAMPLES,
+            "qrels": QRELS,
+            "hop_queries": HOP_QUERIES,
+            "hop_qrels": HOP_QRELS,
+        }
         for key, name in on_disk.items():
             if key not in self.counts:
                 continue

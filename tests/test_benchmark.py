@@ -25,7 +25,16 @@ from irbgen.export import export_parquet, to_hf_datasets
 from irbgen.schema import Attributes, Document, Hop, Manifest, Provenance, Sample
 from irbgen.validation import validate_benchmark
 
-FILES = ["README.md", "corpus.jsonl", "manifest.json", "qrels/test.tsv", "queries.jsonl", "samples.jsonl"]
+FILES = [
+    "README.md",
+    "corpus.jsonl",
+    "manifest.json",
+    "qrels/hops.tsv",
+    "qrels/test.tsv",
+    "queries.jsonl",
+    "queries_hops.jsonl",
+    "samples.jsonl",
+]
 
 
 def make_documents() -> list[Document]:
@@ -149,7 +158,9 @@ def test_round_trip(tmp_path: Path) -> None:
     assert "Zoë" in (out / "corpus.jsonl").read_text(encoding="utf-8")  # UTF-8, not \\u escapes
 
     manifest = read_manifest(out)
-    assert manifest.counts == {"documents": 3, "samples": 2, "qrels": 3, "rejects": 4}
+    assert manifest.counts == {
+        "documents": 3, "samples": 2, "qrels": 3, "hop_queries": 2, "hop_qrels": 2, "rejects": 4
+    }  # fmt: skip
     assert sorted(manifest.files) == [name for name in FILES if name != "manifest.json"]
     assert list(json.loads((out / "manifest.json").read_text()))[:3] == [
         "format_version",
@@ -161,7 +172,9 @@ def test_round_trip(tmp_path: Path) -> None:
     report = validate_benchmark(out)
     assert report.ok, report.problems
     assert report.total_problems == 0
-    assert report.counts == {"documents": 3, "samples": 2, "queries": 2, "qrels": 3}
+    assert report.counts == {
+        "documents": 3, "samples": 2, "queries": 2, "qrels": 3, "hop_queries": 2, "hop_qrels": 2
+    }  # fmt: skip
 
     assert stats.documents == 3 and stats.samples == 2 and stats.qrels == 3
     assert stats.mean_document_tokens == pytest.approx((6 + 5 + 8) / 3)

@@ -36,8 +36,10 @@ def test_phantom_writes_a_benchmark_that_validates(tmp_path):
         "README.md",
         "corpus.jsonl",
         "manifest.json",
+        "qrels/hops.tsv",
         "qrels/test.tsv",
         "queries.jsonl",
+        "queries_hops.jsonl",
         "samples.jsonl",
     ]
     checked = run("validate", out)

@@ -72,7 +72,13 @@ def world(tmp_path_factory):
         first, Judgment(well_formed=True, answer_correct=True, supported=True, note="")
     )
     with OpenAIStubServer() as server:
-        yield {"root": root, "bench": bench, "eval": evaluation, "server": server, "reviewed": reviewed}
+        closed = root / "closed"  # a closed-book evaluation, for `filter --drop-closed-book`
+        qa = ["eval", "qa", "--benchmark", str(bench), "--method", "closed-book", "--model", "m"]
+        qa += ["--limit", "2"]
+        result = runner.invoke(main, [*qa, "--base-url", server.base_url, "--out", str(closed), "-q"])
+        assert result.exit_code == 0, result.output
+        yield {"root": root, "bench": bench, "eval": evaluation, "server": server, "reviewed": reviewed,
+               "closed": closed}  # fmt: skip
 
 
 def bases(world, out: Path) -> dict[tuple[str, ...], tuple[list[str], list[str]]]:
@@ -95,6 +101,7 @@ def bases(world, out: Path) -> dict[tuple[str, ...], tuple[list[str], list[str]]
         ("eval", "qa"): ([], [*qa, "--out", str(out)]),
         ("report",): ([str(world["eval"])], ["--out", str(out)]),
         ("compare",): ([bench], ["--no-bm25"]),
+        ("filter",): ([bench], ["--drop-closed-book", str(world["closed"]), "--out", str(out)]),
         ("audit",): ([bench], ["--sample", "3", "--out", str(out)]),
         # --score in every line: the fuzz checks the options' values, never starts the web server
         ("review",): ([str(world["reviewed"])], ["--score", "--port", "0"]),

@@ -1,17 +1,21 @@
 """The three bundled sample builds give byte-identical benchmarks, checked against committed hashes.
 
 A change that alters a sample build on purpose updates the hashes here in the same commit, and says why.
+The per-hop files (queries_hops.jsonl, qrels/hops.tsv) are checked too, and each build is scored per hop.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from test_eval_hops import check_against_pytrec_eval
 
 from irbgen.cli import main
+from irbgen.eval.retrieval import evaluate_retrieval
 
 SAMPLES = Path(__file__).resolve().parents[1] / "data" / "samples"
 
@@ -35,16 +39,20 @@ EXPECTED = {
         "corpus.jsonl": "7bb61ae0916f438f71baef1f08659e80a3d3750c40553d2f6f9f42595c247797",
         "queries.jsonl": "6df71589428103a778359daff7f060727c9b8638349ac6febc0933b628ee6500",
         "qrels/test.tsv": "243794847dfa12e0b4797962e29d4213f8262f397bf24a195297466fb5fe1d2f",
-        "manifest.json": "b7a4dd21b34da036bebe5f3f4a03676a7980fc6de393827eefcca0aa349b3aa7",
-        "README.md": "4b1670f96229af50e809ff8c5700f496788793e56f2e37f9071580fb9675c82f",
+        "manifest.json": "ba8dcf6b318508245d15e379ff8f9d5eb16c4f3e77d60b9e4f61a3bd8b2a102b",
+        "README.md": "e5714ab942cac249edb955b3f73aed9c66432dc9e966adce98eba016c6dfef41",
+        "queries_hops.jsonl": "f593ce91d0c20cccf2501ab4a7dff1bcfd645833e53ca5b8979662e37c203459",
+        "qrels/hops.tsv": "e1c3b53201d6a0d12c6400e4db94b6bf2fcb61fe5ac1609fbc65ed4fd823dfb4",
     },
     "wikipedia": {
         "samples.jsonl": "7532f7ced2d8106d19d44d60b4b333500cd8d722a9bc10d2b02ceeabaf521503",
         "corpus.jsonl": "ec9254af7301752c222d2783061f388e46dbe697680870c6910a03096b367738",
         "queries.jsonl": "bdbc4d4ed8e0d61e5064eae3d59df32c2fe2d4a8b84eeed7d810bf5018131e21",
         "qrels/test.tsv": "93bc25447582a6da9752e751464bf87d539d1befeb78e404ec16a7df25f7a626",
-        "manifest.json": "46d0fbca26038be44be53075df0174afe3abc966746fa809e0a1d41e6ceea052",
-        "README.md": "b9491cce27fde339cbe4274b5afb504efe2be60ec445ba6b01a9bbd91417a17d",
+        "manifest.json": "453e65d2e8a49a1d7e86f5240638e609a9cd8daa76b7325349a00e0b669c343a",
+        "README.md": "23394555d7a2c10d490047fc859f36278bd675a4bba569ca2a6f0e574c8fddaf",
+        "queries_hops.jsonl": "d328ba73c74e1847387b89f501cad757bcab1c47ef6432f795afe9dde8c319e7",
+        "qrels/hops.tsv": "9ec14629da351a39dc7aee5ba4414e8ed8cdc826fb3663a1cb443179cc4f7135",
         "../rejects.jsonl": "49dd1dd695b0f3266385ec0516c9699653c19b1cbffa0f9cc55b92a04147b79b",
     },
     "wikidata": {
@@ -52,8 +60,10 @@ EXPECTED = {
         "corpus.jsonl": "a570b0c310f0881cb6147e0eddc2872b0fc24ee1a80d81fb782f156251592113",
         "queries.jsonl": "84a34b3c367c4c1f86046f25a08c193e4d5403f2d5531dda899eb24f8cfc0a91",
         "qrels/test.tsv": "8216788ddf80a8a9e2082bc04d7c442c31f7be54279b8bb3f8f83592f932791d",
-        "manifest.json": "a72bf7787308db1dfe66f9865918636b151f46297c97f5aa0477b286e98dfc05",
-        "README.md": "7067fe3eb12598a3e90634d70cc09cfa7bf6f7caa97a4e51af57b3895b0bead9",
+        "manifest.json": "cff537f73c3e45f4121675b9212a556cf8b2afbb25b71750511b89b542b8a921",
+        "README.md": "877f3902cb217c6abba006f594d0d0b39b2354f62a78107bdb8b73ae5f1a37cf",
+        "queries_hops.jsonl": "5eb23985b6edf185b844e7d3caa3d614ffb437fc9678449de007779e6f1c32c1",
+        "qrels/hops.tsv": "d1f64eb5409a01dd6f211815b69a4b8ac3632ff901ef5394bfb2f04b648a8edc",
         "../rejects.jsonl": "c952a884d4538e065e4947151c2b6c182d87d0c0ce00026c640327b3200661ff",
     },
 }
@@ -63,15 +73,36 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-@pytest.mark.parametrize("name", sorted(BUILDS))
-def test_sample_build_is_byte_identical_to_the_committed_hashes(tmp_path, monkeypatch, name):
-    monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(main, [*BUILDS[name], "--out", name])
+@pytest.fixture(scope="module", params=sorted(BUILDS))
+def build(request, tmp_path_factory) -> tuple[str, Path]:
+    """(name, benchmark directory) of each sample build, built once for the tests below."""
+    name = request.param
+    root = tmp_path_factory.mktemp(name)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.chdir(root)
+        result = CliRunner().invoke(main, [*BUILDS[name], "--out", name])
     assert result.exit_code == 0, result.output
-    benchmark = tmp_path / name if name == "phantom" else tmp_path / name / "benchmark"
+    return name, root / name if name == "phantom" else root / name / "benchmark"
+
+
+def test_sample_build_is_byte_identical_to_the_committed_hashes(build):
+    name, benchmark = build
     changed = {
         file: sha256(benchmark / file)
         for file, expected in EXPECTED[name].items()
         if sha256(benchmark / file) != expected
     }
     assert not changed, f"{name} sample build changed: {changed}"
+
+
+def test_sample_build_scores_per_hop(build, tmp_path):
+    """Each generator's hops carry a sub-question and evidence; per-hop nDCG is trec_eval's on them."""
+    name, benchmark = build
+    queries = [json.loads(line) for line in (benchmark / "queries_hops.jsonl").read_text().splitlines()]
+    assert queries and all(query["metadata"]["question_from"] == "hop" for query in queries)
+    metrics = evaluate_retrieval(benchmark, tmp_path / "eval", per_hop=True)
+    hops = metrics["per_hop"]
+    assert hops["queries"] == len(queries) and hops["unjudged_queries"] == 0
+    assert 0.0 < hops["evidence_chain_recall"]["overall"] <= 1.0
+    assert set(hops["by_hops"]) == {str(q["metadata"]["hops"]) for q in queries}
+    check_against_pytrec_eval(benchmark, tmp_path / "eval", 10)

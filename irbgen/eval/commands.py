@@ -35,6 +35,11 @@ def eval_group() -> None:
     type=int,
     help="Also write this many hard negatives per query to negatives.jsonl.",
 )
+@click.option(
+    "--per-hop",
+    is_flag=True,
+    help="Also rank each hop's sub-question against its own evidence (per_hop.jsonl, evidence chain recall).",
+)
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Evaluation directory to write.")
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
@@ -46,6 +51,7 @@ def retrieval(
     chunk_overlap: int,
     model_path: Path | None,
     negatives: int,
+    per_hop: bool,
     out: Path,
     force: bool,
     quiet: bool,
@@ -65,10 +71,19 @@ def retrieval(
             force=force,
             negatives=negatives,
             progress=progress,
+            per_hop=per_hop,
             **options,
         )
     overall = ", ".join(f"{name} {value:.4f}" for name, value in metrics["overall"].items())
     click.echo(f"{retriever} on {metrics['queries']:,} queries: {overall} (written to {out})")
+    if "per_hop" in metrics:
+        hops = metrics["per_hop"]
+        chain = hops["evidence_chain_recall"]
+        by_hop = ", ".join(f"{name} {value:.4f}" for name, value in hops["overall"].items())
+        click.echo(
+            f"per hop on {hops['queries']:,} sub-questions: {by_hop}; evidence chain recall@{chain['k']} "
+            f"{chain['overall']:.4f} over {chain['samples']:,} samples"
+        )
     click.echo("trec_eval semantics: linear gain, ideal DCG from all judged documents, no hits count 0")
 
 
@@ -140,6 +155,20 @@ def _settings(
 @click.option("--judge-model", help="Model that labels answers correct / incorrect / not attempted.")
 @click.option("--judge-base-url", help="Endpoint of the judge (default: --base-url).")
 @click.option("--second-judge-model", help="A second judge whose verdicts are averaged with the first.")
+@click.option(
+    "--closed-book-by",
+    default="f1",
+    show_default=True,
+    type=click.Choice(("f1", "judge")),
+    help="closed-book: mark a sample closed_book_correct by its answer F1 or by the judge.",
+)
+@click.option(
+    "--closed-book-threshold",
+    default=0.5,
+    show_default=True,
+    type=float,
+    help="closed-book: the F1 (or judge score) from which a sample counts as answered from memory.",
+)
 @click.option("--cache-dir", type=click.Path(path_type=Path), help="Response cache folder (default: --out).")
 @click.option(
     "--out", required=True, type=click.Path(path_type=Path), help="Evaluation directory (resumable)."
@@ -164,6 +193,8 @@ def qa(
     judge_model: str | None,
     judge_base_url: str | None,
     second_judge_model: str | None,
+    closed_book_by: str,
+    closed_book_threshold: float,
     cache_dir: Path | None,
     out: Path,
     force: bool,
@@ -191,6 +222,8 @@ def qa(
             retriever=retriever,
             max_steps=max_steps,
             resume=not force,
+            closed_book_by=closed_book_by,
+            closed_book_threshold=closed_book_threshold,
         )
         summary = run_qa(benchmark, out, options, progress)
     click.echo(_qa_summary(method, model, out, summary))
@@ -210,6 +243,12 @@ def _qa_summary(method: str, model: str, out: Path, summary: dict) -> str:
         from irbgen.eval.qa.judge import judged_text
 
         scores += f"; {judged_text(summary['judge'])}"
+    closed = summary.get("closed_book")
+    if closed and closed.get("share") is not None:
+        scores += (
+            f"; closed-book correct {closed['correct']:,} of {closed['scored']:,} "
+            f"({closed['by']} >= {closed['threshold']:g})"
+        )
     return f"{method} with {model} on {queries:,} questions: {scores} [{spent}]{failures} -> {out}"
 
 
@@ -233,10 +272,21 @@ def report(eval_dirs: tuple[Path, ...], out: Path, force: bool) -> None:
 )
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")
 @click.option("--no-bm25", is_flag=True, help="Skip the BM25 nDCG@10 column.")
-def compare(bench_dirs: tuple[Path, ...], out: Path | None, force: bool, no_bm25: bool) -> None:
+@click.option(
+    "--closed-book",
+    "closed_book",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="A closed-book evaluation of one of the benchmarks: show its closed-book share (repeatable).",
+)
+def compare(
+    bench_dirs: tuple[Path, ...], out: Path | None, force: bool, no_bm25: bool, closed_book: tuple[Path, ...]
+) -> None:
     """Benchmarks side by side: sizes, hops, difficulty, answers, overlap with evidence, BM25 nDCG@10."""
     from irbgen.eval.compare import compare_benchmarks, render_table
 
     with reporting_errors():
-        result = compare_benchmarks(list(bench_dirs), out, force=force, bm25=not no_bm25)
+        result = compare_benchmarks(
+            list(bench_dirs), out, force=force, bm25=not no_bm25, closed_book=list(closed_book)
+        )
     click.echo(render_table(result))

@@ -1,4 +1,5 @@
-"""Benchmarks side by side: sizes, hop and difficulty mix, answers, question length, overlap, BM25.
+"""Benchmarks side by side: sizes, hop and difficulty mix, answers, question length, overlap, BM25, and,
+given closed-book evaluations, the share of samples a model answered from memory.
 
 Each benchmark is read in three streams (samples, qrels, corpus), each once. Memory holds one entry per
 sample and, per evidence document, only the words that occur in some question: a corpus of a million
@@ -12,6 +13,7 @@ import re
 import statistics
 import tempfile
 from collections import Counter
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,7 @@ from irbgen.benchmark import (
 from irbgen.card import Spread
 from irbgen.errors import BadInputError
 from irbgen.eval.breakdown import attribute_text, ordered, value_order
+from irbgen.eval.filtering import closed_book_marks
 from irbgen.eval.plots import Panel, Series, line_chart
 from irbgen.eval.report.document import Bullets, Heading, Image, Table
 from irbgen.eval.report.render import render_markdown
@@ -85,25 +88,51 @@ def answer_type(answer: str) -> str:
 
 
 def compare_benchmarks(
-    bench_dirs: list[Path], out: Path | None, force: bool = False, bm25: bool = True
+    bench_dirs: list[Path],
+    out: Path | None,
+    force: bool = False,
+    bm25: bool = True,
+    closed_book: Sequence[Path] = (),
 ) -> dict[str, Any]:
-    """Profile each benchmark; with `out`, write compare.md, compare.json and distributions.png there."""
+    """Profile each benchmark; with `out`, write compare.md, compare.json and distributions.png there.
+
+    `closed_book`: closed-book evaluation directories (`eval qa --method closed-book`); each is matched
+    to the benchmark it evaluated (by the sha256 of samples.jsonl), whose closed-book share it gives.
+    """
     if not bench_dirs:
         raise BadInputError("no benchmark directories given")
     if out is not None:
         with staged_directory(Path(out), force) as tmp:  # fails early if OUT exists
-            result = _compare(bench_dirs, bm25)
+            result = _compare(bench_dirs, bm25, list(closed_book))
             _write(result, tmp)
     else:
-        result = _compare(bench_dirs, bm25)
+        result = _compare(bench_dirs, bm25, list(closed_book))
     return result
 
 
-def _compare(bench_dirs: list[Path], bm25: bool) -> dict[str, Any]:
+def closed_book_share(eval_dir: Path, sample_ids: set[str]) -> dict[str, Any]:
+    """The share of a benchmark's scored samples that a closed-book evaluation marks correct."""
+    config, marks = closed_book_marks(eval_dir)
+    scored = [mark for sample_id, mark in marks.items() if sample_id in sample_ids and mark is not None]
+    correct = sum(scored)
+    return {
+        "evaluation": str(eval_dir),
+        "model": config.get("model"),
+        "by": config["closed_book"].get("by"),
+        "threshold": config["closed_book"].get("threshold"),
+        "correct": correct,
+        "scored": len(scored),
+        "share": correct / len(scored) if scored else None,
+    }
+
+
+def _compare(bench_dirs: list[Path], bm25: bool, closed_book: list[Path] | None = None) -> dict[str, Any]:
     profiles = []
     for path in bench_dirs:
         with consistent_read(Path(path)):
             profiles.append(profile_benchmark(Path(path), bm25=bm25))
+    if closed_book:
+        _add_closed_book(profiles, bench_dirs, closed_book)
     names = Counter(profile["name"] for profile in profiles)
     for profile in profiles:
         if names[profile["name"]] > 1:
@@ -118,11 +147,35 @@ def _compare(bench_dirs: list[Path], bm25: bool) -> dict[str, Any]:
         "stopwords left out) found in the text of its evidence documents, averaged over the samples that "
         "have evidence and content words.",
     ]
+    if closed_book:
+        notes.append(
+            "Closed-book share: the share of the samples a closed-book evaluation scored that it marks "
+            "closed_book_correct (answered without retrieval: F1 or judge score at the threshold or above), "
+            "per model."
+        )
     if bm25:
         notes.append(f"BM25 {BM25_MEASURE}: irbgen.eval.retrieval with retriever bm25 and k 10.")
     else:
         notes.append("BM25 was not run (--no-bm25).")
     return {"benchmarks": profiles, "notes": notes}
+
+
+def _add_closed_book(profiles: list[dict[str, Any]], bench_dirs: list[Path], eval_dirs: list[Path]) -> None:
+    """Give each profile the closed-book shares of the evaluations of its benchmark."""
+    by_sha: dict[str, int] = {}
+    for n, path in enumerate(bench_dirs):
+        by_sha.setdefault(str(read_manifest(Path(path)).files.get("samples.jsonl")), n)
+        profiles[n]["closed_book"] = []
+    for eval_dir in eval_dirs:
+        config, _ = closed_book_marks(Path(eval_dir))
+        n = by_sha.get(str(config.get("samples_sha256")))
+        if n is None:
+            raise BadInputError(
+                f"{eval_dir}: evaluated {config.get('benchmark_name')!r}, "
+                "which is none of the benchmarks given"
+            )
+        ids = {sample.id for sample in read_samples(Path(bench_dirs[n]))}
+        profiles[n]["closed_book"].append(closed_book_share(Path(eval_dir), ids))
 
 
 def profile_benchmark(path: Path, bm25: bool = True) -> dict[str, Any]:
@@ -246,7 +299,18 @@ def _rows(result: dict[str, Any]) -> list[tuple[str, ...]]:
         row("question tokens (mean / median)", mean_median("question_tokens")),
         row("lexical overlap with evidence (mean)", lambda p: _fmt(p["lexical_overlap"]["mean"], 3)),
         row(f"BM25 {BM25_MEASURE}", lambda p: _fmt(p["bm25_ndcg@10"], 4)),
+        *(
+            [row("closed-book share", _closed_book_text)]
+            if any("closed_book" in profile for profile in result["benchmarks"])
+            else []
+        ),
     ]
+
+
+def _closed_book_text(profile: dict[str, Any]) -> str:
+    """Each closed-book evaluation's share of the benchmark, with its model; n/a without one."""
+    shares = profile.get("closed_book") or []
+    return " / ".join(f"{_fmt(share['share'], 3)} ({share['model']})" for share in shares) or "n/a"
 
 
 def render_table(result: dict[str, Any]) -> str:

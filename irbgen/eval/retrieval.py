@@ -3,8 +3,10 @@
 The evaluation directory holds config.json (what was run), run.trec (the ranking, TREC format),
 per_query.jsonl (one row per sample, in samples order: its attributes and its value per measure) and
 metrics.json (means overall and per attribute value), and with `negatives` negatives.jsonl (hard
-negatives per query). It is written to a temporary sibling and renamed
-into place, and the same inputs give byte-identical files; stage timings go to the log only.
+negatives per query). With `per_hop`, every hop's sub-question is ranked too: run_hops.trec,
+per_hop.jsonl (one row per hop) and metrics.json's `per_hop` section (see irbgen.eval.hops).
+It is written to a temporary sibling and renamed into place, and the same inputs give byte-identical
+files; stage timings go to the log only.
 """
 
 from __future__ import annotations
@@ -19,18 +21,25 @@ from typing import Any
 
 from irbgen import __version__
 from irbgen.benchmark import (
+    HOP_QRELS,
+    HOP_QUERIES,
     check_output,
     consistent_read,
+    has_hop_files,
     read_documents,
+    read_hop_qrels,
+    read_hop_queries,
     read_manifest,
     read_qrels,
     read_queries,
     read_samples,
     staged_directory,
 )
+from irbgen.errors import BadInputError
 from irbgen.eval.breakdown import aggregate, sample_attributes
 from irbgen.eval.chunking import check_chunking, chunk_documents
 from irbgen.eval.evaldir import CONFIG, METRICS, PER_QUERY
+from irbgen.eval.hops import hop_rows, summarise
 from irbgen.eval.metrics import default_measures, parse_measures, per_query, run_from_rankings, write_run
 from irbgen.eval.negatives import NEGATIVES, check_negatives, mine_negatives, negative_rows
 from irbgen.eval.retrievers import build_retriever, check_k
@@ -40,6 +49,8 @@ from irbgen.validation import invalid_benchmark, validate_benchmark
 log = logging.getLogger(__name__)
 
 RUN = "run.trec"
+HOP_RUN = "run_hops.trec"
+PER_HOP = "per_hop.jsonl"
 NOTES = [
     "trec_eval semantics: linear gain; ideal DCG from all judged-relevant documents; "
     "queries with no results count 0",
@@ -60,6 +71,7 @@ def evaluate_retrieval(
     force: bool = False,
     negatives: int = 0,
     progress: Progress = silent,
+    per_hop: bool = False,
     **options: Any,
 ) -> dict[str, Any]:
     """Evaluate a retriever on a benchmark directory, write the evaluation directory, return its metrics.
@@ -85,6 +97,11 @@ def evaluate_retrieval(
             report = validate_benchmark(benchmark_dir)
         if not report.ok:
             raise invalid_benchmark(benchmark_dir, report)
+        if per_hop and not has_hop_files(benchmark_dir):
+            raise BadInputError(
+                f"{benchmark_dir}: has no {HOP_QUERIES} and {HOP_QRELS}, which --per-hop needs; "
+                "it was written by an older irbgen: rebuild it with its card's command"
+            )
         manifest = read_manifest(benchmark_dir)
         with _stage("index"):
             chunks = chunk_documents(read_documents(benchmark_dir), chunk_tokens, chunk_overlap)
@@ -100,6 +117,11 @@ def evaluate_retrieval(
             rows = [_row(sample, values) for sample in read_samples(benchmark_dir)]
             judged = [row for row in rows if row["judged"]]
             metrics = aggregate(judged, names) | {"unjudged_queries": len(rows) - len(judged), "notes": NOTES}
+        hops = None
+        if per_hop:
+            with _stage("per-hop"):
+                hops = _per_hop(benchmark_dir, engine, k, parsed, names)
+                metrics["per_hop"] = hops[2]
         mined = None
         if negatives:
             with _stage("negatives"):
@@ -115,12 +137,26 @@ def evaluate_retrieval(
         "chunk_overlap": chunk_overlap,
         "measures": names,
         "negatives": negatives,
+        "per_hop": per_hop,
         "irbgen_version": __version__,
         "notes": NOTES,
     }
     with _stage("write"):
-        _write(out_dir, force, config, rankings, rows, metrics, mined)
+        _write(out_dir, force, config, rankings, rows, metrics, mined, hops)
     return metrics
+
+
+def _per_hop(
+    benchmark_dir: Path, engine: Any, k: int, parsed: list[Any], names: list[str]
+) -> tuple[dict[str, list[tuple[str, float]]], list[dict[str, Any]], dict[str, Any]]:
+    """Rank every hop query; return its rankings, the per_hop.jsonl rows and metrics.json's section."""
+    hop_queries = list(read_hop_queries(benchmark_dir))
+    rankings = engine.search({query["_id"]: query["text"] for query in hop_queries}, k)
+    qrels = read_hop_qrels(benchmark_dir)
+    run = run_from_rankings(rankings)
+    values = per_query(qrels, run, parsed)
+    rows = hop_rows(hop_queries, qrels, run, values, k)
+    return rankings, rows, summarise(rows, names, k)
 
 
 def _row(sample: Any, values: dict[str, dict[str, float]]) -> dict[str, Any]:
@@ -142,6 +178,7 @@ def _write(
     rows: list[dict[str, Any]],
     metrics: dict[str, Any],
     negatives: list[dict[str, Any]] | None = None,
+    hops: tuple[Any, list[dict[str, Any]], Any] | None = None,
 ) -> None:
     with staged_directory(out, force) as tmp:
         (tmp / CONFIG).write_text(_pretty(config), encoding="utf-8")
@@ -149,6 +186,10 @@ def _write(
         with (tmp / PER_QUERY).open("w", encoding="utf-8") as file:
             file.writelines(_encode(row) + "\n" for row in rows)
         (tmp / METRICS).write_text(_pretty(metrics), encoding="utf-8")
+        if hops is not None:
+            write_run(tmp / HOP_RUN, hops[0])
+            with (tmp / PER_HOP).open("w", encoding="utf-8") as file:
+                file.writelines(_encode(row) + "\n" for row in hops[1])
         if negatives is not None:
             with (tmp / NEGATIVES).open("w", encoding="utf-8") as file:
                 file.writelines(_encode(row) + "\n" for row in negatives)

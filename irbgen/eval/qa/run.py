@@ -55,6 +55,7 @@ from irbgen.eval.qa.scoring import (
     score_prediction,
 )
 from irbgen.eval.qa.subset import limited
+from irbgen.eval.qa.trajectory import FIELD, TRAJECTORY_MEASURES, hop_summary, score_trajectories
 from irbgen.eval.retrievers import RETRIEVERS
 from irbgen.io import write_atomic
 from irbgen.llm.client import LLMClient, check_reachable
@@ -73,6 +74,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 ANSWER_MEASURES = ("precision", "recall", "f1", "em", "contains")
+CLOSED_BOOK = "closed-book"
+CLOSED_BOOK_BY = ("f1", "judge")
+DEFAULT_CLOSED_BOOK_THRESHOLD = 0.5
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,10 @@ class QAOptions:
     same directory picks up where it stopped (False: start over, the cost ledger kept). `today` is the
     date the prompts give as the current one (IRB style); by default the benchmark's `reference_date`
     from its manifest config, if it has one, and no date otherwise.
+
+    For closed-book, each answered sample is marked `closed_book_correct` when its score reaches
+    `closed_book_threshold`: the answer-set F1 (`closed_book_by` "f1"), or the judge score, the share
+    of judges that said correct ("judge", which needs a judge).
     """
 
     method: str
@@ -99,6 +107,8 @@ class QAOptions:
     resume: bool = True
     max_context_tokens: int = DEFAULT_MAX_CONTEXT_TOKENS
     today: str | None = None
+    closed_book_by: str = "f1"
+    closed_book_threshold: float = DEFAULT_CLOSED_BOOK_THRESHOLD
 
 
 @dataclass
@@ -171,6 +181,11 @@ async def evaluate_qa(
             "max_steps": options.max_steps if spec.agent else None,
             "max_context_tokens": options.max_context_tokens if spec.whole_corpus else None,
             "date": today,
+            "closed_book": (
+                {"by": options.closed_book_by, "threshold": options.closed_book_threshold}
+                if spec.name == CLOSED_BOOK
+                else None
+            ),
             "limit": options.limit,
             "benchmark_samples": benchmark_samples,
             "judges": [
@@ -256,6 +271,7 @@ async def _evaluate_locked(
         "abstentions": metrics["abstentions"],
         "overall": metrics["overall"],
         "judge": metrics["judge"],
+        "closed_book": metrics["closed_book"],
         "usage": usage,
         **usage,
     }
@@ -284,6 +300,16 @@ def _check_options(options: QAOptions) -> Method:
         raise BadInputError(f"max_context_tokens must be at least 1, got {options.max_context_tokens}")
     if options.second_judge is not None and options.judge_settings is None:
         raise BadInputError("--second-judge-model needs --judge-model")
+    if options.closed_book_by not in CLOSED_BOOK_BY:
+        raise BadInputError(
+            f"--closed-book-by must be one of {', '.join(CLOSED_BOOK_BY)}, got {options.closed_book_by!r}"
+        )
+    if not 0.0 <= options.closed_book_threshold <= 1.0:
+        raise BadInputError(
+            f"--closed-book-threshold must be between 0 and 1, got {options.closed_book_threshold}"
+        )
+    if spec.name == CLOSED_BOOK and options.closed_book_by == "judge" and options.judge_settings is None:
+        raise BadInputError("--closed-book-by judge needs --judge-model")
     if spec.needs_index and options.retriever not in RETRIEVERS:
         raise BadInputError(
             f"unknown retriever {options.retriever!r}; choose one of: {', '.join(sorted(RETRIEVERS))}"
@@ -465,10 +491,21 @@ def _write_results(
     ledger: Ledger,
     notes: list[str],
 ) -> dict[str, Any]:
-    """Tidy predictions.jsonl and write per_query.jsonl, metrics.json and ledger.json."""
-    _write_predictions(out_dir / PREDICTIONS, _load_predictions(out_dir / PREDICTIONS).values())
+    """Tidy predictions.jsonl (adding each row's trajectory retrieval) and write per_query.jsonl,
+    metrics.json and ledger.json."""
     done = [(sample, rows[sample.id]) for sample in samples if sample.id in rows]
-    retrieval, retrieval_rows = _retrieval(config, done)
+    retrieval, retrieval_rows, trajectories = _retrieval(config, done)
+    predictions = _load_predictions(out_dir / PREDICTIONS)
+    for sample_id, value in trajectories.items():
+        if sample_id in predictions:
+            predictions[sample_id][FIELD] = value
+    if config.get("closed_book"):
+        for _, row in done:
+            mark = closed_book_correct(row, config["closed_book"])
+            row["closed_book_correct"] = mark
+            if row["id"] in predictions:
+                predictions[row["id"]]["closed_book_correct"] = mark
+    _write_predictions(out_dir / PREDICTIONS, predictions.values())
     per_query = []
     for sample, row in done:
         entry = {"query_id": sample.id, "attributes": sample_attributes(sample), "metrics": row["metrics"]}
@@ -534,8 +571,38 @@ def _metrics(
             "false_alarm_rate": alarms,
         },
         "judge": summarize_verdicts(config["judges"], [row.get("judge") for _, row in done]),
+        "closed_book": _closed_book_summary(config, done),
         "retrieval": retrieval,
         "notes": notes,
+    }
+
+
+def closed_book_correct(row: dict[str, Any], rule: dict[str, Any]) -> bool | None:
+    """Whether a closed-book prediction counts as answered from memory under RULE ({"by", "threshold"}):
+    its F1, or its judge score, at least the threshold. None for a failed call or a missing judge score."""
+    if row.get("error") is not None:
+        return None
+    score = (row.get("metrics") or {}).get(rule["by"])
+    if score is None:
+        return None
+    return bool(score >= rule["threshold"])
+
+
+def _closed_book_summary(
+    config: dict[str, Any], done: list[tuple[Sample, dict[str, Any]]]
+) -> dict[str, Any] | None:
+    """How many samples the closed-book model answered from memory, of those it was scored on."""
+    rule = config.get("closed_book")
+    if not rule:
+        return None
+    marks = [row.get("closed_book_correct") for _, row in done]
+    scored = [mark for mark in marks if mark is not None]
+    correct = sum(scored)
+    return {
+        **rule,
+        "correct": correct,
+        "scored": len(scored),
+        "share": correct / len(scored) if scored else None,
     }
 
 
@@ -545,25 +612,34 @@ def _reason(error: str) -> str:
 
 def _retrieval(
     config: dict[str, Any], done: list[tuple[Sample, dict[str, Any]]]
-) -> tuple[dict[str, Any] | None, dict[str, dict[str, float]]]:
-    """nDCG@k and R@k of the documents each prediction was shown, over the queries that have qrels."""
+) -> tuple[dict[str, Any] | None, dict[str, dict[str, float]], dict[str, dict[str, Any]]]:
+    """nDCG@k and R@k of the documents each prediction was shown, and the trajectory measures
+    (irbgen.eval.qa.trajectory), over the queries that have qrels; also each query's trajectory values."""
     if config["retriever"] is None:
-        return None, {}
+        return None, {}, {}
     k = config["k"] or DEFAULT_K
     qrels = read_qrels(Path(config["benchmark"]))
+    answered = [(sample, row) for sample, row in done if row.get("error") is None]
     by_query = retrieval_scores(qrels, {sample.id: row.get("retrieved") or [] for sample, row in done}, k)
+    trajectories = score_trajectories(qrels, answered)
+    for qid, value in trajectories.items():
+        if qid in by_query:
+            by_query[qid].update({measure: value.get(measure, 0.0) for measure in TRAJECTORY_MEASURES})
+    measures = [*retrieval_measures(k), *TRAJECTORY_MEASURES]
     rows = [
         {"query_id": sample.id, "attributes": sample_attributes(sample), "metrics": by_query[sample.id]}
         for sample, _ in done
         if sample.id in by_query
     ]
-    summary = aggregate(rows, retrieval_measures(k))
-    summary["measures"] = retrieval_measures(k)
+    summary = aggregate(rows, measures, optional=set(TRAJECTORY_MEASURES))
+    summary["measures"] = measures
+    summary["by_hop"] = hop_summary(trajectories.values())
     summary["note"] = (
         "documents each prediction was shown, in the order first shown; queries without qrels left out, "
-        "queries with no documents count 0"
+        "queries with no documents count 0; trajectory measures over the answered queries only "
+        "(a failed call has no trajectory to score)"
     )
-    return summary, by_query
+    return summary, by_query, trajectories
 
 
 # ------------------------------------------------------------------------------------------------ files

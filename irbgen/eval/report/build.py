@@ -9,7 +9,7 @@ from pathlib import Path
 from irbgen.benchmark import check_output, staged_directory
 from irbgen.errors import BadInputError
 from irbgen.eval.qa.judge import judged_text
-from irbgen.eval.report.charts import answers_section, qa_charts, retrieval_charts
+from irbgen.eval.report.charts import answers_section, evidence_chart, qa_charts, retrieval_charts
 from irbgen.eval.report.document import Block, Bullets, Heading, Paragraph
 from irbgen.eval.report.render import render_html, render_markdown
 from irbgen.eval.report.runs import EvalRun, answer_histograms, read_eval, unique_labels
@@ -58,6 +58,7 @@ def _sections(
         if judged:
             blocks.append(Bullets(tuple(judged)))
         blocks += qa_charts(qa, tmp)
+        blocks += evidence_chart(qa, tmp)
         blocks += attribute_tables(qa)
     if histograms:
         blocks += answers_section(histograms, tmp)

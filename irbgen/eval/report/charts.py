@@ -1,7 +1,8 @@
 """The report's charts (PNG, drawn by irbgen.eval.plots), each with the blocks that show it.
 
 Retrieval nDCG per attribute value (grouped bars), QA measures against difficulty and hops (line panels),
-and the answers-per-question histogram of the benchmarks (bars and a table).
+evidence recall against answer F1 per hop count for QA runs that retrieve (a panel per run), and the
+answers-per-question histogram of the benchmarks (bars and a table).
 """
 
 from __future__ import annotations
@@ -96,6 +97,32 @@ def qa_charts(runs: list[EvalRun], tmp: Path) -> list[Block]:
         title = ", ".join(panel.ylabel for panel in panels) + f" by {attribute}"
         blocks += [Heading(3, title), Image(name, title)]
     return blocks
+
+
+def evidence_chart(runs: list[EvalRun], tmp: Path) -> list[Block]:
+    """Per run that retrieves: its evidence recall and its answer F1 per hop count, on one panel.
+
+    Recall high and F1 low at a hop count: the evidence was found but not used; both low: not found.
+    Runs without evidence recall (closed-book, or evaluated before it existed) are left out.
+    """
+    panels = []
+    for run in runs:
+        cells = run.by.get("hops", {})
+        recall = _points(cells, "evidence_recall", ordered(cells))
+        f1 = _points(cells, "f1", ordered(cells))
+        if not recall or not f1:
+            continue
+        series = (
+            Series("evidence recall", recall, _counts(cells, "count", recall)),
+            Series("answer F1", f1, _counts(cells, "count", f1)),
+        )
+        panels.append(Panel(run.label, "hops", "evidence recall / F1", series))
+    if not panels:
+        return []
+    name = "qa-evidence-recall-vs-f1.png"
+    line_chart(tmp / name, panels, ylim=(0.0, 1.05))
+    title = "Evidence recall and F1 by hops"
+    return [Heading(3, title), Image(name, title)]
 
 
 def _points(
