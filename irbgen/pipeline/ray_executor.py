@@ -193,20 +193,16 @@ class RayExecutor:
         llm, fetcher = context.llm, context.fetcher
         count = 1 if llm is not None else min(self.io_actors, concurrency)
         actors = self._io_pool()[:count]
-        shares = split(concurrency, count)
-        portable = replace(context, llm=_llm_recipe(llm), fetcher=getattr(fetcher, "config", None))
-        stage_ref, context_ref = ray.put(stage), ray.put(portable)
+        stage_ref = ray.put(stage)
         env = {}
-        if llm is not None and hasattr(llm, "settings"):  # the client reads its key from the environment
-            name = llm.settings.api_key_env
-            if os.environ.get(name):
-                env[name] = os.environ[name]
-        ray.get(
-            [
-                actor.setup.remote(stage_ref, context_ref, share, env)
-                for actor, share in zip(actors, shares, strict=True)
-            ]
-        )
+        name = getattr(getattr(llm, "settings", None), "api_key_env", None)
+        if name and os.environ.get(name):  # the model client reads its key from the environment
+            env[name] = os.environ[name]
+        setups = []
+        for actor, share in zip(actors, split(concurrency, count), strict=True):
+            portable = replace(context, llm=_portable(llm, share), fetcher=_portable(fetcher, share))
+            setups.append(actor.setup.remote(stage_ref, portable, share, env))
+        ray.get(setups)
         by_host = fetcher is not None
 
         def submit(item: WorkItem) -> Any:
@@ -217,8 +213,8 @@ class RayExecutor:
             _in_order(stage, items, sink, concurrency * 4, submit)
         finally:
             ray.get([actor.close.remote() for actor in actors])
-            if llm is not None:  # the actor's model calls are in the ledger journal: read them in
-                _reload_ledger(llm, Path(context.run_dir))
+            if callable(getattr(llm, "after_workers", None)):  # read the actor's calls into the ledger
+                llm.after_workers()
 
     def _io_pool(self) -> list[Any]:
         """The I/O actors, started on first use on the driver's node and kept for the executor's life."""
@@ -318,28 +314,18 @@ def _cpu_task(stage: Stage, context: StageContext, item: WorkItem) -> list[Any]:
 
 
 @dataclass(frozen=True)
-class _LLMRecipe:
-    """What an actor needs to make its own model client: the settings (the key stays in the environment)."""
+class _Recipe:
+    """A client to make on the actor: `make()` returns it (see Fetcher / LLMClient.worker_recipe)."""
 
-    settings: Any
+    make: Any
 
 
-def _llm_recipe(llm: Any) -> Any:
-    if llm is None:
+def _portable(client: Any, share: int) -> Any:
+    """What crosses to an actor for CLIENT: its recipe with SHARE of its concurrency, else the client."""
+    if client is None:
         return None
-    if not hasattr(llm, "settings") or not hasattr(llm, "ledger"):
-        return llm  # a rules backend or a test double: it must pickle
-    return _LLMRecipe(llm.settings)
-
-
-def _reload_ledger(llm: Any, run_dir: Path) -> None:
-    """After an actor made model calls, the driver's ledger is the journal they were appended to."""
-    from irbgen.llm.ledger import JOURNAL, Ledger
-
-    if not hasattr(llm, "ledger"):
-        return
-    llm.ledger.close()
-    llm.ledger = Ledger.open(run_dir / JOURNAL)
+    recipe = getattr(client, "worker_recipe", None)
+    return _Recipe(recipe(share)) if callable(recipe) else client  # anything else must pickle
 
 
 @ray.remote
@@ -354,17 +340,10 @@ class _IoActor:
     async def setup(self, stage: Stage, context: StageContext, share: int, env: dict[str, str]) -> None:
         """Take a stage, its context (client recipes in place of clients) and this actor's concurrency."""
         os.environ.update(env)
-        llm, fetcher = context.llm, context.fetcher
-        if isinstance(llm, _LLMRecipe):
-            from irbgen.llm.client import LLMClient
-            from irbgen.llm.ledger import JOURNAL, Ledger
-
-            settings = llm.settings.model_copy(update={"concurrency": share})
-            llm = LLMClient(settings, ledger=Ledger.open(Path(context.run_dir) / JOURNAL))
-        if fetcher is not None:
-            from irbgen.web.fetch import Fetcher
-
-            fetcher = Fetcher(replace(fetcher, concurrency=share))
+        llm, fetcher = (
+            client.make() if isinstance(client, _Recipe) else client
+            for client in (context.llm, context.fetcher)
+        )
         self.stage, self.context = stage, replace(context, llm=llm, fetcher=fetcher)
         self.limit = asyncio.Semaphore(share)
 
