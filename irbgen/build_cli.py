@@ -30,6 +30,10 @@ NOT_IN_FINGERPRINT = frozenset(
         "price_per_1k_output",
         "api_key_env",
         "facts_only",
+        "executor",
+        "ray_address",
+        "ray_io_actors",
+        "ray_max_retries",
     }
 )
 # What a forced start-over keeps: model replies already paid for and the record of what they cost;
@@ -68,6 +72,31 @@ def kept_on_force(changed: set[str]) -> dict[str, str]:
 )
 @click.option("--shards", default=1, show_default=True, type=int, help="Read the dump in this many shards.")
 @click.option("--processes", default=1, show_default=True, type=int, help="Processes for CPU stages.")
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "ray"]),
+    default="local",
+    show_default=True,
+    help="Where stages run: this machine, or a Ray cluster (needs the 'ray' extra).",
+)
+@click.option(
+    "--ray-address",
+    help="--executor ray: 'auto' or HOST:PORT joins a running cluster (default: start a local Ray instance).",
+)
+@click.option(
+    "--ray-io-actors",
+    default=2,
+    show_default=True,
+    type=int,
+    help="--executor ray: async actors for I/O stages.",
+)
+@click.option(
+    "--ray-max-retries",
+    default=3,
+    show_default=True,
+    type=int,
+    help="--executor ray: reruns of a task whose worker died, before its item becomes a reject.",
+)
 @click.option("--created-after", help="Keep pages created on or after this ISO date (Cirrus dumps).")
 @click.option("--created-before", help="Keep pages created before this ISO date (Cirrus dumps).")
 @click.option("--min-citations", default=0, show_default=True, type=int, help="Skip pages with fewer refs.")
@@ -203,6 +232,8 @@ def build(**options: Any) -> None:
     source, out = options["source"], options["out"]
     context = click.get_current_context()
     with reporting_errors(), progress_display(not options["quiet"]) as progress:
+        if options["executor"] == "ray":  # before the source's extras: the one missing extra is named
+            require("ray", "--executor ray")
         if source == "wikipedia-dump":
             require("wikipedia", "the Wikipedia build")
             from irbgen.builds.wikipedia import WikipediaBuildConfig as Config
@@ -219,6 +250,8 @@ def build(**options: Any) -> None:
         from irbgen.preflight import check_build_inputs
 
         check_build_inputs(config)
+        if config.executor == "ray":
+            require("ray", "--executor ray")
         fingerprint = build_fingerprint(source, config)
         make_directory(out)
         with locked(out):

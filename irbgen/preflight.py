@@ -23,6 +23,8 @@ MAXIMA = {
     "per_hop": 10_000_000,
     "chunk_tokens": 1_000_000,
     "answers_per_fact": 4,
+    "ray_io_actors": 1024,
+    "ray_max_retries": 100,
 }
 
 

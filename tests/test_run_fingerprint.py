@@ -145,6 +145,10 @@ RESUMING = {
     "api_key_env": "OTHER_KEY",
     "facts_only": True,
     "quiet": True,
+    "executor": "ray",  # a complete run read back on a local Ray instance
+    "ray_address": "127.0.0.1:1",  # unused with --executor local
+    "ray_io_actors": 3,
+    "ray_max_retries": 1,
 }
 NOT_OPTIONS = {"out", "force", "config_path"}  # the run directory, starting over, the settings file
 NEEDS = {  # options that are only valid together with another one

@@ -27,6 +27,7 @@ from irbgen.commandline import reproducing_command
 from irbgen.errors import BadInputError
 from irbgen.llm.backends import stage_backend
 from irbgen.llm.run_client import LEDGER, LLMOptions, run_client
+from irbgen.pipeline.executors import EXECUTOR_FIELDS, ExecutorOptions, executor_for
 from irbgen.pipeline.stage import StageContext
 from irbgen.pipeline.steps import Batch, Done, Step, run_steps
 from irbgen.progress import Progress
@@ -54,7 +55,7 @@ FILE_OPTIONS = ("dump", "old_dump", "properties", "entities", "wikipedia_dump", 
 LICENCE = "Derived from Wikidata (CC0 1.0) and, where used, Wikipedia text (CC BY-SA 4.0)."
 
 
-class WikidataBuildConfig(LLMOptions):
+class WikidataBuildConfig(LLMOptions, ExecutorOptions):
     """Everything that decides a Wikidata build; recorded in the manifests (never an API key)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -219,6 +220,13 @@ def build_wikidata(
     """Run (or resume) every step in RUN_DIR; returns documents, samples and the run manifest to write."""
     _check_inputs(config)
     run_dir.mkdir(parents=True, exist_ok=True)
+    with executor_for(config, executor) as running:
+        return _build(config, run_dir, progress, running)
+
+
+def _build(
+    config: WikidataBuildConfig, run_dir: Path, progress: Progress | None, executor: Any
+) -> BuildOutput:
     started = time.perf_counter()
     context = StageContext(run_dir=run_dir)
     options = {"executor": executor, "processes": config.processes, "progress": progress}
@@ -284,7 +292,7 @@ def _counts(done: Done, chains: list[Chain], samples: list, rebel_stats: dict[st
 
 def _recorded_config(config: WikidataBuildConfig) -> dict[str, Any]:
     """The config with file names instead of local paths, so the benchmark does not depend on them."""
-    recorded = json.loads(config.model_dump_json(exclude={"api_key_env"}))
+    recorded = json.loads(config.model_dump_json(exclude={"api_key_env", *EXECUTOR_FIELDS}))
     for name in FILE_OPTIONS:
         if recorded.get(name):
             recorded[name] = Path(recorded[name]).name

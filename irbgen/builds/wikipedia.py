@@ -38,6 +38,7 @@ from irbgen.irb.transforms import load_surnames
 from irbgen.llm.backends import stage_backend
 from irbgen.llm.run_client import LEDGER, LLMOptions, run_client
 from irbgen.phantom.vocabulary import DEFAULT_VOCABULARY_DIR
+from irbgen.pipeline.executors import EXECUTOR_FIELDS, ExecutorOptions, executor_for
 from irbgen.pipeline.runner import StageResult
 from irbgen.pipeline.stage import StageContext
 from irbgen.pipeline.steps import Batch, Done, Step, run_steps
@@ -64,7 +65,7 @@ LICENCE = (
 )
 
 
-class WikipediaBuildConfig(LLMOptions):
+class WikipediaBuildConfig(LLMOptions, ExecutorOptions):
     """Everything that decides a Wikipedia build; recorded in the run manifest (never an API key)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -301,21 +302,22 @@ def build_wikipedia(
     backend = stage_backend(config.llm)
     fetcher = _make_fetcher(config, run_dir) if given is None else None
     context = StageContext(run_dir=run_dir, llm=llm, fetcher=fetcher)
-    options = {"executor": executor, "processes": config.processes, "progress": progress}
     done: dict[str, StageResult] = {}
     try:
-        if given is None:
-            done = run_steps(part1_steps(config, backend), context, **options)
-            facts = list(done["facts"].outputs())
-            documents = sorted(fetched(done).values(), key=lambda document: document.id)
-            write_jsonl(run_dir / FACTS, facts)
-            write_jsonl(run_dir / DOCUMENTS, documents)
-        else:
-            facts, documents = given
-        if not config.facts_only:
-            prompts = _part1_prompts() if backend == "llm" and given is None else []
-            steps = part2_steps(config, backend, facts, documents, prompts)
-            done |= run_steps(steps, context, **options, done=done)
+        with executor_for(config, executor) as running:
+            options = {"executor": running, "processes": config.processes, "progress": progress}
+            if given is None:
+                done = run_steps(part1_steps(config, backend), context, **options)
+                facts = list(done["facts"].outputs())
+                documents = sorted(fetched(done).values(), key=lambda document: document.id)
+                write_jsonl(run_dir / FACTS, facts)
+                write_jsonl(run_dir / DOCUMENTS, documents)
+            else:
+                facts, documents = given
+            if not config.facts_only:
+                prompts = _part1_prompts() if backend == "llm" and given is None else []
+                steps = part2_steps(config, backend, facts, documents, prompts)
+                done |= run_steps(steps, context, **options, done=done)
     finally:
         if fetcher is not None:
             asyncio.run(fetcher.aclose())
@@ -323,7 +325,7 @@ def build_wikipedia(
             asyncio.run(llm.aclose())
             llm.ledger.save(run_dir / LEDGER)
     samples = [] if config.facts_only else list(done["samples"].outputs())
-    recorded = json.loads(config.model_dump_json())
+    recorded = json.loads(config.model_dump_json(exclude=set(EXECUTOR_FIELDS)))
     manifest = run_manifest(
         "wikipedia",
         recorded,
@@ -432,7 +434,7 @@ def _part1_prompts() -> list[PromptRef]:
 
 def _benchmark_config(config: WikipediaBuildConfig) -> dict:
     """The config as recorded in the benchmark: file names rather than local paths, for reproducibility."""
-    recorded = json.loads(config.model_dump_json(exclude={"api_key_env"}))
+    recorded = json.loads(config.model_dump_json(exclude={"api_key_env", *EXECUTOR_FIELDS}))
     for name in ("dump", "index", "titles", "from_facts"):
         if recorded.get(name):
             recorded[name] = Path(recorded[name]).name

@@ -229,6 +229,22 @@ class LLMClient:
         log.debug("LLM client for %s at %s", self.settings.model, self.settings.endpoint)
         return self._openai
 
+    def worker_recipe(self, concurrency: int) -> Any:
+        """How another process makes its own client like this one, with CONCURRENCY calls in flight.
+
+        A picklable callable (settings only: the key is read from the environment there). The new client
+        shares the reply cache and appends to the same ledger journal; call `after_workers` once they close.
+        """
+        settings = self.settings.model_copy(update={"concurrency": concurrency})
+        return functools.partial(_worker_client, settings, self.ledger.journal_path)
+
+    def after_workers(self) -> None:
+        """Read back the ledger journal that clients made by `worker_recipe` appended to."""
+        path = self.ledger.journal_path
+        if path is not None:
+            self.ledger.close()
+            self.ledger = Ledger.open(path)
+
     async def start(self) -> LLMClient:
         """Read the key and open the HTTP client (also done on the first call)."""
         self._ensure_started()
@@ -419,3 +435,8 @@ def check_reachable(settings: LLMSettings, timeout: float = 10.0) -> None:
         raise IrbgenError(
             f"cannot reach {redact(settings.endpoint)} ({reason}); is the server running?"
         ) from None
+
+
+def _worker_client(settings: LLMSettings, journal: Any) -> LLMClient:
+    """A client made in another process from `LLMClient.worker_recipe`."""
+    return LLMClient(settings, ledger=Ledger.open(journal) if journal is not None else None)

@@ -65,6 +65,7 @@ class Ledger:
         self._entries: dict[tuple[str, str], LedgerStats] = {}
         self._unpriced: set[str] = set()
         self._journal: int | None = None  # file descriptor of the journal, opened O_APPEND
+        self.journal_path: Path | None = None  # where `open` found the journal
         self._unsynced = 0
 
     def __repr__(self) -> str:
@@ -221,6 +222,7 @@ class Ledger:
             earlier = cls.load(path.with_name("ledger.json"))
         path.parent.mkdir(parents=True, exist_ok=True)
         ledger._journal = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        ledger.journal_path = path
         if earlier is not None:  # carry the totals of a run from before journals into the journal, once
             ledger.merge(earlier)
             for (stage, model), entry in earlier._entries.items():

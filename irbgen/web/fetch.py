@@ -9,6 +9,7 @@ written to the WARC and is replayed from it.
 from __future__ import annotations
 
 import asyncio
+import functools
 import ssl
 from collections import Counter
 from collections.abc import AsyncIterator
@@ -211,6 +212,14 @@ class Fetcher:
             await self._client.aclose()
             self._client = None
         self.close()
+
+    def worker_recipe(self, concurrency: int) -> Any:
+        """How another process makes its own Fetcher like this one, with CONCURRENCY requests in flight.
+
+        A picklable callable; the new fetcher writes its own WARC files (named by process) to the same
+        run directory and shares the index, so neither repeats what the other fetched.
+        """
+        return functools.partial(Fetcher, replace(self.config, concurrency=concurrency))
 
     def close(self) -> None:
         """Close the WARC file and the index (safe outside an event loop; idle clients are already shut)."""

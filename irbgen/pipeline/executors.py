@@ -1,0 +1,48 @@
+"""Which executor runs a build's stages: the options a build config shares, and the executor they make.
+
+`local` is this machine (LocalExecutor: an asyncio loop, `processes` processes for CPU stages). `ray` runs
+the stages on a Ray cluster (irbgen.pipeline.ray_executor), a local one started for the build by default.
+None of these options changes what a build writes, only where and how fast it runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+# The fields below: kept out of run fingerprints and recorded configs (they never change outputs).
+EXECUTOR_FIELDS = frozenset({"executor", "ray_address", "ray_io_actors", "ray_max_retries"})
+
+
+class ExecutorOptions(BaseModel):
+    """Where a build's stages run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    executor: Literal["local", "ray"] = "local"
+    ray_address: str | None = None  # None: start a local Ray instance; "auto" or HOST:PORT: join a cluster
+    ray_io_actors: int = Field(2, ge=1)  # async actors per I/O stage (one for a stage with a model client)
+    ray_max_retries: int = Field(3, ge=0)  # reruns of a task whose worker died, before the item is a reject
+
+
+@contextmanager
+def executor_for(options: Any, given: Any = None) -> Iterator[Any]:
+    """The executor `options` ask for (None: the runner's LocalExecutor), or GIVEN when one is passed in.
+
+    A Ray executor is started here and shut down on exit (a Ray instance it started stops with it).
+    """
+    if given is not None or getattr(options, "executor", "local") == "local":
+        yield given
+        return
+    from irbgen.extras import require
+
+    require("ray", "--executor ray")
+    from irbgen.pipeline.ray_executor import RayExecutor
+
+    with RayExecutor(
+        address=options.ray_address, io_actors=options.ray_io_actors, max_retries=options.ray_max_retries
+    ) as executor:
+        yield executor

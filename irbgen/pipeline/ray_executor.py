@@ -1,0 +1,367 @@
+"""Run stages on Ray: CPU stages as one task per work item, I/O stages on a few async actors.
+
+The executor has the runner's Executor signature, so no stage changes to run here. What it does:
+
+- CPU stages (`process`): one Ray task per work item, at most `max_in_flight` in flight (default twice
+  the cluster's CPUs). A task whose worker dies is rerun by Ray up to `max_retries` times; after that the
+  item becomes a Reject "error:<RayErrorType>" with the reason, and the stage goes on.
+- I/O stages (`aprocess`): async actors (`io_actors` of them, kept for the whole build). Each actor
+  builds its own fetcher and model client from the driver's (their configuration crosses, never a
+  socket), with an equal part of the stage's concurrency, so the stage's global limit holds. Fetches are
+  sent to an actor by the host of the URL, so every host stays on one actor and the per-host limit holds
+  as it is. A stage with a model client runs on one actor: one endpoint gains nothing from two, and one
+  actor keeps the reply cache, the cost ledger and --max-cost exact. The actors run on the driver's node:
+  their caches (the WARC of fetched pages, the reply cache, the ledger journal) are the run directory's,
+  which is what lets a resumed run repeat no fetch or model call.
+- A stage whose one input joins every earlier record (a `Batch`) runs in the driver: shipping every
+  record to a worker costs a full copy and gains no parallelism.
+
+Results come back to the driver, which hands them to the sink (the one checkpoint writer) in input
+order. Workers never write to the run directory: CPU tasks need only their input, so the dump they read
+must be at a path every node can read (an NFS or object-store mount).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import ray
+from ray.exceptions import RayError, RayTaskError
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+from irbgen.pipeline.runner import Sink, WorkItem, _duplicate, arun_one, iter_one, run_one
+from irbgen.pipeline.stage import Stage, StageContext
+from irbgen.pipeline.stats import ERROR_PREFIX
+from irbgen.records import Reject
+
+logger = logging.getLogger(__name__)
+
+PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # the folder that holds the irbgen package
+
+
+def init_local(num_cpus: int | None = None, **options: Any) -> None:
+    """Start a local Ray instance whose workers import this irbgen: no dashboard, loopback only."""
+    paths = [PACKAGE_ROOT, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    with _environment(PYTHONPATH=os.pathsep.join(dict.fromkeys(paths))), _loopback(), _quiet_auth_notice():
+        _init(num_cpus, options)
+
+
+def join(address: str) -> None:
+    """Connect to a running cluster ("auto" or HOST:PORT); a driver on loopback stays on loopback."""
+    host = address.rsplit(":", 1)[0].strip("[]")
+    near = _loopback() if host in ("127.0.0.1", "localhost", "::1") else nullcontext()
+    with near:
+        ray.init(address=address, logging_level=logging.WARNING, configure_logging=False)
+
+
+@contextmanager
+def _environment(**values: str) -> Iterator[None]:
+    """Set environment variables (inherited by the Ray processes started meanwhile), then restore them."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+@contextmanager
+def _loopback() -> Iterator[None]:
+    """This process's Ray node address is 127.0.0.1 (Ray's single-machine mode): every port on loopback."""
+    from ray._private import ray_constants
+
+    clusters = ray_constants.ENABLE_RAY_CLUSTER
+    ray_constants.ENABLE_RAY_CLUSTER = False  # read when this process picks its node's address
+    try:
+        with _environment(RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0"):
+            yield
+    finally:
+        ray_constants.ENABLE_RAY_CLUSTER = clusters
+
+
+def _init(num_cpus: int | None, options: dict[str, Any]) -> None:
+    ray.init(
+        num_cpus=num_cpus,
+        include_dashboard=False,
+        logging_level=logging.WARNING,
+        configure_logging=False,
+        **options,
+    )
+
+
+@contextmanager
+def _quiet_auth_notice() -> Iterator[None]:
+    """Ray turns token authentication on for a new local instance and says so on stderr: keep it quiet."""
+    notice = logging.getLogger("ray._private.authentication.authentication_token_setup")
+    level = notice.level
+    notice.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        notice.setLevel(level)
+
+
+@dataclass
+class RayExecutor:
+    """Stages on a Ray cluster; use as a context manager (or call `start` and `shutdown`).
+
+    `address` None starts a local Ray instance for the executor's lifetime (or uses the one this process
+    already started); "auto" or "HOST:PORT" joins a running cluster.
+    """
+
+    address: str | None = None
+    io_actors: int = 2
+    max_retries: int = 3
+    max_in_flight: int | None = None  # CPU tasks in flight; None: twice the cluster's CPUs
+    num_cpus: int | None = None  # CPUs of a local instance started here (None: this machine's)
+    _started: bool = field(default=False, init=False, repr=False)
+    _actors: list[Any] = field(default_factory=list, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.io_actors < 1 or self.max_retries < 0 or (self.max_in_flight or 1) < 1:
+            raise ValueError("io_actors and max_in_flight must be at least 1, max_retries at least 0")
+
+    def __enter__(self) -> RayExecutor:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.shutdown()
+
+    def start(self) -> None:
+        """Connect to Ray: the running instance of this process, a new local one, or `address`."""
+        if ray.is_initialized():
+            return
+        if self.address is None:
+            init_local(self.num_cpus)
+        else:
+            join(self.address)
+        self._started = True
+
+    def shutdown(self) -> None:
+        """Stop the I/O actors, and the Ray connection if `start` made it."""
+        for actor in self._actors:
+            ray.kill(actor)
+        self._actors.clear()
+        if self._started:
+            ray.shutdown()
+            self._started = False
+
+    def __call__(
+        self, stage: Stage, items: Iterator[WorkItem], context: StageContext, sink: Sink, concurrency: int
+    ) -> None:
+        """Run the stage's items on the cluster and hand each item's results to the sink in order."""
+        self.start()
+        from irbgen.pipeline.steps import Batch
+
+        if callable(getattr(stage, "aprocess", None)):
+            self._run_io(stage, items, context, sink, concurrency)
+        elif not callable(getattr(stage, "process", None)):
+            raise TypeError(f"stage {stage.name!r} has neither process() nor aprocess()")
+        elif stage.input_model is Batch:
+            for item in items:
+                sink(item, iter_one(stage, item, context))
+        else:
+            self._run_cpu(stage, items, context, sink)
+
+    # -- CPU stages ----------------------------------------------------------------------------------
+
+    def _run_cpu(self, stage: Stage, items: Iterator[WorkItem], context: StageContext, sink: Sink) -> None:
+        limit = self.max_in_flight or max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))
+        stage_ref, context_ref = ray.put(stage), ray.put(context)
+        task = _cpu_task.options(max_retries=self.max_retries, retry_exceptions=False)
+        _in_order(stage, items, sink, limit, lambda item: task.remote(stage_ref, context_ref, item))
+
+    # -- I/O stages ----------------------------------------------------------------------------------
+
+    def _run_io(
+        self, stage: Stage, items: Iterator[WorkItem], context: StageContext, sink: Sink, concurrency: int
+    ) -> None:
+        llm, fetcher = context.llm, context.fetcher
+        count = 1 if llm is not None else min(self.io_actors, concurrency)
+        actors = self._io_pool()[:count]
+        stage_ref = ray.put(stage)
+        env = {}
+        name = getattr(getattr(llm, "settings", None), "api_key_env", None)
+        if name and os.environ.get(name):  # the model client reads its key from the environment
+            env[name] = os.environ[name]
+        setups = []
+        for actor, share in zip(actors, split(concurrency, count), strict=True):
+            portable = replace(context, llm=_portable(llm, share), fetcher=_portable(fetcher, share))
+            setups.append(actor.setup.remote(stage_ref, portable, share, env))
+        ray.get(setups)
+        by_host = fetcher is not None
+
+        def submit(item: WorkItem) -> Any:
+            actor = actors[route(item, count, by_host)]
+            return actor.run.remote(item)
+
+        try:
+            _in_order(stage, items, sink, concurrency * 4, submit)
+        finally:
+            ray.get([actor.close.remote() for actor in actors])
+            if callable(getattr(llm, "after_workers", None)):  # read the actor's calls into the ledger
+                llm.after_workers()
+
+    def _io_pool(self) -> list[Any]:
+        """The I/O actors, started on first use on the driver's node and kept for the executor's life."""
+        here = NodeAffinitySchedulingStrategy(node_id=ray.get_runtime_context().get_node_id(), soft=False)
+        while len(self._actors) < self.io_actors:
+            options: dict[str, Any] = {
+                "scheduling_strategy": here,
+                "max_restarts": self.max_retries,
+                "max_task_retries": self.max_retries,
+                "num_cpus": 0,
+            }
+            self._actors.append(_IoActor.options(**options).remote())
+        return self._actors
+
+
+def split(total: int, parts: int) -> list[int]:
+    """TOTAL divided into PARTS whole shares that add up to it, none zero (parts <= total)."""
+    base, extra = divmod(total, parts)
+    return [base + (1 if number < extra else 0) for number in range(parts)]
+
+
+def route(item: WorkItem, actors: int, by_host: bool) -> int:
+    """The actor for an item: by the host of a URL key (so a host stays on one actor), else in turn."""
+    if by_host:
+        host = urlsplit(item.key).hostname or ""
+        if host:
+            return _stable_hash(host) % actors
+    return item.index % actors
+
+
+def _stable_hash(text: str) -> int:
+    value = 2166136261  # FNV-1a: the same on every run, unlike hash()
+    for byte in text.encode():
+        value = ((value ^ byte) * 16777619) & 0xFFFFFFFF
+    return value
+
+
+def _in_order(stage: Stage, items: Iterator[WorkItem], sink: Sink, window: int, submit: Any) -> None:
+    """Submit up to WINDOW items at once; hand results to the sink in input order.
+
+    If `items` raises, the work already submitted is written first, then the error is re-raised.
+    """
+    pending: deque[tuple[WorkItem, Any]] = deque()
+    input_error: BaseException | None = None
+    exhausted = False
+    try:
+        while True:
+            while not exhausted and len(pending) < window:
+                try:
+                    item = next(items)
+                except StopIteration:
+                    exhausted = True
+                    break
+                except BaseException as error:  # re-raised below, once started work is written
+                    input_error, exhausted = error, True
+                    break
+                if item.record is None:  # a repeated key: nothing to send
+                    pending.append((item, [_duplicate(stage.name, item)]))
+                else:
+                    pending.append((item, submit(item)))
+            if not pending:
+                break
+            item, ref = pending.popleft()
+            sink(item, ref if isinstance(ref, list) else _results(stage, item, ref))
+    finally:
+        for _, ref in pending:
+            if not isinstance(ref, list):
+                ray.cancel(ref)
+    if input_error is not None:
+        raise input_error
+
+
+def _results(stage: Stage, item: WorkItem, ref: Any) -> list[Any]:
+    """The item's results; a worker lost past its retries makes the item a reject."""
+    try:
+        return ray.get(ref)
+    except RayTaskError as error:  # a fatal error raised by the stage (others are rejects already)
+        raise error.as_instanceof_cause() from None
+    except RayError as error:
+        first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        return [
+            Reject(
+                stage=stage.name,
+                reason=f"{ERROR_PREFIX}{type(error).__name__}",
+                key=item.key,
+                detail=f"the worker running this item was lost, and its retries too: {first}"[:2000],
+            )
+        ]
+
+
+@ray.remote
+def _cpu_task(stage: Stage, context: StageContext, item: WorkItem) -> list[Any]:
+    return run_one(stage, item, context)
+
+
+# -- I/O actors ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Recipe:
+    """A client to make on the actor: `make()` returns it (see Fetcher / LLMClient.worker_recipe)."""
+
+    make: Any
+
+
+def _portable(client: Any, share: int) -> Any:
+    """What crosses to an actor for CLIENT: its recipe with SHARE of its concurrency, else the client."""
+    if client is None:
+        return None
+    recipe = getattr(client, "worker_recipe", None)
+    return _Recipe(recipe(share)) if callable(recipe) else client  # anything else must pickle
+
+
+@ray.remote
+class _IoActor:
+    """Runs one I/O stage's calls at a time on its own event loop, with its own fetcher and model client."""
+
+    def __init__(self) -> None:
+        self.stage: Any = None
+        self.context: Any = None
+        self.limit: asyncio.Semaphore | None = None
+
+    async def setup(self, stage: Stage, context: StageContext, share: int, env: dict[str, str]) -> None:
+        """Take a stage, its context (client recipes in place of clients) and this actor's concurrency."""
+        os.environ.update(env)
+        llm, fetcher = (
+            client.make() if isinstance(client, _Recipe) else client
+            for client in (context.llm, context.fetcher)
+        )
+        self.stage, self.context = stage, replace(context, llm=llm, fetcher=fetcher)
+        self.limit = asyncio.Semaphore(share)
+
+    async def run(self, item: WorkItem) -> list[Any]:
+        """One item's results (a non-fatal error is a reject, as locally)."""
+        assert self.limit is not None, "setup() first"
+        async with self.limit:
+            return await arun_one(self.stage, item, self.context)
+
+    async def close(self) -> None:
+        """Close this stage's clients: WARC files, index, reply cache and ledger journal are flushed."""
+        if self.context is None:
+            return
+        fetcher, llm = self.context.fetcher, self.context.llm
+        if fetcher is not None and hasattr(fetcher, "aclose"):
+            await fetcher.aclose()
+        if llm is not None and hasattr(llm, "aclose"):
+            await llm.aclose()
+            if hasattr(llm, "ledger"):
+                llm.ledger.close()
+        self.stage = self.context = None

@@ -1,0 +1,209 @@
+"""The Ray executor on a real local Ray (2 CPUs, no dashboard, loopback): same results as the local one.
+
+Both sample builds through `--executor ray` give the committed hashes; a raising task is a reject as
+locally; a killed worker is retried, and past its retries the item is a reject; a driver killed with
+SIGKILL resumes from the checkpoint without redoing finished keys.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+ray = pytest.importorskip("ray")
+
+from test_pipeline import (  # noqa: E402
+    AsyncSplit,
+    SlowWords,
+    SplitWords,
+    Text,
+    Upper,
+    Word,
+    context,
+    rows,
+    run_rejects,
+    texts,
+    without_wall,
+)
+from test_sample_build_hashes import BUILDS, EXPECTED, sha256  # noqa: E402
+
+from irbgen.cli import main  # noqa: E402
+from irbgen.pipeline.ray_executor import RayExecutor, init_local, route, split  # noqa: E402
+from irbgen.pipeline.runner import WorkItem, run_stage  # noqa: E402
+from irbgen.pipeline.stage import StageContext  # noqa: E402
+from irbgen.records import Reject  # noqa: E402
+
+TESTS = Path(__file__).resolve().parent
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[str]:
+    """A local Ray with 2 CPUs whose workers can import these tests' stages; its GCS address."""
+    saved = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(TESTS), saved]))
+    try:
+        init_local(num_cpus=2)
+    finally:
+        if saved is None:
+            os.environ.pop("PYTHONPATH")
+        else:
+            os.environ["PYTHONPATH"] = saved
+    try:
+        yield ray.get_runtime_context().gcs_address
+    finally:
+        ray.shutdown()
+
+
+@pytest.fixture
+def executor(cluster: str) -> Iterator[RayExecutor]:
+    with RayExecutor(max_retries=1) as running:
+        yield running
+
+
+class DiesOn(SplitWords):
+    """SplitWords whose worker process is killed on some records: once (a marker file) or every time."""
+
+    name = "dies"
+
+    def process(self, record: Text, context: StageContext) -> Iterator[Word | Reject]:
+        once = context.options.get("die_once", {})
+        if record.id in once and not Path(once[record.id]).exists():
+            Path(once[record.id]).touch()
+            os.kill(os.getpid(), signal.SIGKILL)
+        if record.id in context.options.get("die_always", ()):
+            os.kill(os.getpid(), signal.SIGKILL)
+        yield from super().process(record, context)
+
+
+# -- stages ----------------------------------------------------------------------------------------------
+
+
+def test_cpu_stage_matches_the_local_executor_rejects_included(tmp_path: Path, executor: RayExecutor) -> None:
+    records = [*texts(40), texts(3)[1]]  # a repeated key too
+    options = {"fail_on": {"t005", "t017"}}
+    local = run_stage(SplitWords(), records, context(tmp_path / "local", **options))
+    on_ray = run_stage(SplitWords(), records, context(tmp_path / "ray", **options), executor=executor)
+    assert rows(on_ray) == rows(local)
+    assert run_rejects(tmp_path / "ray") == run_rejects(tmp_path / "local")
+    assert without_wall(on_ray.stats) == without_wall(local.stats)
+    assert {r["reason"] for r in run_rejects(tmp_path / "ray")} >= {"error:ValueError", "duplicate_key"}
+
+
+def test_io_stages_run_on_actors_in_input_order(tmp_path: Path, executor: RayExecutor) -> None:
+    records = texts(50)
+    local = run_stage(AsyncSplit(), records, context(tmp_path / "local"), concurrency=3)
+    on_ray = run_stage(AsyncSplit(), records, context(tmp_path / "ray"), concurrency=3, executor=executor)
+    assert rows(on_ray) == rows(local)
+    words = list(local.outputs())
+    assert rows(run_stage(Upper(), words, context(tmp_path / "up"), executor=executor)) == [
+        {"id": word.id, "word": word.word.upper()} for word in words
+    ]
+
+
+def test_a_killed_worker_is_retried_then_its_item_is_a_reject(tmp_path: Path, executor: RayExecutor) -> None:
+    records = texts(12)
+    clean = run_stage(SplitWords(), records, context(tmp_path / "clean"))
+    once = {"die_once": {"t004": str(tmp_path / "died-once")}}
+    retried = run_stage(DiesOn(), records, context(tmp_path / "once", **once), executor=executor)
+    assert (tmp_path / "died-once").exists()  # the worker did die, and Ray ran the task again
+    assert rows(retried) == rows(clean)
+
+    lost = run_stage(DiesOn(), records, context(tmp_path / "lost", die_always=["t002"]), executor=executor)
+    (reject,) = [r for r in run_rejects(tmp_path / "lost") if r["key"] == "t002"]
+    assert reject["reason"] == "error:WorkerCrashedError"
+    assert "retries" in reject["detail"]
+    assert [row for row in rows(clean) if not row["id"].startswith("t002:")] == rows(lost)
+
+
+def test_split_and_route_keep_the_limits() -> None:
+    assert split(16, 3) == [6, 5, 5] and sum(split(7, 7)) == 7
+    item = WorkItem(3, "https://example.org/a", None)
+    same_host = WorkItem(9, "https://example.org/b?c", None)
+    assert route(item, 4, by_host=True) == route(same_host, 4, by_host=True)
+    assert route(WorkItem(5, "k5", None), 4, by_host=False) == 1
+
+
+# -- builds ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["wikipedia", "wikidata"])
+def test_sample_builds_on_ray_give_the_committed_hashes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cluster: str, name: str
+) -> None:
+    # The inputs lie in one folder (standing for a shared mount), the run directory in another.
+    shared, driver = tmp_path / "shared", tmp_path / "driver"
+    shared.mkdir()
+    driver.mkdir()
+    args = []
+    for arg in BUILDS[name]:
+        if Path(arg).is_file():
+            arg = str(shutil.copy(arg, shared))
+        args.append(arg)
+    monkeypatch.chdir(driver)
+    result = CliRunner().invoke(main, [*args, "--executor", "ray", "--out", name])
+    assert result.exit_code == 0, result.output
+    benchmark = driver / name / "benchmark"
+    changed = {file: sha256(benchmark / file) for file, want in EXPECTED[name].items()}
+    assert changed == EXPECTED[name]
+    assert not list(shared.glob("*/**"))  # nothing was written next to the inputs
+
+
+SIGKILL_SCRIPT = """
+import sys
+from pathlib import Path
+from test_pipeline import SlowWords, texts
+from irbgen.pipeline.ray_executor import RayExecutor
+from irbgen.pipeline.runner import run_stage
+from irbgen.pipeline.stage import StageContext
+context = StageContext(run_dir=Path(sys.argv[1]), options={"log": sys.argv[2]})
+with RayExecutor(address=sys.argv[3], max_in_flight=2) as executor:
+    run_stage(SlowWords(delay=0.05), texts(), context, sync_seconds=0, executor=executor)
+"""
+
+
+def test_a_driver_killed_with_sigkill_resumes_from_the_checkpoint(tmp_path: Path, cluster: str) -> None:
+    records = texts()
+    clean = run_stage(SlowWords(delay=0), records, context(tmp_path / "clean"))
+    run_dir, log = tmp_path / "run", tmp_path / "calls.log"
+    done_path = run_dir / "stages" / "slow" / "done.jsonl"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), *sys.path])}
+    command = [sys.executable, "-c", SIGKILL_SCRIPT, str(run_dir), str(log), cluster]
+    child = subprocess.Popen(command, env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if done_path.exists() and done_path.read_bytes().count(b"\n") >= 12:
+                break
+            assert child.poll() is None, "the driver exited before it could be killed"
+            time.sleep(0.01)
+        os.kill(child.pid, signal.SIGKILL)
+    finally:
+        child.wait(timeout=10)
+    assert child.returncode == -signal.SIGKILL
+    done_at_kill = {
+        json.loads(line)["key"]
+        for line in done_path.read_text().splitlines(keepends=True)
+        if line.endswith("\n")
+    }
+    assert 12 <= len(done_at_kill) < len(records)
+    time.sleep(0.3)  # let tasks of the dead driver that were still running end
+
+    with RayExecutor() as executor:
+        resumed = run_stage(SlowWords(delay=0), records, context(run_dir, log=str(log)), executor=executor)
+    assert rows(resumed) == rows(clean)
+    assert run_rejects(run_dir) == run_rejects(tmp_path / "clean")
+    calls = Counter(log.read_text().split())
+    assert set(calls) == {r.id for r in records}
+    assert all(calls[key] == 1 for key in done_at_kill)  # finished keys were not processed again
+    assert sum(calls.values()) - len(records) <= 2  # at most the tasks in flight at the kill
