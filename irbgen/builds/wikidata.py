@@ -219,13 +219,15 @@ def build_wikidata(
 ) -> BuildOutput:
     """Run (or resume) every step in RUN_DIR; returns documents, samples and the run manifest to write."""
     _check_inputs(config)
+    name = run_dir.name or "wikidata"
+    run_dir = run_dir.resolve()  # workers in other processes (Ray actors) start in other folders
     run_dir.mkdir(parents=True, exist_ok=True)
     with executor_for(config, executor) as running:
-        return _build(config, run_dir, progress, running)
+        return _build(config, run_dir, progress, running, name)
 
 
 def _build(
-    config: WikidataBuildConfig, run_dir: Path, progress: Progress | None, executor: Any
+    config: WikidataBuildConfig, run_dir: Path, progress: Progress | None, executor: Any, name: str
 ) -> BuildOutput:
     started = time.perf_counter()
     context = StageContext(run_dir=run_dir)
@@ -271,7 +273,7 @@ def _build(
         popularity={"kind": popularity_kind(config), "threshold": sampling.threshold},
         chain_sampling=sampling.passed_over,
     )
-    card = Card(run_dir.name or "wikidata", COMMAND, recorded, DESCRIPTION, LICENCE)
+    card = Card(name, COMMAND, recorded, DESCRIPTION, LICENCE)
     return BuildOutput(documents, samples, manifest, card)
 
 

@@ -296,6 +296,8 @@ def build_wikipedia(
     """Run (or resume) the build in RUN_DIR; returns documents, samples and the run manifest to write."""
     _check_inputs(config)
     given = read_facts(config.from_facts) if config.from_facts is not None else None  # before any model
+    name = run_dir.name or "irb"
+    run_dir = run_dir.resolve()  # workers in other processes (Ray actors) start in other folders
     run_dir.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     llm = run_client(config, run_dir)
@@ -343,7 +345,7 @@ def build_wikipedia(
     )
     card = None
     if not config.facts_only:
-        card = Card(run_dir.name or "irb", COMMAND, _benchmark_config(config), DESCRIPTION, LICENCE)
+        card = Card(name, COMMAND, _benchmark_config(config), DESCRIPTION, LICENCE)
     return BuildOutput(corpus_documents(documents), samples, manifest, card)
 
 
