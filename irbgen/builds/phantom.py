@@ -1,18 +1,21 @@
 """`irbgen phantom`: a fictional world in, a benchmark with exact answers out.
 
-    world -> relation index -> questions per template (each solved exactly) -> articles
+    world -> questions (one stage, one item per grammar template, each answer solved exactly) -> articles
 
-The steps are pure, seeded and take seconds, so unlike the real-corpus builds nothing is checkpointed:
-the build runs in memory and returns the same BuildOutput (documents, samples, run manifest, card)
-that the one writer turns into a benchmark directory. Articles are rendered as the writer reads them.
+The world is made first (seeded numpy); the questions step runs through the same stage runner as the
+real-corpus builds, with its checkpoint in a scratch folder, since a phantom build takes seconds and has
+no run directory to resume. The build returns the same BuildOutput (documents, samples, run manifest,
+card) that the one writer turns into a benchmark directory; articles are rendered as the writer reads.
 """
 
 from __future__ import annotations
 
 import random
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -26,7 +29,10 @@ from irbgen.phantom.questions import AttributeTable, Sampler, solve, to_sample
 from irbgen.phantom.relations import ATTRIBUTES, EASY_RELATIONS, RELATIONS, RelationIndex
 from irbgen.phantom.universe import Universe, generate_universe
 from irbgen.phantom.vocabulary import Vocabulary
+from irbgen.pipeline.stage import StageContext
+from irbgen.pipeline.steps import Step, run_steps
 from irbgen.progress import Progress, silent
+from irbgen.records import Record
 from irbgen.schema import Sample
 
 
@@ -96,6 +102,62 @@ def check_request(config: PhantomConfig) -> None:
             )
 
 
+class TemplateJob(Record):
+    """One question template to ask about the world: the unit the question stage checkpoints."""
+
+    template: int  # the template's id in the grammar
+
+    @property
+    def key(self) -> str:
+        return f"t{self.template:03d}"
+
+
+class AskTemplates:
+    """TemplateJob -> the template's questions, each solved exactly over the world.
+
+    The world's indexes are built once, here; each template draws from its own seeded generator, so the
+    questions of one template do not depend on the others.
+    """
+
+    name = "questions"
+    input_model = TemplateJob
+    output_model = Sample
+
+    def __init__(self, config: PhantomConfig, universe: Universe) -> None:
+        self.config = config
+        self.universe = universe
+        self.index = RelationIndex(universe)
+        self.attributes = AttributeTable(universe)
+        self.sampler = Sampler(self.index, EASY_RELATIONS if config.easy_mode else tuple(RELATIONS))
+        self.people_named = _people_named(universe) if config.duplicate_names else {}
+        self.doc_ids = document_ids(universe.size)
+        self.templates = {template.id: template for template in templates(config.depth)}
+
+    def key(self, record: TemplateJob) -> str:
+        """The template's id."""
+        return record.key
+
+    def process(self, record: TemplateJob, context: StageContext) -> list[Sample]:
+        """The template's questions, as samples."""
+        config, template = self.config, self.templates[record.template]
+        rng = _template_rng(config.seed, template.id)
+        count, attempts = config.questions_per_template, config.sampling_attempts
+        walks = self.sampler.sample(template, count, rng, attempts, self.universe, self.attributes)
+        return [
+            to_sample(
+                f"pw{template.id:02d}-{number:04d}",
+                walk,
+                question,
+                solve(walk, self.index, self.attributes, self.people_named),
+                self.universe,
+                self.attributes,
+                self.doc_ids,
+                config.seed,
+            )
+            for number, (walk, question) in enumerate(walks)
+        ]
+
+
 def build_phantom(
     config: PhantomConfig, vocabulary: Vocabulary, progress: Progress = silent
 ) -> PhantomBuild:
@@ -107,35 +169,13 @@ def build_phantom(
     timings["world"] = time.perf_counter() - started
 
     started = time.perf_counter()
-    index = RelationIndex(universe)
-    attributes = AttributeTable(universe)
-    bank = EASY_RELATIONS if config.easy_mode else tuple(RELATIONS)
-    sampler = Sampler(index, bank)
-    people_named = _people_named(universe) if config.duplicate_names else {}
-    doc_ids = document_ids(universe.size)
     chosen = templates(config.depth)
-    samples: list[Sample] = []
-    for done, template in enumerate(chosen):
-        progress("questions", done, len(chosen))
-        rng = _template_rng(config.seed, template.id)
-        walks = sampler.sample(
-            template, config.questions_per_template, rng, config.sampling_attempts, universe, attributes
-        )
-        for number, (walk, question) in enumerate(walks):
-            solution = solve(walk, index, attributes, people_named)
-            samples.append(
-                to_sample(
-                    f"pw{template.id:02d}-{number:04d}",
-                    walk,
-                    question,
-                    solution,
-                    universe,
-                    attributes,
-                    doc_ids,
-                    config.seed,
-                )
-            )
-    progress("questions", len(chosen), len(chosen))
+    stage = AskTemplates(config, universe)
+    with tempfile.TemporaryDirectory(prefix="irbgen-phantom-") as scratch:  # seconds of work: no run dir
+        jobs = [TemplateJob(template=template.id) for template in chosen]
+        steps = [Step("questions", stage, lambda done: jobs)]
+        done = run_steps(steps, StageContext(run_dir=Path(scratch)), progress=progress)
+        samples = list(done["questions"].outputs())
     timings["questions"] = time.perf_counter() - started
 
     counts = {
@@ -146,11 +186,11 @@ def build_phantom(
     }
     recorded = config.model_dump()
     manifest = run_manifest(
-        "phantom", recorded, {}, counts, llm_usage={}, seconds=sum(timings.values()),
+        "phantom", recorded, done, counts, llm_usage={}, seconds=sum(timings.values()),
         command=command_line(config),
     )
     card = Card(f"phantom-n{config.n}-s{config.seed}", command_line(config), recorded, DESCRIPTION, LICENCE)
-    documents = articles(index, attributes.dob_text)
+    documents = articles(stage.index, stage.attributes.dob_text)
     return PhantomBuild(documents, samples, manifest, card, universe=universe, timings=timings)
 
 
