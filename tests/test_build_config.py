@@ -15,10 +15,10 @@ import pytest
 from click.testing import CliRunner
 from test_sample_build_hashes import BUILDS, EXPECTED, sha256
 
-from irbgen.build_cli import load_build_config
 from irbgen.builds.wikidata import WikidataBuildConfig
 from irbgen.builds.wikipedia import WikipediaBuildConfig
 from irbgen.cli import main
+from irbgen.cli.build import load_build_config
 from irbgen.errors import BadInputError
 
 REPO = Path(__file__).resolve().parents[1]

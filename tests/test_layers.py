@@ -16,13 +16,13 @@ PACKAGE = Path(__file__).resolve().parents[1] / "irbgen"
 LAYERS = [
     {"irbgen", "errors", "io", "records", "progress", "text", "schema", "commandline", "listfile", "extras",
      "spacy_models", "resources", "configfile"},  # fmt: skip
-    {"pipeline", "cli_support"},
+    {"pipeline"},
     {"llm"},
     {"card", "benchmark", "validation", "export"},
     {"phantom", "web", "wikipedia", "irb", "wikidata"},  # the domain packages
     {"builds"},
     {"eval", "audit", "review", "testing"},
-    {"preflight", "build_cli", "cli", "__main__"},
+    {"cli", "__main__"},
 ]
 LAYER = {unit: number for number, units in enumerate(LAYERS) for unit in units}
 

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from irbgen.cli import main
-from irbgen.eval.commands import METHOD_NAMES, RETRIEVER_NAMES
+from irbgen.cli.eval import METHOD_NAMES, RETRIEVER_NAMES
 from irbgen.eval.qa.methods import METHODS
 from irbgen.eval.retrievers import RETRIEVERS
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from irbgen.build_cli import build
 from irbgen.cli import main
+from irbgen.cli.build import build
 from irbgen.pipeline.checkpoint import CheckpointStore
 from irbgen.pipeline.rundir import FINGERPRINT
 
@@ -284,7 +284,7 @@ def test_a_run_directory_from_before_fingerprints_needs_force(inputs, runs, tmp_
 
 
 def test_force_keeps_fetched_pages_only_if_nothing_that_decides_fetches_changed():
-    from irbgen.build_cli import kept_on_force
+    from irbgen.cli.build import kept_on_force
 
     assert kept_on_force({"seed", "max_hops"})["warc"] == "fetched pages"
     for name in ("warc", "offline", "wayback", "allow_private_hosts", "irbgen", "source"):

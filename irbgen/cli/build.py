@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from irbgen.cli_support import progress_display, reporting_errors
+from irbgen.cli.support import progress_display, reporting_errors
 
 if TYPE_CHECKING:
     from irbgen.builds.output import RunManifest
@@ -246,8 +246,8 @@ def build(**options: Any) -> None:
         given = {name: options[name] for name in context.params if _given(context, name)}
         config = load_build_config(Config, source, options["config_path"], given)
         from irbgen.builds.output import BENCHMARK, write_output
+        from irbgen.cli.preflight import check_build_inputs
         from irbgen.pipeline.rundir import locked, make_directory, prepare_run_dir
-        from irbgen.preflight import check_build_inputs
 
         check_build_inputs(config)
         if config.executor == "ray":

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from irbgen.cli_support import progress_display, reporting_errors
+from irbgen.cli.support import progress_display, reporting_errors
 
 # The registries' keys, kept here so that --help does not import numpy and the retrievers; a test checks
 # that they match irbgen.eval.retrievers.RETRIEVERS and irbgen.eval.qa.methods.METHODS.

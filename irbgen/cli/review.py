@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from irbgen.cli_support import reporting_errors
+from irbgen.cli.support import reporting_errors
 from irbgen.errors import BadInputError
 
 DEFAULT_PORT = 8765
@@ -105,7 +105,7 @@ def bind(host: str, port: int) -> socket.socket:
 
 def score_reviews_command(benchmark: Path) -> None:
     """Score BENCH/reviews, print the figures and write the card's Audit section."""
-    from irbgen.audit.command import echo_rates
+    from irbgen.cli.audit import echo_rates
     from irbgen.review.scoring import publish_reviews, score_reviews
 
     with reporting_errors():

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from irbgen.cli_support import reporting_errors
+from irbgen.cli.support import reporting_errors
 
 if TYPE_CHECKING:
     from irbgen.audit.records import AuditScore

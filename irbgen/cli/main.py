@@ -10,12 +10,12 @@ from pathlib import Path
 import click
 
 from irbgen import __version__
-from irbgen.audit.command import audit
-from irbgen.build_cli import build
-from irbgen.cli_support import RedactingFormatter, counting, progress_display, reporting_errors
+from irbgen.cli.audit import audit
+from irbgen.cli.build import build
+from irbgen.cli.eval import compare, eval_group, report
+from irbgen.cli.review import review, score_reviews_command
+from irbgen.cli.support import RedactingFormatter, counting, progress_display, reporting_errors
 from irbgen.errors import BadInputError
-from irbgen.eval.commands import compare, eval_group, report
-from irbgen.review.command import review, score_reviews_command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
