@@ -458,20 +458,20 @@ def read_manifest(path: Path) -> Manifest:
         raise BadInputError(f"{MANIFEST}: {describe_error(e)}") from None
 
 
-def read_queries(path: Path) -> Iterator[dict[str, Any]]:
-    """Stream queries.jsonl of a benchmark directory as {"_id", "text", "metadata"} dicts."""
-    for lineno, raw in iter_lines(_existing(Path(path), QUERIES)):
+def read_queries(path: Path, name: str = QUERIES) -> Iterator[dict[str, Any]]:
+    """Stream queries.jsonl (or NAME, e.g. queries_hops.jsonl) as {"_id", "text", "metadata"} dicts."""
+    for lineno, raw in iter_lines(_existing(Path(path), name)):
         try:
             query = parse_query(raw)
         except ValueError as e:
-            raise BadInputError(f"{QUERIES}:{lineno}: {e}") from None
+            raise BadInputError(f"{name}:{lineno}: {e}") from None
         yield query
 
 
-def read_qrels(path: Path) -> dict[str, dict[str, int]]:
-    """Read qrels/test.tsv of a benchmark directory as {query id: {corpus id: score}}."""
+def read_qrels(path: Path, name: str = QRELS) -> dict[str, dict[str, int]]:
+    """Read qrels/test.tsv (or NAME, e.g. qrels/hops.tsv) as {query id: {corpus id: score}}."""
     qrels: dict[str, dict[str, int]] = {}
-    for query_id, corpus_id, score in iter_qrels(path):
+    for query_id, corpus_id, score in iter_qrels(path, name):
         qrels.setdefault(query_id, {})[corpus_id] = score
     return qrels
 
@@ -483,20 +483,12 @@ def has_hop_files(path: Path) -> bool:
 
 def read_hop_queries(path: Path) -> Iterator[dict[str, Any]]:
     """Stream queries_hops.jsonl as {"_id", "text", "metadata"} dicts (metadata: sample_id, hop, ...)."""
-    for lineno, raw in iter_lines(_existing(Path(path), HOP_QUERIES)):
-        try:
-            query = parse_query(raw)
-        except ValueError as e:
-            raise BadInputError(f"{HOP_QUERIES}:{lineno}: {e}") from None
-        yield query
+    return read_queries(path, HOP_QUERIES)
 
 
 def read_hop_qrels(path: Path) -> dict[str, dict[str, int]]:
     """Read qrels/hops.tsv as {hop query id: {corpus id: score}}."""
-    qrels: dict[str, dict[str, int]] = {}
-    for query_id, corpus_id, score in iter_qrels(path, HOP_QRELS):
-        qrels.setdefault(query_id, {})[corpus_id] = score
-    return qrels
+    return read_qrels(path, HOP_QRELS)
 
 
 def iter_qrels(path: Path, name: str = QRELS) -> Iterator[tuple[str, str, int]]:

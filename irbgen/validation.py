@@ -78,6 +78,7 @@ class _Checker:
         self.problems: list[str] = []
         self.total = 0
         self.counts: dict[str, int] = {}
+        self.qrels_lines = 0  # data lines of the qrels file read last (qrels_pairs)
         self.digests: dict[str, str] = {}
         self.corpus_ids: set[str] | None = None
         self.sample_lines: list[tuple[str, str] | None] | None = None  # per samples.jsonl line
@@ -205,11 +206,10 @@ class _Checker:
         if self.sample_lines is not None and n != len(self.sample_lines):
             self.add(f"{QUERIES}: {n} lines but {SAMPLES} has {len(self.sample_lines)}")
 
-    def check_qrels(self) -> None:
-        pairs: set[tuple[str, str]] = set()
-        n = 0
-        lineno = 0
-        for lineno, raw in self.lines(QRELS):
+    def qrels_pairs(self, name: str, query_ids: set[str] | None, what: str) -> Iterator[tuple[int, str, str]]:
+        """(line, query id, corpus id) of a qrels file with its header, each id known; counts its lines."""
+        n = lineno = 0
+        for lineno, raw in self.lines(name):
             try:
                 line = raw.decode("utf-8")
                 if lineno == 1:
@@ -218,18 +218,24 @@ class _Checker:
                 n += 1
                 query_id, corpus_id, _ = parse_qrels_line(line)
             except ValueError as e:
-                self.add(f"{QRELS}:{lineno}: {e}")
+                self.add(f"{name}:{lineno}: {e}")
                 continue
-            if self.sample_ids is not None and query_id not in self.sample_ids:
-                self.add(f"{QRELS}:{lineno}: unknown query id {query_id!r}")
+            if query_ids is not None and query_id not in query_ids:
+                self.add(f"{name}:{lineno}: unknown {what} {query_id!r}")
             if self.corpus_ids is not None and corpus_id not in self.corpus_ids:
-                self.add(f"{QRELS}:{lineno}: unknown corpus id {corpus_id!r}")
+                self.add(f"{name}:{lineno}: unknown corpus id {corpus_id!r}")
+            yield lineno, query_id, corpus_id
+        if lineno == 0:
+            self.add(f"{name}: empty; expected the header {QRELS_HEADER!r}")
+        self.qrels_lines = n
+
+    def check_qrels(self) -> None:
+        pairs: set[tuple[str, str]] = set()
+        for lineno, query_id, corpus_id in self.qrels_pairs(QRELS, self.sample_ids, "query id"):
             if (query_id, corpus_id) in pairs:
                 self.add(f"{QRELS}:{lineno}: duplicate pair ({query_id!r}, {corpus_id!r})")
             pairs.add((query_id, corpus_id))
-        if lineno == 0:
-            self.add(f"{QRELS}: empty; expected the header {QRELS_HEADER!r}")
-        self.counts["qrels"] = n
+        self.counts["qrels"] = self.qrels_lines
 
     def check_hop_queries(self) -> None:
         """Each line one hop of a sample's chain, in samples order, with the hop's sub-question as text."""
@@ -266,30 +272,12 @@ class _Checker:
     def check_hop_qrels(self) -> None:
         """The hop queries' qrels: exactly each hop's evidence, every id known."""
         found: dict[str, set[str]] = {}
-        n = 0
-        lineno = 0
-        for lineno, raw in self.lines(HOP_QRELS):
-            try:
-                line = raw.decode("utf-8")
-                if lineno == 1:
-                    check_qrels_header(line)
-                    continue
-                n += 1
-                query_id, corpus_id, _ = parse_qrels_line(line)
-            except ValueError as e:
-                self.add(f"{HOP_QRELS}:{lineno}: {e}")
-                continue
-            if self.hop_query_ids is not None and query_id not in self.hop_query_ids:
-                self.add(f"{HOP_QRELS}:{lineno}: unknown hop query id {query_id!r}")
-            if self.corpus_ids is not None and corpus_id not in self.corpus_ids:
-                self.add(f"{HOP_QRELS}:{lineno}: unknown corpus id {corpus_id!r}")
+        for lineno, query_id, corpus_id in self.qrels_pairs(HOP_QRELS, self.hop_query_ids, "hop query id"):
             docs = found.setdefault(query_id, set())
             if corpus_id in docs:
                 self.add(f"{HOP_QRELS}:{lineno}: duplicate pair ({query_id!r}, {corpus_id!r})")
             docs.add(corpus_id)
-        if lineno == 0:
-            self.add(f"{HOP_QRELS}: empty; expected the header {QRELS_HEADER!r}")
-        self.counts["hop_qrels"] = n
+        self.counts["hop_qrels"] = self.qrels_lines
         if self.hop_expected is None:
             return
         for hop_id, (_, evidence) in self.hop_expected.items():
