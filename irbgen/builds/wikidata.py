@@ -31,7 +31,7 @@ from irbgen.pipeline.executors import EXECUTOR_FIELDS, ExecutorOptions, executor
 from irbgen.pipeline.stage import StageContext
 from irbgen.pipeline.steps import Batch, Done, Step, run_steps
 from irbgen.progress import Progress
-from irbgen.wikidata.corpus import entity_documents, id_order
+from irbgen.wikidata.corpus import documents_by_entity, entity_documents, id_order
 from irbgen.wikidata.dumps import ReadEntities, wikidata_shards
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.labels import make_popularity
@@ -127,7 +127,7 @@ def question_steps(
             "chains": _chains(done),
             "questions": list(done["questions"].outputs()),
             "kb": kb,
-            "documents": documents,
+            "documents": documents_by_entity(documents),  # grouped once, not once per sample
         }
         return Batch(name="samples", parts=parts)
 

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from irbgen.wikidata.entity_ids import NO_CODE, IdIndex, id_code
-from irbgen.wikidata.strings import StringTable, StringTableBuilder
+from irbgen.wikidata.strings import StringTable, StringTableBuilder, as_plain
 
 FORMAT = 1
 VALUE_TYPES = ("entity", "time", "quantity", "string", "monolingualtext", "globecoordinate", "other")
@@ -86,6 +86,7 @@ class KnowledgeColumns:
     ids: IdIndex = field(init=False)
 
     def __post_init__(self) -> None:
+        self.__dict__.update(self.arrays)  # columns as attributes, found without __getattr__
         others = {self.tables["ids"][row]: row for row in np.flatnonzero(self.arrays["codes"] == NO_CODE)}
         self.ids = IdIndex(self.arrays["codes"], others)
 
@@ -124,7 +125,7 @@ class KnowledgeColumns:
         if meta is None or meta.get("format") != FORMAT:
             raise FileNotFoundError(f"{directory}: no complete knowledge base")
         mode = "r" if mmap else None
-        arrays = {name: np.load(directory / f"{name}.npy", mmap_mode=mode) for name in ARRAYS}
+        arrays = {name: as_plain(np.load(directory / f"{name}.npy", mmap_mode=mode)) for name in ARRAYS}
         tables = {name: StringTable.load(directory, name, mmap) for name in TABLES}
         return cls(arrays, tables, list(meta["datatypes"]))
 

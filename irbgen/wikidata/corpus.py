@@ -162,13 +162,18 @@ def chunk_units(units: Sequence[str], chunk_tokens: int = DEFAULT_CHUNK_TOKENS) 
 
 def conflicting_old_statements(entity_id: str, kb: KnowledgeBase, old_kb: KnowledgeBase) -> list[Statement]:
     """Old statements of the entity whose (head, property) has other tails in the new base."""
-    stale = []
-    for statement in old_kb.by_head.get(entity_id, []):
-        new_tails = {s.tail.key for s in kb.tails(entity_id, statement.property)}
-        old_tails = {s.tail.key for s in old_kb.tails(entity_id, statement.property)}
-        if new_tails and new_tails != old_tails and statement.tail.key not in new_tails:
-            stale.append(statement)
-    return stale
+    old_statements = old_kb.by_head.get(entity_id, [])
+    old_tails: dict[str, set[str]] = {}
+    for statement in old_statements:
+        old_tails.setdefault(statement.property, set()).add(statement.tail.key)
+    new_tails = {prop: {s.tail.key for s in kb.tails(entity_id, prop)} for prop in old_tails}
+    return [
+        statement
+        for statement in old_statements
+        if (tails := new_tails[statement.property])
+        and tails != old_tails[statement.property]
+        and statement.tail.key not in tails
+    ]
 
 
 def _passage_documents(
