@@ -83,6 +83,11 @@ class LLMStage:
 
     # --- dispatch ------------------------------------------------------------------------------------
 
+    @property
+    def io_bound(self) -> bool:
+        """The llm backend waits on a model; the rules backend computes, so the runner spreads it."""
+        return self.backend != "rules"
+
     def process(self, record: Any, context: StageContext) -> list[Any]:
         """The rules backend (the llm backend is asynchronous: use `aprocess`)."""
         if self.backend != "rules":

@@ -39,7 +39,7 @@ from ray.exceptions import RayError, RayTaskError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from irbgen.pipeline.runner import Sink, WorkItem, _duplicate, arun_one, iter_one, run_one
-from irbgen.pipeline.stage import Stage, StageContext
+from irbgen.pipeline.stage import Stage, StageContext, is_io_stage
 from irbgen.pipeline.stats import ERROR_PREFIX
 from irbgen.records import Reject
 
@@ -167,7 +167,7 @@ class RayExecutor:
         self.start()
         from irbgen.pipeline.steps import Batch
 
-        if callable(getattr(stage, "aprocess", None)):
+        if is_io_stage(stage):
             self._run_io(stage, items, context, sink, concurrency)
         elif not callable(getattr(stage, "process", None)):
             raise TypeError(f"stage {stage.name!r} has neither process() nor aprocess()")

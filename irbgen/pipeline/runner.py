@@ -3,7 +3,8 @@
 `run_stage` owns the orchestration (checkpoint, resume, rejects, stats, progress); an *executor* only maps
 work items to results and hands them to a sink in input order. The local executors are an in-process
 loop, a process pool for CPU stages and an asyncio loop for I/O stages; a Ray executor can be passed in
-with the same signature without touching any stage. A stage that has both methods runs `aprocess`;
+with the same signature without touching any stage. A stage that has both methods runs `aprocess`
+(unless it says `io_bound = False`);
 `processes` applies to stages that have only `process`.
 
 A stage's exception for one record becomes a Reject "error:<ExceptionType>" with the message. Fatal
@@ -32,7 +33,7 @@ from typing import Any, BinaryIO, Protocol
 from pydantic import BaseModel
 
 from irbgen.pipeline.checkpoint import CheckpointStore
-from irbgen.pipeline.stage import Stage, StageContext
+from irbgen.pipeline.stage import Stage, StageContext, is_io_stage
 from irbgen.pipeline.stats import DUPLICATE_KEY, ERROR_PREFIX, StageStats
 from irbgen.progress import Progress
 from irbgen.records import Reject
@@ -87,7 +88,7 @@ class LocalExecutor:
         self, stage: Stage, items: Iterator[WorkItem], context: StageContext, sink: Sink, concurrency: int
     ) -> None:
         """Run the stage's items here, the way its kind asks."""
-        if callable(getattr(stage, "aprocess", None)):
+        if is_io_stage(stage):
             asyncio.run(_run_async(stage, items, context, sink, concurrency))
         elif not callable(getattr(stage, "process", None)):
             raise TypeError(f"stage {stage.name!r} has neither process() nor aprocess()")

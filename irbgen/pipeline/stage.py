@@ -41,6 +41,15 @@ class Stage(Protocol):
         ...
 
 
+def is_io_stage(stage: Any) -> bool:
+    """Whether the stage waits on I/O (runs `aprocess` on an event loop) rather than computing (`process`).
+
+    A stage with both methods may say which it is by `io_bound`: a model-backed stage on its offline
+    rules is CPU work and spreads over processes like any other.
+    """
+    return bool(getattr(stage, "io_bound", callable(getattr(stage, "aprocess", None))))
+
+
 class CpuStage(Stage, Protocol):
     def process(self, record: BaseModel, context: StageContext) -> Iterable[BaseModel | Reject]:
         """Outputs (or rejects) for one input record."""

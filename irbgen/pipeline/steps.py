@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from irbgen.pipeline.runner import Executor, StageResult, run_stage
-from irbgen.pipeline.stage import Stage, StageContext
+from irbgen.pipeline.stage import Stage, StageContext, is_io_stage
 from irbgen.progress import Progress
 
 Done = Mapping[str, StageResult]  # the finished steps so far, by name
@@ -76,7 +76,7 @@ def run_steps(
         stage = step.stage if isinstance(step.stage, Stage) else step.stage(done_so_far)
         if stage.name != step.name:
             raise ValueError(f"step {step.name!r} runs a stage named {stage.name!r}")
-        io_stage = callable(getattr(stage, "aprocess", None))
+        io_stage = is_io_stage(stage)
         results[step.name] = run_stage(
             stage,
             step.inputs(done_so_far),
