@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
+from irbgen.cli.scores import echo_rates, score_reviews_command
 from irbgen.cli.support import reporting_errors
-
-if TYPE_CHECKING:
-    from irbgen.audit.records import AuditScore
 
 DEFAULT_SAMPLE = 100
 MAX_LISTED_PROBLEMS = 50
@@ -32,9 +28,7 @@ MAX_LISTED_PROBLEMS = 50
     type=click.Path(path_type=Path),
     help="Score the filled sheet in this folder (BENCHMARK, if given, overrides the path it records).",
 )
-@click.pass_obj
 def audit(
-    services: dict | None,
     benchmark: Path | None,
     size: int | None,
     seed: int | None,
@@ -46,7 +40,7 @@ def audit(
     if score_dir is not None:
         if out is not None or size is not None or seed is not None or force:
             raise click.UsageError("--score takes no --out, --sample, --seed or --force")
-        _score(score_dir, benchmark, (services or {}).get("score_reviews"))
+        _score(score_dir, benchmark)
     elif benchmark is None or out is None:
         raise click.UsageError("give BENCHMARK and --out to make a sheet, or --score DIR to score one")
     else:
@@ -74,12 +68,12 @@ def _sheet(benchmark: Path, size: int, seed: int, out: Path, force: bool) -> Non
     )
 
 
-def _score(directory: Path, benchmark: Path | None, score_reviews: Callable[[Path], None] | None) -> None:
+def _score(directory: Path, benchmark: Path | None) -> None:
     from irbgen.audit.score import SCORE, SheetError, score_sheet
 
     reviewed = (directory / "reviews").is_dir() and (directory / "samples.jsonl").is_file()
-    if benchmark is None and reviewed and score_reviews is not None:  # a benchmark judged in irbgen review
-        score_reviews(directory)
+    if benchmark is None and reviewed:  # a benchmark judged in irbgen review
+        score_reviews_command(directory)
         return
 
     with reporting_errors():
@@ -98,15 +92,3 @@ def _score(directory: Path, benchmark: Path | None, score_reviews: Callable[[Pat
     click.echo(f"wrote {directory / SCORE} and the Audit section of {card} (its checksum in manifest.json)")
 
 
-def echo_rates(score: AuditScore, lead: str) -> None:
-    """Print LEAD with the valid rate, the rate per kind with Wilson intervals, and failures per criterion."""
-    from irbgen.audit.publish import CRITERION_LABELS, KIND_LABELS, interval, percent
-    from irbgen.audit.records import CRITERIA
-
-    overall = score.overall
-    click.echo(f"{lead}: {overall.valid} valid, {percent(overall.rate)} {interval(overall)} (Wilson 95%)")
-    for kind, rate in score.by_kind.items():
-        share = f"{percent(rate.rate)} {interval(rate)}"
-        click.echo(f"  {KIND_LABELS[kind]}: {rate.judged} judged, {rate.valid} valid, {share}")
-    failed = ", ".join(f"{CRITERION_LABELS[name]} {overall.failed[name]}" for name in CRITERIA)
-    click.echo(f"failed: {failed}")

@@ -13,7 +13,7 @@ from irbgen import __version__
 from irbgen.cli.audit import audit
 from irbgen.cli.build import build
 from irbgen.cli.eval import compare, eval_group, report
-from irbgen.cli.review import review, score_reviews_command
+from irbgen.cli.review import review
 from irbgen.cli.support import RedactingFormatter, counting, progress_display, reporting_errors
 from irbgen.errors import BadInputError
 
@@ -21,11 +21,8 @@ from irbgen.errors import BadInputError
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="irbgen")
 @click.option("--verbose", "-v", is_flag=True, help="Log what each stage does.")
-@click.pass_context
-def main(context: click.Context, verbose: bool) -> None:
+def main(verbose: bool) -> None:
     """Generate fresh QA and retrieval benchmarks, and check or export them."""
-    # `irbgen audit --score` hands a benchmark judged in `irbgen review` to the review's scorer
-    context.obj = {"score_reviews": score_reviews_command}
     handler = logging.StreamHandler()
     handler.setFormatter(RedactingFormatter("%(levelname)s %(message)s"))
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, handlers=[handler])

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from irbgen.cli.scores import score_reviews_command
 from irbgen.cli.support import reporting_errors
 from irbgen.errors import BadInputError
 
@@ -101,30 +102,6 @@ def bind(host: str, port: int) -> socket.socket:
             ) from None
         raise BadInputError(f"--host {host} --port {port}: cannot listen there ({e.strerror})") from None
     return listener
-
-
-def score_reviews_command(benchmark: Path) -> None:
-    """Score BENCH/reviews, print the figures and write the card's Audit section."""
-    from irbgen.cli.audit import echo_rates
-    from irbgen.review.scoring import publish_reviews, score_reviews
-
-    with reporting_errors():
-        result = score_reviews(benchmark)
-        publish_reviews(benchmark, result)
-    header = result.score.header
-    reviewers = ", ".join(result.reviewers)
-    echo_rates(
-        result.score,
-        f"reviewed {header.size} of {header.population} samples of {header.name} ({header.source}) "
-        f"by {reviewers}",
-    )
-    for a in result.agreements:
-        kappa = "undefined (one verdict throughout)" if a.kappa is None else f"{a.kappa:.2f}"
-        click.echo(
-            f"agreement {a.first} / {a.second}: {a.agreed} of {a.shared} shared samples, "
-            f"Cohen's kappa {kappa}"
-        )
-    click.echo(f"wrote the Audit section of {Path(benchmark) / 'README.md'} (its checksum in manifest.json)")
 
 
 def _uvicorn():
