@@ -543,6 +543,7 @@ def test_given_warc_files_wayback_and_downgrade(tmp_path: Path) -> None:
     assert dead.final_url == archived and dead.warc_date == "2024-01-02T03:04:05Z"
     assert downgrade.reason == "https_downgrade"
     assert normalized.ok
+    assert fetcher.stats["given_warcs_indexed"] == 1  # the first fetches came together: indexed once
     (plain,) = run(fetch_all(Fetcher(offline=True, warc_files=[warc]), "http://dead.test/page"))
     assert plain.reason == "http_404"  # no wayback unless asked
 

@@ -12,7 +12,7 @@ import asyncio
 import functools
 import ssl
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, fields, replace
 from http.cookiejar import CookieJar, DefaultCookiePolicy
@@ -185,6 +185,7 @@ class Fetcher:
         self._writer: WarcWriter | None = None
         self._index: WarcIndex | None = None
         self._given: dict[str, WarcLocation] | None = None
+        self._given_lock: asyncio.Lock | None = None
         self._global: asyncio.Semaphore | None = None
         self._hosts: dict[str, _HostSlot] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -241,14 +242,11 @@ class Fetcher:
         return self._index
 
     async def _get_given(self) -> dict[str, WarcLocation]:
-        if self._given is None:
-            found = await asyncio.to_thread(index_warc_files, list(self.config.warc_files))
-            self._given = {}
-            for url, location in found.items():
-                try:
-                    self._given.setdefault(normalize_url(url), location)
-                except (httpx.InvalidURL, ValueError):
-                    continue  # a record with an unusable target URI can never be asked for
+        assert self._given_lock is not None, "_bind_loop() first"
+        async with self._given_lock:  # the first fetches arrive together: index the given WARCs once
+            if self._given is None:
+                self._given = await asyncio.to_thread(_normalized_index, self.config.warc_files)
+                self.stats["given_warcs_indexed"] += 1
         return self._given
 
     def _get_client(self) -> httpx.AsyncClient:
@@ -316,6 +314,7 @@ class Fetcher:
         if self._loop is not loop:
             # The previous loop is gone with its sockets; its client cannot be closed from here.
             self._loop, self._client, self._global, self._hosts = loop, None, None, {}
+            self._given_lock = asyncio.Lock()
             self._in_flight = 0
 
     async def fetch(self, url: str, date: str | None = None, archive_url: str | None = None) -> FetchOutcome:
@@ -549,6 +548,17 @@ class Fetcher:
         if kind.startswith("content_type:"):
             return replace(base, reason=kind)
         return replace(base, content_type=kind, body=body)
+
+
+def _normalized_index(warc_files: Sequence[Path]) -> dict[str, WarcLocation]:
+    """Where each URL of the given WARC files is stored, by normalized URL (the first record wins)."""
+    given: dict[str, WarcLocation] = {}
+    for url, location in index_warc_files(list(warc_files)).items():
+        try:
+            given.setdefault(normalize_url(url), location)
+        except (httpx.InvalidURL, ValueError):
+            continue  # a record with an unusable target URI can never be asked for
+    return given
 
 
 def _sniff(body: bytes) -> str:
