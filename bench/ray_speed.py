@@ -75,10 +75,14 @@ def part1(args: argparse.Namespace) -> dict:
         seconds = time.perf_counter() - started
         if executor is not None:
             executor.shutdown()
+        stages = {
+            path.parent.name: round(json.loads(path.read_text())["wall_seconds"], 2)
+            for path in sorted((work / "run" / "stages").glob("*/stats.json"))
+        }
         return {
             "executor": args.executor, "cpus": args.cpus, "pages": pages,
             "facts": output.manifest.counts["facts"], "seconds": round(seconds, 2),
-            "pages_per_s": round(pages / seconds, 1),
+            "pages_per_s": round(pages / seconds, 1), "stage_seconds": stages,
         }  # fmt: skip
     finally:
         shutil.rmtree(work, ignore_errors=True)

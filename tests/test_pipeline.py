@@ -20,8 +20,8 @@ from pydantic import BaseModel
 from irbgen.errors import IrbgenError
 from irbgen.llm.types import BudgetExceeded
 from irbgen.pipeline.checkpoint import KEY_BUFFER_LINES, CheckpointStore
-from irbgen.pipeline.runner import SPILL_RECORDS, StageResult, run_one, run_stage
-from irbgen.pipeline.stage import StageContext
+from irbgen.pipeline.runner import SPILL_RECORDS, LocalExecutor, StageResult, run_one, run_stage
+from irbgen.pipeline.stage import StageContext, offload
 from irbgen.pipeline.stats import StageStats, reject_counts
 from irbgen.pipeline.steps import Step, run_steps
 from irbgen.records import Reject
@@ -626,3 +626,38 @@ def test_two_heavy_items_run_on_two_processes(tmp_path: Path) -> None:
     shards = [Text(id="shard-0", text=""), Text(id="shard-1", text="")]  # like a dump read in two shards
     result = run_stage(WhichProcess(), shards, context(tmp_path), processes=2)
     assert len({row["text"] for row in rows(result)}) == 2
+
+
+def test_a_local_executor_keeps_its_processes_for_every_stage(tmp_path: Path) -> None:
+    shards = [Text(id="shard-0", text=""), Text(id="shard-1", text="")]
+    with LocalExecutor(processes=2) as executor:
+        first = run_stage(WhichProcess(), shards, context(tmp_path / "a"), executor=executor)
+        second = run_stage(WhichProcess(), shards, context(tmp_path / "b"), executor=executor)
+    pids = {row["text"] for row in rows(first)}
+    assert len(pids) == 2 and {row["text"] for row in rows(second)} <= pids  # what a process loaded stays
+
+
+def _pid_of_work() -> str:
+    return str(os.getpid())
+
+
+class OffloadsWork:
+    """I/O stage whose CPU part is offloaded (stage.offload): says where that part ran."""
+
+    name = "offloads"
+    input_model = Text
+    output_model = Text
+
+    def key(self, record: Text) -> str:
+        return record.id
+
+    async def aprocess(self, record: Text, context: StageContext) -> list[Text]:
+        return [Text(id=record.id, text=await offload(context, _pid_of_work))]
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_an_io_stage_offloads_its_cpu_part_to_the_executors_processes(tmp_path: Path, processes: int) -> None:
+    with LocalExecutor(processes=processes) as executor:
+        result = run_stage(OffloadsWork(), texts(6), context(tmp_path), executor=executor)
+    where = {row["text"] for row in rows(result)}
+    assert (where == {str(os.getpid())}) is (processes == 1)  # one process: a thread here; else the pool

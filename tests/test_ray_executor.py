@@ -25,6 +25,7 @@ ray = pytest.importorskip("ray")
 
 from test_pipeline import (  # noqa: E402
     AsyncSplit,
+    OffloadsWork,
     SlowWords,
     SplitWords,
     Text,
@@ -167,7 +168,7 @@ from irbgen.pipeline.ray_executor import RayExecutor
 from irbgen.pipeline.runner import run_stage
 from irbgen.pipeline.stage import StageContext
 context = StageContext(run_dir=Path(sys.argv[1]), options={"log": sys.argv[2]})
-with RayExecutor(address=sys.argv[3], max_in_flight=2) as executor:
+with RayExecutor(address=sys.argv[3], max_in_flight=2, chunk_size=1) as executor:
     run_stage(SlowWords(delay=0.05), texts(), context, sync_seconds=0, executor=executor)
 """
 
@@ -207,3 +208,10 @@ def test_a_driver_killed_with_sigkill_resumes_from_the_checkpoint(tmp_path: Path
     assert set(calls) == {r.id for r in records}
     assert all(calls[key] == 1 for key in done_at_kill)  # finished keys were not processed again
     assert sum(calls.values()) - len(records) <= 2  # at most the tasks in flight at the kill
+
+
+def test_an_io_stage_offloads_its_cpu_part_to_ray_tasks(tmp_path: Path, executor: RayExecutor) -> None:
+    result = run_stage(OffloadsWork(), texts(6), context(tmp_path), executor=executor)
+    actor_pids = set(ray.get([actor.pid.remote() for actor in executor._actors]))
+    where = {row["text"] for row in rows(result)}
+    assert where and not where & (actor_pids | {str(os.getpid())})  # neither the actor nor the driver

@@ -28,8 +28,8 @@ from irbgen.errors import BadInputError
 from irbgen.llm.backends import stage_backend
 from irbgen.llm.run_client import LEDGER, LLMOptions, run_client
 from irbgen.pipeline.executors import EXECUTOR_FIELDS, ExecutorOptions, executor_for
-from irbgen.pipeline.stage import StageContext
-from irbgen.pipeline.steps import Batch, Done, Step, run_steps
+from irbgen.pipeline.stage import Batch, StageContext
+from irbgen.pipeline.steps import Done, Step, run_steps
 from irbgen.progress import Progress
 from irbgen.wikidata.corpus import documents_by_entity, entity_documents, id_order
 from irbgen.wikidata.dumps import ReadEntities, wikidata_shards

@@ -40,8 +40,8 @@ from irbgen.llm.run_client import LEDGER, LLMOptions, run_client
 from irbgen.phantom.vocabulary import DEFAULT_VOCABULARY_DIR
 from irbgen.pipeline.executors import EXECUTOR_FIELDS, ExecutorOptions, executor_for
 from irbgen.pipeline.runner import StageResult
-from irbgen.pipeline.stage import StageContext
-from irbgen.pipeline.steps import Batch, Done, Step, run_steps
+from irbgen.pipeline.stage import Batch, StageContext
+from irbgen.pipeline.steps import Done, Step, run_steps
 from irbgen.progress import Progress
 from irbgen.schema import PromptRef
 from irbgen.web.records import WebDocument

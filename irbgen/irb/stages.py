@@ -14,8 +14,7 @@ from irbgen.irb.node_types import retype_graphs
 from irbgen.irb.plans import make_plans
 from irbgen.irb.records import KnowledgeGraph, QuestionPlan
 from irbgen.irb.samples import make_sample
-from irbgen.pipeline.stage import StageContext
-from irbgen.pipeline.steps import Batch
+from irbgen.pipeline.stage import Batch, StageContext
 from irbgen.schema import PromptRef, Sample
 
 
@@ -112,4 +111,3 @@ class MakeSamples:
                     seed=self.seed,
                     part1_prompts=self.part1_prompts,
                 )
-

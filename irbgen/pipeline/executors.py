@@ -1,6 +1,7 @@
 """Which executor runs a build's stages: the options a build config shares, and the executor they make.
 
-`local` is this machine (LocalExecutor: an asyncio loop, `processes` processes for CPU stages). `ray` runs
+`local` is this machine (LocalExecutor: an asyncio loop, `processes` processes for CPU stages and for
+the CPU-heavy part of I/O stages, kept for the whole build). `ray` runs
 the stages on a Ray cluster (irbgen.pipeline.ray_executor), a local one started for the build by default.
 None of these options changes what a build writes, only where and how fast it runs.
 """
@@ -12,6 +13,8 @@ from contextlib import contextmanager
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from irbgen.pipeline.runner import LocalExecutor
 
 # The fields below: kept out of run fingerprints and recorded configs (they never change outputs).
 EXECUTOR_FIELDS = frozenset({"executor", "ray_address", "ray_io_actors", "ray_max_retries"})
@@ -30,12 +33,17 @@ class ExecutorOptions(BaseModel):
 
 @contextmanager
 def executor_for(options: Any, given: Any = None) -> Iterator[Any]:
-    """The executor `options` ask for (None: the runner's LocalExecutor), or GIVEN when one is passed in.
+    """The executor `options` ask for, or GIVEN when one is passed in.
 
-    A Ray executor is started here and shut down on exit (a Ray instance it started stops with it).
+    The executor is started here and shut down on exit: a local pool's processes, or a Ray connection
+    (a Ray instance it started stops with it).
     """
-    if given is not None or getattr(options, "executor", "local") == "local":
+    if given is not None:
         yield given
+        return
+    if getattr(options, "executor", "local") == "local":
+        with LocalExecutor(processes=getattr(options, "processes", 1)) as local:
+            yield local
         return
     from irbgen.extras import require
 

@@ -2,14 +2,19 @@
 
 The executor has the runner's Executor signature, so no stage changes to run here. What it does:
 
-- CPU stages (`process`): one Ray task per work item, at most `max_in_flight` in flight (default twice
-  the cluster's CPUs). A task whose worker dies is rerun by Ray up to `max_retries` times; after that the
-  item becomes a Reject "error:<RayErrorType>" with the reason, and the stage goes on.
+- CPU stages (`process`): one Ray task per chunk of work items (chunks of 1, 2, 4 ... up to
+  `chunk_size`, so a few heavy items such as dump shards still spread, while Ray's few ms per task are
+  shared by many light ones), at most `max_in_flight` tasks in flight (default twice the cluster's CPUs).
+  A task whose worker dies is rerun by Ray up to `max_retries` times; after that its items are run one
+  per task, and the item whose worker still dies becomes a Reject "error:<RayErrorType>" with the
+  reason, and the stage goes on.
 - I/O stages (`aprocess`): async actors (`io_actors` of them, kept for the whole build). Each actor
   builds its own fetcher and model client from the driver's (their configuration crosses, never a
   socket), with an equal part of the stage's concurrency, so the stage's global limit holds. Fetches are
   sent to an actor by the host of the URL, so every host stays on one actor and the per-host limit holds
-  as it is. A stage with a model client runs on one actor: one endpoint gains nothing from two, and one
+  as it is. The CPU-heavy part of an I/O stage (extracting a fetched page) is offloaded from the actor's
+  event loop as a Ray task (`stage.offload`), so it spreads over the cluster. A stage with a model
+  client runs on one actor: one endpoint gains nothing from two, and one
   actor keeps the reply cache, the cost ledger and --max-cost exact. The actors run on the driver's node:
   their caches (the WARC of fetched pages, the reply cache, the ledger journal) are the run directory's,
   which is what lets a resumed run repeat no fetch or model call.
@@ -26,8 +31,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -38,8 +42,8 @@ import ray
 from ray.exceptions import RayError, RayTaskError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from irbgen.pipeline.runner import Sink, WorkItem, _duplicate, arun_one, iter_one, run_one
-from irbgen.pipeline.stage import Stage, StageContext, is_io_stage
+from irbgen.pipeline.runner import Sink, WorkItem, arun_one, chunked, in_order, iter_one, run_one
+from irbgen.pipeline.stage import Stage, StageContext, is_batch_stage, is_io_stage
 from irbgen.pipeline.stats import ERROR_PREFIX
 from irbgen.records import Reject
 
@@ -126,13 +130,16 @@ class RayExecutor:
     io_actors: int = 2
     max_retries: int = 3
     max_in_flight: int | None = None  # CPU tasks in flight; None: twice the cluster's CPUs
+    chunk_size: int = 32  # most work items in one CPU task
     num_cpus: int | None = None  # CPUs of a local instance started here (None: this machine's)
     _started: bool = field(default=False, init=False, repr=False)
     _actors: list[Any] = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        if self.io_actors < 1 or self.max_retries < 0 or (self.max_in_flight or 1) < 1:
-            raise ValueError("io_actors and max_in_flight must be at least 1, max_retries at least 0")
+        if self.io_actors < 1 or self.max_retries < 0 or (self.max_in_flight or 1) < 1 or self.chunk_size < 1:
+            raise ValueError(
+                "io_actors, max_in_flight and chunk_size must be at least 1, max_retries at least 0"
+            )
 
     def __enter__(self) -> RayExecutor:
         self.start()
@@ -165,13 +172,11 @@ class RayExecutor:
     ) -> None:
         """Run the stage's items on the cluster and hand each item's results to the sink in order."""
         self.start()
-        from irbgen.pipeline.steps import Batch
-
         if is_io_stage(stage):
             self._run_io(stage, items, context, sink, concurrency)
         elif not callable(getattr(stage, "process", None)):
             raise TypeError(f"stage {stage.name!r} has neither process() nor aprocess()")
-        elif stage.input_model is Batch:
+        elif is_batch_stage(stage):
             for item in items:
                 sink(item, iter_one(stage, item, context))
         else:
@@ -183,7 +188,24 @@ class RayExecutor:
         limit = self.max_in_flight or max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))
         stage_ref, context_ref = ray.put(stage), ray.put(context)
         task = _cpu_task.options(max_retries=self.max_retries, retry_exceptions=False)
-        _in_order(stage, items, sink, limit, lambda item: task.remote(stage_ref, context_ref, item))
+
+        def collect(chunk: list[WorkItem], ref: Any) -> list[list[Any]]:
+            results, lost = _get(ref)
+            if lost is None:
+                return results
+            if len(chunk) == 1:
+                return [[_lost(stage, chunk[0], lost)]]
+            # One task per item of the lost chunk: only an item that loses its worker every time is a reject.
+            return [collect([item], task.remote(stage_ref, context_ref, [item]))[0] for item in chunk]
+
+        in_order(
+            chunked(items, self.chunk_size),
+            limit,
+            submit=lambda chunk: task.remote(stage_ref, context_ref, chunk),
+            collect=collect,
+            cancel=ray.cancel,
+            sink=sink,
+        )
 
     # -- I/O stages ----------------------------------------------------------------------------------
 
@@ -205,12 +227,23 @@ class RayExecutor:
         ray.get(setups)
         by_host = fetcher is not None
 
-        def submit(item: WorkItem) -> Any:
-            actor = actors[route(item, count, by_host)]
-            return actor.run.remote(item)
+        def submit(chunk: list[WorkItem]) -> Any:
+            (item,) = chunk
+            return actors[route(item, count, by_host)].run.remote(item)
+
+        def collect(chunk: list[WorkItem], ref: Any) -> list[list[Any]]:
+            results, lost = _get(ref)
+            return [results if lost is None else [_lost(stage, chunk[0], lost)]]
 
         try:
-            _in_order(stage, items, sink, concurrency * 4, submit)
+            in_order(
+                chunked(items, 1),
+                concurrency * 4,
+                submit=submit,
+                collect=collect,
+                cancel=ray.cancel,
+                sink=sink,
+            )
         finally:
             ray.get([actor.close.remote() for actor in actors])
             if callable(getattr(llm, "after_workers", None)):  # read the actor's calls into the ledger
@@ -252,62 +285,46 @@ def _stable_hash(text: str) -> int:
     return value
 
 
-def _in_order(stage: Stage, items: Iterator[WorkItem], sink: Sink, window: int, submit: Any) -> None:
-    """Submit up to WINDOW items at once; hand results to the sink in input order.
+def _get(ref: Any) -> tuple[Any, RayError | None]:
+    """(the task's result, None), or (None, the error) when its worker was lost past its retries.
 
-    If `items` raises, the work already submitted is written first, then the error is re-raised.
+    An error the stage raised is raised as itself (only fatal ones reach here: the others are rejects).
     """
-    pending: deque[tuple[WorkItem, Any]] = deque()
-    input_error: BaseException | None = None
-    exhausted = False
     try:
-        while True:
-            while not exhausted and len(pending) < window:
-                try:
-                    item = next(items)
-                except StopIteration:
-                    exhausted = True
-                    break
-                except BaseException as error:  # re-raised below, once started work is written
-                    input_error, exhausted = error, True
-                    break
-                if item.record is None:  # a repeated key: nothing to send
-                    pending.append((item, [_duplicate(stage.name, item)]))
-                else:
-                    pending.append((item, submit(item)))
-            if not pending:
-                break
-            item, ref = pending.popleft()
-            sink(item, ref if isinstance(ref, list) else _results(stage, item, ref))
-    finally:
-        for _, ref in pending:
-            if not isinstance(ref, list):
-                ray.cancel(ref)
-    if input_error is not None:
-        raise input_error
-
-
-def _results(stage: Stage, item: WorkItem, ref: Any) -> list[Any]:
-    """The item's results; a worker lost past its retries makes the item a reject."""
-    try:
-        return ray.get(ref)
-    except RayTaskError as error:  # a fatal error raised by the stage (others are rejects already)
+        return ray.get(ref), None
+    except RayTaskError as error:
         raise error.as_instanceof_cause() from None
     except RayError as error:
-        first = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        return [
-            Reject(
-                stage=stage.name,
-                reason=f"{ERROR_PREFIX}{type(error).__name__}",
-                key=item.key,
-                detail=f"the worker running this item was lost, and its retries too: {first}"[:2000],
-            )
-        ]
+        return None, error
+
+
+def _lost(stage: Stage, item: WorkItem, error: RayError) -> Reject:
+    """The reject of an item whose worker was lost, and its retries too."""
+    first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return Reject(
+        stage=stage.name,
+        reason=f"{ERROR_PREFIX}{type(error).__name__}",
+        key=item.key,
+        detail=f"the worker running this item was lost, and its retries too: {first}"[:2000],
+    )
 
 
 @ray.remote
-def _cpu_task(stage: Stage, context: StageContext, item: WorkItem) -> list[Any]:
-    return run_one(stage, item, context)
+def _cpu_task(stage: Stage, context: StageContext, chunk: list[WorkItem]) -> list[list[Any]]:
+    return [run_one(stage, item, context) for item in chunk]
+
+
+@ray.remote
+def _offload_task(work: Callable[[], Any]) -> Any:
+    return work()
+
+
+async def _offload(work: Callable[[], Any]) -> Any:
+    """An I/O actor's `offload`: WORK as a Ray task anywhere on the cluster, its error raised as itself."""
+    try:
+        return await _offload_task.remote(work)
+    except RayTaskError as error:
+        raise error.as_instanceof_cause() from None
 
 
 # -- I/O actors ------------------------------------------------------------------------------------------
@@ -344,7 +361,7 @@ class _IoActor:
             client.make() if isinstance(client, _Recipe) else client
             for client in (context.llm, context.fetcher)
         )
-        self.stage, self.context = stage, replace(context, llm=llm, fetcher=fetcher)
+        self.stage, self.context = stage, replace(context, llm=llm, fetcher=fetcher, offload=_offload)
         self.limit = asyncio.Semaphore(share)
 
     async def run(self, item: WorkItem) -> list[Any]:
@@ -352,6 +369,10 @@ class _IoActor:
         assert self.limit is not None, "setup() first"
         async with self.limit:
             return await arun_one(self.stage, item, self.context)
+
+    def pid(self) -> str:
+        """This actor's process id (tests check where work ran)."""
+        return str(os.getpid())
 
     async def close(self) -> None:
         """Close this stage's clients: WARC files, index, reply cache and ledger journal are flushed."""

@@ -24,8 +24,8 @@ import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field, replace
 from itertools import islice
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
@@ -33,7 +33,7 @@ from typing import Any, BinaryIO, Protocol
 from pydantic import BaseModel
 
 from irbgen.pipeline.checkpoint import CheckpointStore
-from irbgen.pipeline.stage import Stage, StageContext, is_io_stage
+from irbgen.pipeline.stage import Stage, StageContext, is_batch_stage, is_io_stage
 from irbgen.pipeline.stats import DUPLICATE_KEY, ERROR_PREFIX, StageStats
 from irbgen.progress import Progress
 from irbgen.records import Reject
@@ -73,29 +73,58 @@ class Executor(Protocol):
         ...
 
 
-@dataclass(frozen=True)
+@dataclass
 class LocalExecutor:
-    """This machine: an asyncio loop for I/O stages; CPU stages inline or on `processes` spawned processes."""
+    """This machine: an asyncio loop for I/O stages; CPU stages inline or on `processes` spawned processes.
+
+    The processes start on first use and serve every stage until `shutdown` (or the end of a `with`
+    block), so what a stage loads once per process (a spaCy model) is loaded once per build. An I/O stage
+    may offload its CPU-heavy part to them (`stage.offload`). A stage over one `Batch` runs inline.
+    """
 
     processes: int = 1
     chunk_size: int = 32  # inputs per task sent to a pool process
+    _pool: ProcessPoolExecutor | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.processes < 1 or self.chunk_size < 1:
             raise ValueError("processes and chunk_size must be at least 1")
+
+    def __enter__(self) -> LocalExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.shutdown()
+
+    def shutdown(self) -> None:
+        """Stop the pool's processes, if any started."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
 
     def __call__(
         self, stage: Stage, items: Iterator[WorkItem], context: StageContext, sink: Sink, concurrency: int
     ) -> None:
         """Run the stage's items here, the way its kind asks."""
         if is_io_stage(stage):
+            if self.processes > 1:
+                context = replace(context, offload=self._offload)
             asyncio.run(_run_async(stage, items, context, sink, concurrency))
         elif not callable(getattr(stage, "process", None)):
             raise TypeError(f"stage {stage.name!r} has neither process() nor aprocess()")
-        elif self.processes == 1:
+        elif self.processes == 1 or is_batch_stage(stage):
             _run_inline(stage, items, context, sink)
         else:
-            _run_pool(stage, items, context, sink, self.processes, self.chunk_size)
+            _run_pool(stage, items, context, sink, self._processes(), self.processes, self.chunk_size)
+
+    def _processes(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            spawn = multiprocessing.get_context("spawn")
+            self._pool = ProcessPoolExecutor(self.processes, mp_context=spawn)
+        return self._pool
+
+    def _offload(self, work: Callable[[], Any]) -> asyncio.Future[Any]:
+        return asyncio.get_running_loop().run_in_executor(self._processes(), work)
 
 
 @dataclass
@@ -181,7 +210,7 @@ def run_stage(
             progress(stage.name, totals.inputs, totals.inputs)
         return StageResult(stage.name, stage.output_model, store, stats, totals, reused=True)
 
-    run = executor or LocalExecutor(processes, chunk_size)
+    run = executor or LocalExecutor(processes, chunk_size)  # made here: shut down here
     total = len(inputs) if hasattr(inputs, "__len__") else None  # type: ignore[arg-type]
     started = time.perf_counter()
     store.open()
@@ -194,6 +223,8 @@ def run_stage(
     finally:
         stats.wall_seconds = time.perf_counter() - started
         store.close()
+        if executor is None:
+            run.shutdown()  # type: ignore[attr-defined]
     totals = store.summary()
     totals.wall_seconds = stats.wall_seconds
     store.finish(totals)
@@ -409,59 +440,84 @@ def _run_pool(
     items: Iterator[WorkItem],
     context: StageContext,
     sink: Sink,
+    pool: ProcessPoolExecutor,
     processes: int,
     chunk_size: int,
 ) -> None:
-    """Chunks of items on spawned processes; at most 4 chunks per process in flight, written in order.
-
-    Chunks start at one item and double up to `chunk_size`, so a few heavy items still spread over
-    every process, while many light ones travel in chunks.
+    """Chunks of items on the pool's processes; at most 4 chunks per process in flight, written in order.
 
     An item with more than SPILL_RECORDS results is pickled by its worker to a spill file under
     RUN_DIR/stages/.spill-<stage>/ and streamed from there to the checkpoint, so neither process holds it.
     """
+    spill_dir = Path(context.run_dir) / "stages" / f".spill-{stage.name}"
     try:
-        pickle.dumps((stage, context))
+        job = pickle.dumps((stage, context, spill_dir), protocol=pickle.HIGHEST_PROTOCOL)
     except Exception as error:
         raise TypeError(
             f"stage {stage.name!r} and its context must pickle to run with processes > 1 "
             f"(constructors hold configuration only): {error}"
         ) from error
-    spill_dir = Path(context.run_dir) / "stages" / f".spill-{stage.name}"
     shutil.rmtree(spill_dir, ignore_errors=True)  # left by a killed run
     spill_dir.mkdir(parents=True)
-    window = processes * 4
-    pending: deque[tuple[list[WorkItem], Future[list[list[BaseModel] | Spill]]]] = deque()
+    try:
+        in_order(
+            chunked(items, chunk_size),
+            processes * 4,
+            submit=lambda chunk: pool.submit(_process_chunk, job, chunk),
+            collect=lambda chunk, future: future.result(),
+            cancel=lambda future: future.cancel(),
+            sink=sink,
+        )
+    finally:
+        shutil.rmtree(spill_dir, ignore_errors=True)
+
+
+def chunked(items: Iterator[WorkItem], largest: int) -> Iterator[list[WorkItem]]:
+    """Items in chunks of 1, 2, 4 ... up to LARGEST: a few heavy items (dump shards) still spread over
+    every worker, while many light ones travel together."""
+    size = 1
+    while chunk := list(islice(items, size)):
+        yield chunk
+        size = min(size * 2, largest)
+
+
+def in_order(
+    chunks: Iterator[list[WorkItem]],
+    window: int,
+    *,
+    submit: Callable[[list[WorkItem]], Any],
+    collect: Callable[[list[WorkItem], Any], list[Iterable[BaseModel]]],
+    cancel: Callable[[Any], Any],
+    sink: Sink,
+) -> None:
+    """Keep up to WINDOW chunks submitted; hand each item's results to the sink in input order.
+
+    `submit` starts a chunk and returns its handle; `collect` waits for it and returns each item's
+    results. If `chunks` raises, the work already submitted is written first, then the error is
+    re-raised; on any other error, chunks not yet collected are cancelled.
+    """
+    pending: deque[tuple[list[WorkItem], Any]] = deque()
     input_error: BaseException | None = None
     exhausted = False
-    pool = ProcessPoolExecutor(
-        processes,
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=_init_worker,
-        initargs=(stage, context, spill_dir),
-    )
-    size = 1  # chunks grow 1, 2, 4 ... up to chunk_size: two heavy items (dump shards) go to two processes
     try:
         while True:
             while not exhausted and len(pending) < window:
                 try:
-                    chunk = list(islice(items, size))
-                    size = min(size * 2, chunk_size)
+                    chunk = next(chunks, None)
                 except BaseException as error:  # re-raised below, once started work is written
-                    input_error, exhausted = error, True
-                    break
-                if not chunk:
+                    input_error, chunk = error, None
+                if chunk is None:
                     exhausted = True
                     break
-                pending.append((chunk, pool.submit(_process_chunk, chunk)))
+                pending.append((chunk, submit(chunk)))
             if not pending:
                 break
-            chunk, future = pending.popleft()
-            for item, results in zip(chunk, future.result(), strict=True):
+            chunk, handle = pending.popleft()
+            for item, results in zip(chunk, collect(chunk, handle), strict=True):
                 sink(item, results)
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-        shutil.rmtree(spill_dir, ignore_errors=True)
+        for _, handle in pending:
+            cancel(handle)
     if input_error is not None:
         raise input_error
 
@@ -487,15 +543,16 @@ class Spill:
             self.path.unlink(missing_ok=True)
 
 
-_worker: dict[str, Any] = {}  # the stage, context and spill folder of this pool process, set once
+_job: tuple[bytes, Any] = (b"", None)  # this pool process's current stage, context and spill folder
 
 
-def _init_worker(stage: Stage, context: StageContext, spill_dir: Path) -> None:
-    _worker.update(stage=stage, context=context, spill_dir=spill_dir)
-
-
-def _process_chunk(chunk: list[WorkItem]) -> list[list[BaseModel] | Spill]:
-    return [_run_spilling(_worker["stage"], item, _worker["context"], _worker["spill_dir"]) for item in chunk]
+def _process_chunk(job: bytes, chunk: list[WorkItem]) -> list[list[BaseModel] | Spill]:
+    """Each item's results, on a pool process; JOB (pickled) is unpickled once per stage, not per chunk."""
+    global _job
+    if _job[0] != job:
+        _job = (job, pickle.loads(job))
+    stage, context, spill_dir = _job[1]
+    return [_run_spilling(stage, item, context, spill_dir) for item in chunk]
 
 
 def _run_spilling(

@@ -8,12 +8,13 @@ runs locally, in tests against loopback servers, or later on Ray.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from irbgen.records import Reject
 
@@ -26,6 +27,30 @@ class StageContext:
     llm: Any = None  # irbgen.llm.client.LLMClient, or a rules backend
     fetcher: Any = None  # irbgen.web.fetch.Fetcher
     options: dict[str, Any] = field(default_factory=dict)
+    # Set by the executor for an I/O stage: runs a picklable no-argument callable on its CPU workers.
+    offload: Callable[[Callable[[], Any]], Awaitable[Any]] | None = None
+
+
+async def offload(context: StageContext, work: Callable[[], Any]) -> Any:
+    """WORK's result, computed off the event loop: on the executor's CPU workers if it lends them (other
+    processes, Ray tasks), else on a thread here. For the CPU-heavy part of an I/O stage (HTML extraction).
+    """
+    if context.offload is None:
+        return await asyncio.to_thread(work)
+    return await context.offload(work)
+
+
+class Batch(BaseModel):
+    """The one input of a stage that needs all its records at once; `parts` are the records it joins."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    name: str
+    parts: dict[str, Any]
+
+    @property
+    def key(self) -> str:
+        return self.name
 
 
 @runtime_checkable
@@ -48,6 +73,12 @@ def is_io_stage(stage: Any) -> bool:
     rules is CPU work and spreads over processes like any other.
     """
     return bool(getattr(stage, "io_bound", callable(getattr(stage, "aprocess", None))))
+
+
+def is_batch_stage(stage: Any) -> bool:
+    """Whether the stage joins every earlier record in one `Batch`: it runs where its records are (the
+    driver), since sending them all to a worker costs a full copy and gains no parallelism."""
+    return getattr(stage, "input_model", None) is Batch
 
 
 class CpuStage(Stage, Protocol):

@@ -10,28 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
 from irbgen.pipeline.runner import Executor, StageResult, run_stage
 from irbgen.pipeline.stage import Stage, StageContext, is_io_stage
 from irbgen.progress import Progress
 
 Done = Mapping[str, StageResult]  # the finished steps so far, by name
-
-
-class Batch(BaseModel):
-    """The one input of a stage that needs all its records at once; `parts` are the records it joins."""
-
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
-
-    name: str
-    parts: dict[str, Any]
-
-    @property
-    def key(self) -> str:
-        return self.name
 
 
 @dataclass(frozen=True)
@@ -82,7 +68,7 @@ def run_steps(
             step.inputs(done_so_far),
             context if io_stage else replace(context, llm=None, fetcher=None),
             concurrency=step.concurrency or concurrency,
-            processes=1 if stage.input_model is Batch else processes,  # one record: no pool to spread over
+            processes=processes,
             progress=progress,
             executor=executor,
         )

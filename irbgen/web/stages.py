@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 
 from pydantic import BaseModel
 
 from irbgen.errors import IrbgenError
-from irbgen.pipeline.stage import StageContext
+from irbgen.pipeline.stage import StageContext, offload
 from irbgen.records import Reject
 from irbgen.web.extract import extract_document
 from irbgen.web.records import WebDocument
@@ -23,7 +22,7 @@ class FetchCited:
     output_model = WebDocument
 
     def __init__(self, extract_in_thread: bool = True) -> None:
-        self.extract_in_thread = extract_in_thread  # keep the event loop free while lxml parses
+        self.extract_in_thread = extract_in_thread  # keep the event loop free while lxml parses (offload)
 
     def key(self, record: BaseModel) -> str:
         """The cited URL."""
@@ -59,7 +58,7 @@ class FetchCited:
             content_type=outcome.content_type,
             stage=self.name,
         )
-        result = await asyncio.to_thread(extract) if self.extract_in_thread else extract()
+        result = await offload(context, extract) if self.extract_in_thread else extract()
         return [result]
 
 

@@ -14,8 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from irbgen.pipeline.stage import StageContext
-from irbgen.pipeline.steps import Batch
+from irbgen.pipeline.stage import Batch, StageContext
 from irbgen.records import Record, Reject
 from irbgen.schema import Sample
 from irbgen.wikidata.chains import sample_chains
