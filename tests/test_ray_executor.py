@@ -7,14 +7,10 @@ SIGKILL resumes from the checkpoint without redoing finished keys.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
-import subprocess
-import sys
 import time
-from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -31,7 +27,9 @@ from test_pipeline import (  # noqa: E402
     Text,
     Upper,
     Word,
+    assert_resumed,
     context,
+    kill_midway,
     rows,
     run_rejects,
     texts,
@@ -174,40 +172,13 @@ with RayExecutor(address=sys.argv[3], max_in_flight=2, chunk_size=1) as executor
 
 
 def test_a_driver_killed_with_sigkill_resumes_from_the_checkpoint(tmp_path: Path, cluster: str) -> None:
-    records = texts()
-    clean = run_stage(SlowWords(delay=0), records, context(tmp_path / "clean"))
+    clean = run_stage(SlowWords(delay=0), texts(), context(tmp_path / "clean"))
     run_dir, log = tmp_path / "run", tmp_path / "calls.log"
-    done_path = run_dir / "stages" / "slow" / "done.jsonl"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), *sys.path])}
-    command = [sys.executable, "-c", SIGKILL_SCRIPT, str(run_dir), str(log), cluster]
-    child = subprocess.Popen(command, env=env)
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if done_path.exists() and done_path.read_bytes().count(b"\n") >= 12:
-                break
-            assert child.poll() is None, "the driver exited before it could be killed"
-            time.sleep(0.01)
-        os.kill(child.pid, signal.SIGKILL)
-    finally:
-        child.wait(timeout=10)
-    assert child.returncode == -signal.SIGKILL
-    done_at_kill = {
-        json.loads(line)["key"]
-        for line in done_path.read_text().splitlines(keepends=True)
-        if line.endswith("\n")
-    }
-    assert 12 <= len(done_at_kill) < len(records)
+    done_at_kill = kill_midway(SIGKILL_SCRIPT, run_dir, log, cluster, timeout=60)
     time.sleep(0.3)  # let tasks of the dead driver that were still running end
-
     with RayExecutor() as executor:
-        resumed = run_stage(SlowWords(delay=0), records, context(run_dir, log=str(log)), executor=executor)
-    assert rows(resumed) == rows(clean)
-    assert run_rejects(run_dir) == run_rejects(tmp_path / "clean")
-    calls = Counter(log.read_text().split())
-    assert set(calls) == {r.id for r in records}
-    assert all(calls[key] == 1 for key in done_at_kill)  # finished keys were not processed again
-    assert sum(calls.values()) - len(records) <= 2  # at most the tasks in flight at the kill
+        resumed = run_stage(SlowWords(delay=0), texts(), context(run_dir, log=str(log)), executor=executor)
+    assert_resumed(resumed, clean, log, done_at_kill, redone=2)  # max_in_flight=2 tasks of one item
 
 
 def test_an_io_stage_offloads_its_cpu_part_to_ray_tasks(tmp_path: Path, executor: RayExecutor) -> None:
