@@ -106,3 +106,15 @@ def test_sample_build_scores_per_hop(build, tmp_path):
     assert 0.0 < hops["evidence_chain_recall"]["overall"] <= 1.0
     assert set(hops["by_hops"]) == {str(q["metadata"]["hops"]) for q in queries}
     check_against_pytrec_eval(benchmark, tmp_path / "eval", 10)
+
+
+def test_shards_and_processes_do_not_change_the_wikipedia_benchmark(tmp_path, monkeypatch):
+    """A dump read in two round-robin shards yields its pages in another order; the benchmark is the same
+    (the manifest and the card record --shards 2; the run's rejects file lists its rejects in shard order)."""
+    monkeypatch.chdir(tmp_path)
+    args = [*BUILDS["wikipedia"], "--shards", "2", "--processes", "2", "--out", "w"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    recorded = ("README.md", "manifest.json", "../rejects.jsonl")
+    data = {file: want for file, want in EXPECTED["wikipedia"].items() if file not in recorded}
+    assert {file: sha256(tmp_path / "w" / "benchmark" / file) for file in data} == data

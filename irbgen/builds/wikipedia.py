@@ -310,7 +310,9 @@ def build_wikipedia(
             options = {"executor": running, "processes": config.processes, "progress": progress}
             if given is None:
                 done = run_steps(part1_steps(config, backend), context, **options)
-                facts = list(done["facts"].outputs())
+                # Page-id order: a dump read in shards yields its pages shard by shard, and the benchmark
+                # must not depend on --shards or on the executor.
+                facts = sorted(done["facts"].outputs(), key=lambda fact: fact.page_id)
                 documents = sorted(fetched(done).values(), key=lambda document: document.id)
                 write_jsonl(run_dir / FACTS, facts)
                 write_jsonl(run_dir / DOCUMENTS, documents)
