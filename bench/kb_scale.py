@@ -1,9 +1,10 @@
 """Build the columnar knowledge base straight from a dump and report its size per statement.
 
-    python bench/kb_scale.py DUMP [--limit N] [--save DIR]
+    python bench/kb_scale.py DUMP [--limit N] [--save DIR] [--keep-all-statements]
 
 Prints one JSON line: entities and statements read, seconds to read and to build, resident bytes per
 statement (fixed-width columns and the id index) and string-table bytes per statement, peak RSS.
+`--keep-all-statements` reads as the build's flag does: also the statements no question can use.
 """
 
 from __future__ import annotations
@@ -25,12 +26,14 @@ def main() -> None:
     parser.add_argument("dump")
     parser.add_argument("--limit", type=int)
     parser.add_argument("--save", type=Path)
+    parser.add_argument("--keep-all-statements", action="store_true")
     args = parser.parse_args()
     gc.disable()
     builder = ColumnsBuilder()
     started = time.perf_counter()
     entities = 0
-    for record in read_wikidata_dump(args.dump, limit=args.limit):
+    records = read_wikidata_dump(args.dump, limit=args.limit, keep_all_statements=args.keep_all_statements)
+    for record in records:
         if isinstance(record, WikidataEntity):
             builder.add_entity(record)
             entities += 1

@@ -119,6 +119,7 @@ def wikidata_changes(inputs) -> dict[str, object]:
         "popularity": "counts-file",
         "min_sitelinks": 5,
         "entities": inputs["entities"],
+        "keep_all_statements": True,
         "properties": inputs["properties"],
         "counts_file": inputs["counts"],
         "popular_threshold": 0.5,

@@ -92,6 +92,23 @@ def test_rerun_resumes_and_gives_identical_files_and_eval_runs(sample_run, tmp_p
     assert "nDCG@10" in result.output
 
 
+def test_passages_state_identifiers_only_with_keep_all_statements(sample_run, tmp_path):
+    """The reader drops identifiers, URLs and media; --keep-all-statements puts them back in the passages
+    and changes nothing else: no question can use them."""
+    out = tmp_path / "all"
+    assert run(*BUILD, "--keep-all-statements", "--out", out).exit_code == 0
+    texts = {doc["_id"]: doc["text"] for doc in lines(sample_run / "benchmark" / "corpus.jsonl")}
+    everything = {doc["_id"]: doc["text"] for doc in lines(out / "benchmark" / "corpus.jsonl")}
+    assert texts.keys() == everything.keys()
+    for label in ("VIAF ID", "IMDb ID", "official website"):
+        assert not any(label in text for text in texts.values())
+        assert any(label in text for text in everything.values())
+    for name in ("samples.jsonl", "queries.jsonl", "qrels/test.tsv"):
+        assert (out / "benchmark" / name).read_bytes() == (sample_run / "benchmark" / name).read_bytes()
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["config"]["keep_all_statements"] is True
+
+
 def test_processes_do_not_change_the_output(tmp_path):
     one, two = tmp_path / "one", tmp_path / "two"
     assert run(*BUILD, "--hops", "1-2", "--shards", "2", "--out", one).exit_code == 0

@@ -107,8 +107,8 @@ def item(
     }
 
 
-def parsed(obj: dict) -> WikidataEntity:
-    entity = parse_entity(obj, where="test:1")
+def parsed(obj: dict, keep_all_statements: bool = False) -> WikidataEntity:
+    entity = parse_entity(obj, where="test:1", keep_all_statements=keep_all_statements)
     assert isinstance(entity, WikidataEntity), entity
     return entity
 
@@ -175,7 +175,7 @@ VALUES = [
     ("value", "expected"), VALUES, ids=lambda v: str(v[1])[:30] if isinstance(v, tuple) else ""
 )
 def test_every_datavalue_type_becomes_a_value(value: tuple, expected: tuple) -> None:
-    statement = parsed(item(claims=[claim("P9", value)])).statements[0]
+    statement = parsed(item(claims=[claim("P9", value)]), keep_all_statements=True).statements[0]
     kind, text, raw, precision, unit = expected
     tail = statement.tail
     assert (tail.type, tail.text, tail.precision, tail.unit) == (kind, text, precision, unit)
@@ -191,6 +191,59 @@ def test_somevalue_and_novalue_give_no_statement() -> None:
     ]
     entity = parsed(item(claims=claims))
     assert [(s.property, s.tail.text) for s in entity.statements] == [("P27", "Q6")]
+
+
+# --- what the reader keeps -------------------------------------------------------------------------------
+
+NEVER_ASKED = [
+    claim("P214", ("external-id", "string", "113230702")),  # VIAF ID: an identifier
+    claim("P856", ("url", "string", URL)),  # official website: a denied property, and a URL
+    claim("P18", ("commonsMedia", "string", "Harbour.jpg")),  # image: media
+    claim("P1889", ref("Q8")),  # different from: a denied property with an item value
+    claim("P99999", ("external-id", "string", "x-1")),  # no list names it: its own datatype says id
+    claim("P1332", ("globe-coordinate", "globecoordinate", NEAR_LONDON)),  # northernmost point
+    claim("P2534", ("math", "string", "E = m c^2")),  # defining formula
+]
+ASKED = [
+    claim("P17", ref("Q6")),
+    claim("P31", ref("Q5")),  # denied, yet kept: the rules wording asks "Who ...?" of a human
+    claim("P625", ("globe-coordinate", "globecoordinate", NEAR_LONDON)),  # kept: "Which place ...?"
+    claim("P1448", ("monolingualtext", "monolingualtext", {"text": "Orrin", "language": "en"})),
+]
+
+
+def properties(entity: WikidataEntity) -> list[str]:
+    return [s.property for s in entity.statements]
+
+
+def test_the_reader_drops_the_statements_no_question_can_use() -> None:
+    obj = item(claims=[*NEVER_ASKED[:3], *ASKED, *NEVER_ASKED[3:]])
+    assert properties(parsed(obj)) == ["P17", "P31", "P625", "P1448"]
+    everything = properties(parsed(obj, keep_all_statements=True))
+    assert everything == [c["mainsnak"]["property"] for c in [*NEVER_ASKED[:3], *ASKED, *NEVER_ASKED[3:]]]
+
+
+def test_the_reader_keeps_what_the_rules_wording_reads() -> None:
+    from irbgen.wikidata.answerable import KEPT_FOR_WORDING, never_asked
+    from irbgen.wikidata.rules.questions import ORGANISATION_PROPERTIES, PLACE_PROPERTIES
+    from irbgen.wikidata.vocabulary import load_denied
+
+    read = {"P31"} | PLACE_PROPERTIES | ORGANISATION_PROPERTIES  # entity_kind reads these
+    assert read & load_denied() <= KEPT_FOR_WORDING
+    assert not any(never_asked(p, {"P625": "globe-coordinate"}.get(p, "wikibase-item")) for p in read)
+
+
+def test_the_read_stage_drops_them_unless_its_shard_keeps_all(tmp_path: Path) -> None:
+    obj = item("Q7", claims=[*NEVER_ASKED, *ASKED])
+    path = write(tmp_path / "dump.json", "[\n" + json.dumps(obj) + "\n]\n")
+    kept = {}
+    for keep_all in (False, True):
+        shards = wikidata_shards(path, keep_all_statements=keep_all)
+        result = run_stage(ReadEntities(), shards, StageContext(run_dir=tmp_path / f"run-{keep_all}"))
+        (row,) = result.rows()
+        kept[keep_all] = [s["property"] for s in row["statements"]]
+    assert kept == {False: properties(parsed(obj)), True: properties(parsed(obj, keep_all_statements=True))}
+    assert len(kept[True]) == len(NEVER_ASKED) + len(ASKED) and "P214" not in kept[False]
 
 
 # --- ranks ----------------------------------------------------------------------------------------------
@@ -539,8 +592,8 @@ def test_sample_dumps_hold_the_expected_counts(samples: dict) -> None:
 
 
 def test_sample_dumps_cover_every_value_type_rank_and_qualifiers(samples: dict) -> None:
-    new, _ = samples["new"]
-    statements = [s for e in new.values() for s in e.statements]
+    new = [r for r in read_wikidata_dump(NEW_DUMP, keep_all_statements=True) if isinstance(r, WikidataEntity)]
+    statements = [s for e in new for s in e.statements]
     types = Counter(s.tail.type for s in statements)
     assert set(types) == {
         "entity",

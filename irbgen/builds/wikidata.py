@@ -68,6 +68,7 @@ class WikidataBuildConfig(LLMOptions, ExecutorOptions):
     limit: int | None = Field(None, ge=0)
     min_sitelinks: int = Field(0, ge=0)  # keep items with at least this many sitelinks
     entities: Path | None = None  # keep only the items listed in this file
+    keep_all_statements: bool = False  # also read the statements no question can use (identifiers, ...)
     wikipedia_dump: Path | None = None
     rebel_model: Path | None = None
     popularity: Literal["sitelinks", "wikipedia-frequency", "counts-file"] | None = None
@@ -102,6 +103,7 @@ def read_step(
     options = {"limit": filters.pop("limit", None), "min_sitelinks": filters.pop("min_sitelinks", 0)}
     entities = filters.pop("entities", None)
     options["entities"] = str(entities) if entities is not None else None
+    options["keep_all_statements"] = config.keep_all_statements
     stage = ReadEntities()
     stage.name = name
     index_dir = run_dir / DUMP_INDEXES if run_dir is not None else None
@@ -190,6 +192,7 @@ def _base_source(config: WikidataBuildConfig, done: Done, step: str) -> dict[str
         "dump": file_identity(dump),
         "properties": file_identity(config.properties) if step == "read" else None,
         "filters": [config.limit, config.min_sitelinks, file_identity(config.entities), config.shards],
+        "keep_all_statements": config.keep_all_statements,
         "entities": done[step].totals.outputs,
         "property_entities": done["read_properties"].totals.outputs if "read_properties" in done else 0,
     }

@@ -200,6 +200,12 @@ def kept_on_force(changed: set[str]) -> dict[str, str]:
     type=click.Path(path_type=Path),
     help="Wikidata: keep only the items listed in this file (one id a line).",
 )
+@click.option(
+    "--keep-all-statements/--no-keep-all-statements",
+    default=False,
+    help="Wikidata: also keep the statements no question can use (external ids, URLs, media, coordinates, "
+    "denied properties), so passages state them too.",
+)
 @click.option("--counts-file", type=click.Path(path_type=Path), help="Wikidata: popularity counts (TSV).")
 @click.option("--popular-threshold", type=float, help="Wikidata: popular at or above this score.")
 @click.option(

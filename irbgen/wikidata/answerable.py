@@ -13,6 +13,13 @@ A statement makes a hop or an answer when:
 - a string or monolingual text belongs to a property whose wording allows text (official name, motto,
   native label, ...) and has letters (not a flag emoji).
 
+The reader drops what can never make a hop or an answer before it reaches the knowledge base
+(`never_asked`): denied properties and excluded datatypes, the datatype being the statement's own
+`mainsnak.datatype` (a shard may not have read the property entity yet). `why_unusable` still checks
+both, so a property entity's datatype excludes too. Two denied properties are kept all the same,
+`KEPT_FOR_WORDING`: the rules wording reads them to tell a person or a place (`rules.questions.
+entity_kind`: "Who ...?", "Which place ...?"). `--keep-all-statements` keeps everything.
+
 Ranks are settled by the reader: deprecated statements never arrive, and where a property has
 preferred statements only those do. `select` then picks the statement a question asks about: the
 only value; else, among values that each carry a point in time, the one with the latest (the question
@@ -35,12 +42,22 @@ EXCLUDED_DATATYPES: frozenset[str] = frozenset(
     "external-id url globe-coordinate commonsMedia geo-shape tabular-data math musical-notation "
     "wikibase-lexeme wikibase-form wikibase-sense entity-schema wikibase-property".split()
 )
+# Denied, yet read by the rules wording (`rules.questions.entity_kind`): instance of (human), coordinates.
+KEPT_FOR_WORDING: frozenset[str] = frozenset({"P31", "P625"})
 TEXT_TYPES = frozenset({"string", "monolingualtext"})
 POINT_IN_TIME, END_TIME = "P585", "P582"
 PART_QUALIFIERS = frozenset({"P518", "P1013", "P642"})  # applies to part, criterion used, of
 YEAR_PRECISION = 9
 _MONTHS = "January February March April May June July August September October November December".split()
 _TIME_TEXT = re.compile(r"^(?:(\d{1,2}) )?(?:([A-Z][a-z]+) )?(\d+)( BCE)?$")
+
+
+def never_asked(property_id: str, datatype: str) -> bool:
+    """Whether no question can use a statement of this property and datatype, so the reader drops it:
+    a denied property or an excluded datatype, except the properties in `KEPT_FOR_WORDING`."""
+    if property_id in KEPT_FOR_WORDING:
+        return False
+    return property_id in load_denied() or datatype in EXCLUDED_DATATYPES
 
 
 def datatype(kb: KnowledgeBase, statement: Statement) -> str:

@@ -8,14 +8,18 @@ A chain is a path Q1 -P-> Q2 -P-> ... -> answer. Every sampled chain is:
   truthy value, or the one its latest point in time or its missing end time singles out;
 - shortcut-free: no statement in the knowledge base (any property, excluded ones too) goes from an
   entity of the path to a later, non-adjacent node of the path; the final literal counts as a node, so a
-  date reachable in one step from the first head is a shortcut too;
+  date reachable in one step from the first head is a shortcut too. The base holds what the reader kept:
+  the statements it dropped as never asked (`answerable.never_asked`) are in no passage either, and are
+  no shortcut;
 - not a sub-chain: no output chain is a contiguous part of another output chain. Longer chains win:
   hop counts are sampled longest first and shorter candidates inside an already chosen chain are
   skipped, so the shorter hop counts still fill their quotas from other candidates.
 
 Statements that make poor questions are skipped: ids in `DEFAULT_EXCLUDED` and the denied list,
 datatypes in `DEFAULT_EXCLUDED_DATATYPES` (external ids, URLs, coordinates, media, ...; the property's
-datatype, else the statement's own), and the values `answerable.why_unusable` refuses.
+datatype, else the statement's own), and the values `answerable.why_unusable` refuses. The reader has
+already dropped most of them; these checks stay for what it keeps (instance of, a property entity's
+datatype, a base read with `--keep-all-statements`).
 
 Strata (`irbgen.wikidata.labels.stratum`): a chain's popularity composition (all hops popular, all
 unpopular, or mixed) and newness composition (all new, all old, mixed, or unknown without an old dump),

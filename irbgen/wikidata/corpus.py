@@ -1,10 +1,12 @@
 """The retrieval corpus of a Wikidata build: entity passages, optional article text, and per-hop evidence.
 
 One passage per item linearises its own truthy statements (its 1-hop subgraph, outgoing edges) into
-sentences, leaving out those it cannot state in words (a property with no label, an item outside the
-base): the label with its description and aliases, then "The <property> of <X> is <Y>." per
-statement, with qualifiers in brackets ("(as of 2020)"). Each statement is written once, in its head's
-passage; an entity that is only ever a tail still gets a passage with its label and description.
+sentences: the ones the reader kept (no identifier, URL or media file unless the build keeps every
+statement, `--keep-all-statements`), less those it cannot state in words (a property with no label, an
+item outside the base): the label with its description and aliases, then "The <property> of <X> is
+<Y>." per statement, with qualifiers in brackets ("(as of 2020)"). Each statement is written once, in
+its head's passage; an entity that is only ever a tail still gets a passage with its label and
+description.
 
 With an older knowledge base, a (head, property) that has tails in both snapshots but not the same set
 is a conflict: the old statements whose tail is no longer there go into a separate passage of the head,

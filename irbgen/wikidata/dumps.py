@@ -7,6 +7,10 @@ groups and datavalue classes, and reduced to what the build needs:
 - items with an English label (or a language-neutral "mul" label); others become `no_english_label`
   rejects keyed by the entity id. Properties are always kept, with their label ("" if none) and datatype;
   their own statements are dropped, since chains only walk items.
+- only statements a question can use: a denied property (`denied_properties.txt`) or a statement whose
+  own `mainsnak.datatype` is excluded (external ids, URLs, media, coordinates, ...) is dropped from the
+  raw JSON before qwikidata parses it, so passages never state it (`answerable.never_asked`; instance of
+  and coordinate location stay, the rules wording reads them). `keep_all_statements` keeps them all.
 - truthy statements only: per property, the preferred-rank claims if there are any, else the normal-rank
   ones; deprecated never. This is qwikidata's `get_truthy_claim_group` rule (and Wikidata's RDF "truthy"
   rule); claims with any other rank string are dropped as well. A preferred somevalue/novalue claim still
@@ -51,6 +55,7 @@ from qwikidata.snak import WikidataSnak
 from irbgen.errors import BadInputError
 from irbgen.pipeline.stage import StageContext
 from irbgen.records import Reject
+from irbgen.wikidata.answerable import never_asked
 from irbgen.wikidata.records import Statement, Value, WikidataEntity
 from irbgen.wikidata.seekable import build_index, is_seekable_format, seekable_opener
 from irbgen.wikidata.selection import EntityFilter, load_entity_ids
@@ -248,19 +253,30 @@ def _entity_kind(obj: dict[str, Any]) -> str | None:
     return kind
 
 
-def _without_references(claims: dict[str, Any]) -> dict[str, Any]:
-    """Claims minus their references, which irbgen never reads: qwikidata would parse them all."""
+def _never_asked(property_id: str, claim: Any) -> bool:
+    """Whether a raw claim is one no question can use; a malformed claim is left for qwikidata to refuse."""
+    snak = claim.get("mainsnak") if isinstance(claim, dict) else None
+    own = snak.get("datatype") if isinstance(snak, dict) else None
+    return never_asked(property_id, own if isinstance(own, str) else "")
+
+
+def _claims_to_read(claims: dict[str, Any], keep_all: bool = False) -> dict[str, Any]:
+    """Claims minus their references, which irbgen never reads (qwikidata would parse them all), and
+    minus the claims no question can use unless `keep_all`."""
     if not isinstance(claims, dict):
         return claims
     return {
         pid: [{k: v for k, v in claim.items() if k != "references"} if isinstance(claim, dict) else claim
-              for claim in group] if isinstance(group, list) else group
+              for claim in group if keep_all or not _never_asked(pid, claim)]
+        if isinstance(group, list) else group
         for pid, group in claims.items()
     }  # fmt: skip
 
 
-def _parse(obj: dict[str, Any]) -> WikidataEntity | Reject:
-    """An entity, or a Reject for one we do not keep; raises when the JSON breaks the Wikibase data model."""
+def _parse(obj: dict[str, Any], keep_all: bool = False) -> WikidataEntity | Reject:
+    """An entity, or a Reject for one we do not keep; raises when the JSON breaks the Wikibase data model.
+
+    Unless `keep_all`, the statements no question can use are left out (`_claims_to_read`)."""
     entity_id = str(obj["id"])
     kind = _entity_kind(obj)
     if kind not in ("item", "property"):
@@ -271,7 +287,7 @@ def _parse(obj: dict[str, Any]) -> WikidataEntity | Reject:
         "aliases": {},
         "sitelinks": {},
         **obj,
-        "claims": _without_references(obj.get("claims") or {}),
+        "claims": _claims_to_read(obj.get("claims") or {}, keep_all),
         "type": kind,
     }
     entity = WikidataItem(full) if kind == "item" else WikidataProperty(full)
@@ -294,13 +310,18 @@ def _parse(obj: dict[str, Any]) -> WikidataEntity | Reject:
     )
 
 
-def parse_entity(obj: dict[str, Any], *, where: str) -> WikidataEntity | Reject:
-    """One dump entity as a WikidataEntity, or a Reject saying why not (`where` locates it in rejects)."""
-    return _entity_or_reject(obj, lambda: where)
+def parse_entity(
+    obj: dict[str, Any], *, where: str, keep_all_statements: bool = False
+) -> WikidataEntity | Reject:
+    """One dump entity as a WikidataEntity, or a Reject saying why not (`where` locates it in rejects).
+
+    Statements no question can use are dropped unless `keep_all_statements` (see the module docstring).
+    """
+    return _entity_or_reject(obj, lambda: where, keep_all=keep_all_statements)
 
 
 def _entity_or_reject(
-    obj: Any, where: Callable[[], str], keep: EntityFilter | None = None
+    obj: Any, where: Callable[[], str], keep: EntityFilter | None = None, keep_all: bool = False
 ) -> WikidataEntity | Reject:
     """Like parse_entity; `where` is only called for a reject (a line number may cost a scan)."""
     if not isinstance(obj, dict):
@@ -311,7 +332,7 @@ def _entity_or_reject(
     if dropped is not None:
         return Reject(stage=STAGE, reason=dropped[0], key=obj["id"], detail=dropped[1])
     try:
-        return _parse(obj)
+        return _parse(obj, keep_all)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:  # qwikidata's checks, pydantic's too
         detail = f"{obj['id']}: {type(exc).__name__}: {exc}"
         return Reject(stage=STAGE, reason="bad_entity", key=where(), detail=detail[:300])
@@ -325,14 +346,14 @@ def _bad_line(where: str, detail: str) -> Reject:
 
 
 def _line_record(
-    line: bytes, where: Callable[[], str], keep: EntityFilter | None = None
+    line: bytes, where: Callable[[], str], keep: EntityFilter | None = None, keep_all: bool = False
 ) -> WikidataEntity | Reject:
     """The record for one entity line of the array (the trailing comma already removed)."""
     try:
         obj = json.loads(line)
     except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
         return _bad_line(where(), f"not JSON ({exc}): {line[:80]!r}")
-    return _entity_or_reject(obj, where, keep)
+    return _entity_or_reject(obj, where, keep, keep_all)
 
 
 def _entity_line(raw: bytes) -> bytes | None:
@@ -442,6 +463,7 @@ def read_wikidata_dump(
     keep: EntityFilter | None = None,
     index: str | Path | None = None,
     size: int | None = None,
+    keep_all_statements: bool = False,
 ) -> Iterator[WikidataEntity | Reject]:
     """Entities (or per-line Rejects) of one shard of a Wikidata JSON dump, streamed line by line.
 
@@ -450,7 +472,8 @@ def read_wikidata_dump(
 
     `limit` caps the entity lines this shard reads (each gives one entity or one reject). Items that
     `keep` drops become rejects with its reason ("few_sitelinks", "not_listed"). Arguments are checked at
-    once; the file is opened on the first `next()`.
+    once; the file is opened on the first `next()`. Statements no question can use are dropped unless
+    `keep_all_statements` (see the module docstring).
     """
     path = Path(path)
     if shards < 1 or not 0 <= shard < shards:
@@ -469,7 +492,7 @@ def read_wikidata_dump(
         lines = _seekable_lines(path, seekable_opener(path, Path(index)), size, shard, shards)
     else:
         lines = _round_robin(_stream_lines(path, opener), shard, shards)
-    return _records(path, lines, limit, keep)
+    return _records(path, lines, limit, keep, keep_all_statements)
 
 
 def _records(
@@ -477,6 +500,7 @@ def _records(
     lines: Iterable[tuple[Callable[[], int], bytes]],
     limit: int | None,
     keep: EntityFilter | None = None,
+    keep_all: bool = False,
 ) -> Iterator[WikidataEntity | Reject]:
     """Parse entity lines up to `limit`, stopping if too many lines in a row are not JSON entities."""
     taken = bad_in_a_row = 0
@@ -487,7 +511,7 @@ def _records(
         if limit is not None and taken >= limit:
             return
         taken += 1
-        record = _line_record(line, lambda number=number: f"{path.name}:{number()}", keep)
+        record = _line_record(line, lambda number=number: f"{path.name}:{number()}", keep, keep_all)
         bad_in_a_row = bad_in_a_row + 1 if isinstance(record, Reject) and record.reason == "bad_line" else 0
         if bad_in_a_row > MAX_BAD_LINES_IN_A_ROW:
             raise BadInputError(
@@ -513,6 +537,7 @@ class WikidataShard(BaseModel):
     entities: str | None = None  # a file of the items to keep, one id per line
     index: str | None = None  # the saved index of a compressed dump, so the shard seeks to its range
     size: int | None = Field(None, ge=0)  # the dump's uncompressed size, with `index`
+    keep_all_statements: bool = False  # also the statements no question can use (identifiers, ...)
 
     @property
     def key(self) -> str:
@@ -567,4 +592,5 @@ class ReadEntities:
             keep=record.entity_filter(),
             index=record.index,
             size=record.size,
+            keep_all_statements=record.keep_all_statements,
         )
