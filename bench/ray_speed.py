@@ -9,8 +9,9 @@ into a bigger dump, then times `build_wikipedia(..., facts_only=True)` in a fres
 `--executor local` on a pool of CPUS processes, with `--executor ray` on a local Ray instance of CPUS
 CPUs started before the clock starts. Prints one JSON line: seconds, pages, pages/s.
 
-`overhead` runs a stage that does nothing over ITEMS items on Ray (one task each) and inline, and
-prints the time per item of each.
+`overhead` runs a stage that does nothing over ITEMS items on Ray and inline, and prints the time per
+item of each: on Ray once with one item per task (`--chunk-size 1`, Ray's own cost per task) and once
+with the executor's chunks (1, 2, 4 ... up to 32 items per task).
 """
 
 from __future__ import annotations
@@ -118,7 +119,8 @@ def overhead(args: argparse.Namespace) -> dict:
     items = [Item(id=f"i{number:06d}") for number in range(args.items)]
     result = {"items": args.items, "cpus": args.cpus}
     with tempfile.TemporaryDirectory() as work:
-        for name, executor in (("inline", None), ("ray", RayExecutor())):
+        one, chunked = RayExecutor(chunk_size=1), RayExecutor()
+        for name, executor in (("inline", None), ("ray_one_per_task", one), ("ray_chunked", chunked)):
             started = time.perf_counter()
             run_stage(Nothing(), items, StageContext(run_dir=Path(work) / name), executor=executor)
             seconds = time.perf_counter() - started

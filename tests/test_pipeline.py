@@ -653,8 +653,12 @@ def _pid_of_work() -> str:
     return str(os.getpid())
 
 
+def _failing_work() -> str:
+    raise ValueError("this page cannot be read")
+
+
 class OffloadsWork:
-    """I/O stage whose CPU part is offloaded (stage.offload): says where that part ran."""
+    """I/O stage whose CPU part is offloaded (stage.offload): says where that part ran; fails on t003."""
 
     name = "offloads"
     input_model = Text
@@ -664,7 +668,8 @@ class OffloadsWork:
         return record.id
 
     async def aprocess(self, record: Text, context: StageContext) -> list[Text]:
-        return [Text(id=record.id, text=await offload(context, _pid_of_work))]
+        work = _failing_work if record.id == "t003" else _pid_of_work
+        return [Text(id=record.id, text=await offload(context, work))]
 
 
 @pytest.mark.parametrize("processes", [1, 2])
@@ -673,3 +678,5 @@ def test_an_io_stage_offloads_its_cpu_part_to_the_executors_processes(tmp_path: 
         result = run_stage(OffloadsWork(), texts(6), context(tmp_path), executor=executor)
     where = {row["text"] for row in rows(result)}
     assert (where == {str(os.getpid())}) is (processes == 1)  # one process: a thread here; else the pool
+    (failed,) = run_rejects(tmp_path)
+    assert (failed["key"], failed["reason"]) == ("t003", "error:ValueError")  # raised as itself

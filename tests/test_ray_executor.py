@@ -186,3 +186,5 @@ def test_an_io_stage_offloads_its_cpu_part_to_ray_tasks(tmp_path: Path, executor
     actor_pids = set(ray.get([actor.pid.remote() for actor in executor._actors]))
     where = {row["text"] for row in rows(result)}
     assert where and not where & (actor_pids | {str(os.getpid())})  # neither the actor nor the driver
+    (failed,) = run_rejects(tmp_path)
+    assert (failed["key"], failed["reason"]) == ("t003", "error:ValueError")  # raised as itself

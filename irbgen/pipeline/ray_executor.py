@@ -13,7 +13,7 @@ The executor has the runner's Executor signature, so no stage changes to run her
   socket), with an equal part of the stage's concurrency, so the stage's global limit holds. Fetches are
   sent to an actor by the host of the URL, so every host stays on one actor and the per-host limit holds
   as it is. The CPU-heavy part of an I/O stage (extracting a fetched page) is offloaded from the actor's
-  event loop as a Ray task (`stage.offload`), so it spreads over the cluster. A stage with a model
+  event loop as Ray tasks (`stage.offload`), batched, so it spreads over the cluster. A stage with a model
   client runs on one actor: one endpoint gains nothing from two, and one
   actor keeps the reply cache, the cost ledger and --max-cost exact. The actors run on the driver's node:
   their caches (the WARC of fetched pages, the reply cache, the ledger journal) are the run directory's,
@@ -315,16 +315,58 @@ def _cpu_task(stage: Stage, context: StageContext, chunk: list[WorkItem]) -> lis
 
 
 @ray.remote
-def _offload_task(work: Callable[[], Any]) -> Any:
-    return work()
+def _offload_batch(works: list[Callable[[], Any]]) -> list[tuple[bool, Any]]:
+    """(True, result) or (False, the exception) for each piece of work, in order."""
+    outcomes: list[tuple[bool, Any]] = []
+    for work in works:
+        try:
+            outcomes.append((True, work()))
+        except Exception as error:  # raised in the actor, as locally
+            outcomes.append((False, error))
+    return outcomes
 
 
-async def _offload(work: Callable[[], Any]) -> Any:
-    """An I/O actor's `offload`: WORK as a Ray task anywhere on the cluster, its error raised as itself."""
-    try:
-        return await _offload_task.remote(work)
-    except RayTaskError as error:
-        raise error.as_instanceof_cause() from None
+class _Offloader:
+    """An I/O actor's `offload`: its CPU work as Ray tasks anywhere on the cluster, in batches.
+
+    Ray costs a few ms per task, as much as extracting one page, so at most `in_flight` tasks run at
+    once and the work that arrives meanwhile waits to go together in the next one (up to `largest`).
+    """
+
+    def __init__(self, in_flight: int, largest: int = 32) -> None:
+        self.in_flight, self.largest = in_flight, largest
+        self.waiting: list[tuple[Callable[[], Any], asyncio.Future[Any]]] = []
+        self.running: set[asyncio.Task[None]] = set()
+
+    async def __call__(self, work: Callable[[], Any]) -> Any:
+        future = asyncio.get_running_loop().create_future()
+        self.waiting.append((work, future))
+        self._start()
+        return await future
+
+    def _start(self) -> None:
+        while self.waiting and len(self.running) < self.in_flight:
+            batch, self.waiting = self.waiting[: self.largest], self.waiting[self.largest :]
+            task = asyncio.ensure_future(self._run(batch))
+            self.running.add(task)
+            task.add_done_callback(self._finished)
+
+    def _finished(self, task: asyncio.Task[None]) -> None:
+        self.running.discard(task)
+        self._start()
+
+    async def _run(self, batch: list[tuple[Callable[[], Any], asyncio.Future[Any]]]) -> None:
+        try:
+            outcomes = await _offload_batch.remote([work for work, _ in batch])
+        except RayError as error:  # the worker was lost past its retries: each piece fails with it
+            outcomes = [(False, error)] * len(batch)
+        for (_, future), (ok, value) in zip(batch, outcomes, strict=True):
+            if future.done():  # its caller was cancelled
+                continue
+            if ok:
+                future.set_result(value)
+            else:
+                future.set_exception(value)
 
 
 # -- I/O actors ------------------------------------------------------------------------------------------
@@ -361,7 +403,9 @@ class _IoActor:
             client.make() if isinstance(client, _Recipe) else client
             for client in (context.llm, context.fetcher)
         )
-        self.stage, self.context = stage, replace(context, llm=llm, fetcher=fetcher, offload=_offload)
+        in_flight = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        offload = _Offloader(in_flight)
+        self.stage, self.context = stage, replace(context, llm=llm, fetcher=fetcher, offload=offload)
         self.limit = asyncio.Semaphore(share)
 
     async def run(self, item: WorkItem) -> list[Any]:
