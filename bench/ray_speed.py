@@ -69,7 +69,7 @@ def part1(args: argparse.Namespace) -> dict:
             from irbgen.pipeline.ray_executor import RayExecutor, init_local
 
             init_local(num_cpus=args.cpus)
-            executor = RayExecutor()
+            executor = RayExecutor(io_actors=args.io_actors)
             executor.start()
         started = time.perf_counter()
         output = build_wikipedia(config, work / "run", executor=executor)
@@ -81,7 +81,7 @@ def part1(args: argparse.Namespace) -> dict:
             for path in sorted((work / "run" / "stages").glob("*/stats.json"))
         }
         return {
-            "executor": args.executor, "cpus": args.cpus, "pages": pages,
+            "executor": args.executor, "cpus": args.cpus, "pages": pages, "io_actors": args.io_actors,
             "facts": output.manifest.counts["facts"], "seconds": round(seconds, 2),
             "pages_per_s": round(pages / seconds, 1), "stage_seconds": stages,
         }  # fmt: skip
@@ -140,6 +140,7 @@ def main() -> None:
     one.add_argument("--copies", type=int, default=19)
     one.add_argument("--cpus", type=int, default=2)
     one.add_argument("--executor", choices=["local", "ray"], default="ray")
+    one.add_argument("--io-actors", type=int, default=0, help="ray: I/O actors (0: I/O in the driver)")
     cost = sub.add_parser("overhead")
     cost.add_argument("--items", type=int, default=10_000)
     cost.add_argument("--cpus", type=int, default=2)

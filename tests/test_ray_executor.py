@@ -70,6 +70,13 @@ def executor(cluster: str) -> Iterator[RayExecutor]:
         yield running
 
 
+@pytest.fixture(params=[0, 2], ids=["io-in-driver", "io-actors"])
+def io_executor(cluster: str, request: pytest.FixtureRequest) -> Iterator[RayExecutor]:
+    """A Ray executor whose I/O stages run in the driver (0 actors, the default) or on 2 actors."""
+    with RayExecutor(io_actors=request.param) as running:
+        yield running
+
+
 class DiesOn(SplitWords):
     """SplitWords whose worker process is killed on some records: once (a marker file) or every time."""
 
@@ -99,7 +106,8 @@ def test_cpu_stage_matches_the_local_executor_rejects_included(tmp_path: Path, e
     assert {r["reason"] for r in run_rejects(tmp_path / "ray")} >= {"error:ValueError", "duplicate_key"}
 
 
-def test_io_stages_run_on_actors_in_input_order(tmp_path: Path, executor: RayExecutor) -> None:
+def test_io_stages_run_in_input_order(tmp_path: Path, io_executor: RayExecutor) -> None:
+    executor = io_executor
     records = texts(50)
     local = run_stage(AsyncSplit(), records, context(tmp_path / "local"), concurrency=3)
     on_ray = run_stage(AsyncSplit(), records, context(tmp_path / "ray"), concurrency=3, executor=executor)
@@ -136,9 +144,9 @@ def test_split_and_route_keep_the_limits() -> None:
 # -- builds ----------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["wikipedia", "wikidata"])
+@pytest.mark.parametrize(("name", "io_actors"), [("wikipedia", "0"), ("wikipedia", "2"), ("wikidata", "0")])
 def test_sample_builds_on_ray_give_the_committed_hashes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cluster: str, name: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cluster: str, name: str, io_actors: str
 ) -> None:
     # The inputs lie in one folder (standing for a shared mount), the run directory in another.
     shared, driver = tmp_path / "shared", tmp_path / "driver"
@@ -150,7 +158,8 @@ def test_sample_builds_on_ray_give_the_committed_hashes(
             arg = str(shutil.copy(arg, shared))
         args.append(arg)
     monkeypatch.chdir(driver)
-    result = CliRunner().invoke(main, [*args, "--executor", "ray", "--out", name])
+    ray_options = ["--executor", "ray", "--ray-io-actors", io_actors]
+    result = CliRunner().invoke(main, [*args, *ray_options, "--out", name])
     assert result.exit_code == 0, result.output
     benchmark = driver / name / "benchmark"
     changed = {file: sha256(benchmark / file) for file, want in EXPECTED[name].items()}
@@ -181,10 +190,12 @@ def test_a_driver_killed_with_sigkill_resumes_from_the_checkpoint(tmp_path: Path
     assert_resumed(resumed, clean, log, done_at_kill, redone=2)  # max_in_flight=2 tasks of one item
 
 
-def test_an_io_stage_offloads_its_cpu_part_to_ray_tasks(tmp_path: Path, executor: RayExecutor) -> None:
+def test_an_io_stage_offloads_its_cpu_part_to_ray_tasks(tmp_path: Path, io_executor: RayExecutor) -> None:
+    executor = io_executor
     result = run_stage(OffloadsWork(), texts(6), context(tmp_path), executor=executor)
     actor_pids = set(ray.get([actor.pid.remote() for actor in executor._actors]))
+    assert len(actor_pids) == executor.io_actors
     where = {row["text"] for row in rows(result)}
-    assert where and not where & (actor_pids | {str(os.getpid())})  # neither the actor nor the driver
+    assert where and not where & (actor_pids | {str(os.getpid())})  # neither an actor nor the driver
     (failed,) = run_rejects(tmp_path)
     assert (failed["key"], failed["reason"]) == ("t003", "error:ValueError")  # raised as itself

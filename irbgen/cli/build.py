@@ -85,10 +85,10 @@ def kept_on_force(changed: set[str]) -> dict[str, str]:
 )
 @click.option(
     "--ray-io-actors",
-    default=2,
+    default=0,
     show_default=True,
     type=int,
-    help="--executor ray: async actors for I/O stages.",
+    help="--executor ray: async actors for I/O stages (0: they run in the driver, their CPU work on Ray).",
 )
 @click.option(
     "--ray-max-retries",

@@ -27,7 +27,7 @@ class ExecutorOptions(BaseModel):
 
     executor: Literal["local", "ray"] = "local"
     ray_address: str | None = None  # None: start a local Ray instance; "auto" or HOST:PORT: join a cluster
-    ray_io_actors: int = Field(2, ge=1)  # async actors per I/O stage (one for a stage with a model client)
+    ray_io_actors: int = Field(0, ge=0)  # 0: I/O stages in the driver; N: on N async actors (see RayExecutor)
     ray_max_retries: int = Field(3, ge=0)  # reruns of a task whose worker died, before the item is a reject
 
 

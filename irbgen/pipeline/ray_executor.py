@@ -1,4 +1,5 @@
-"""Run stages on Ray: CPU stages as one task per work item, I/O stages on a few async actors.
+"""Run stages on Ray: CPU stages as tasks over chunks of work items; I/O stages in the driver, their CPU
+work on the cluster.
 
 The executor has the runner's Executor signature, so no stage changes to run here. What it does:
 
@@ -8,22 +9,26 @@ The executor has the runner's Executor signature, so no stage changes to run her
   A task whose worker dies is rerun by Ray up to `max_retries` times; after that its items are run one
   per task, and the item whose worker still dies becomes a Reject "error:<RayErrorType>" with the
   reason, and the stage goes on.
-- I/O stages (`aprocess`): async actors (`io_actors` of them, kept for the whole build). Each actor
-  builds its own fetcher and model client from the driver's (their configuration crosses, never a
-  socket), with an equal part of the stage's concurrency, so the stage's global limit holds. Fetches are
-  sent to an actor by the host of the URL, so every host stays on one actor and the per-host limit holds
-  as it is. The CPU-heavy part of an I/O stage (extracting a fetched page) is offloaded from the actor's
-  event loop as Ray tasks (`stage.offload`), batched, so it spreads over the cluster. A stage with a model
-  client runs on one actor: one endpoint gains nothing from two, and one
-  actor keeps the reply cache, the cost ledger and --max-cost exact. The actors run on the driver's node:
-  their caches (the WARC of fetched pages, the reply cache, the ledger journal) are the run directory's,
-  which is what lets a resumed run repeat no fetch or model call.
+- I/O stages (`aprocess`), by default (`io_actors` 0): on the driver's event loop with the driver's own
+  fetcher and model client, as locally, so the concurrency and per-host limits, the reply cache, the
+  cost ledger and `--max-cost` are exactly the local ones, and only the driver writes their caches (the
+  WARC of fetched pages, the reply cache, the ledger journal) to the run directory. The CPU-heavy part
+  of a stage (extracting a fetched page) leaves the loop as Ray tasks (`stage.offload`), batched, so it
+  spreads over the cluster.
+- With `io_actors` N > 0, I/O stages run on N async actors instead (kept for the whole build), for when
+  one event loop is the limit. Each actor builds its own fetcher and model client from the driver's
+  (their configuration crosses, never a socket), with an equal part of the stage's concurrency, so the
+  global limit holds. Fetches go to an actor by the host of the URL, so every host stays on one actor
+  and the per-host limit holds as it is. A stage with a model client runs on one actor: one endpoint
+  gains nothing from two, and one actor keeps the reply cache, the cost ledger and --max-cost exact.
+  The actors run on the driver's node and write those caches to the run directory themselves: the one
+  exception to "only the driver writes" (what lets a resumed run repeat no fetch or model call).
 - A stage whose one input joins every earlier record (a `Batch`) runs in the driver: shipping every
   record to a worker costs a full copy and gains no parallelism.
 
 Results come back to the driver, which hands them to the sink (the one checkpoint writer) in input
-order. Workers never write to the run directory: CPU tasks need only their input, so the dump they read
-must be at a path every node can read (an NFS or object-store mount).
+order. CPU tasks need only their input, so the dump they read must be at a path every node can read
+(an NFS or object-store mount).
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ import ray
 from ray.exceptions import RayError, RayTaskError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from irbgen.pipeline.runner import Sink, WorkItem, arun_one, chunked, in_order, iter_one, run_one
+from irbgen.pipeline.runner import Sink, WorkItem, arun_one, chunked, in_order, iter_one, run_async, run_one
 from irbgen.pipeline.stage import Stage, StageContext, is_batch_stage, is_io_stage
 from irbgen.pipeline.stats import ERROR_PREFIX
 from irbgen.records import Reject
@@ -127,7 +132,7 @@ class RayExecutor:
     """
 
     address: str | None = None
-    io_actors: int = 2
+    io_actors: int = 0  # 0: I/O stages run in the driver
     max_retries: int = 3
     max_in_flight: int | None = None  # CPU tasks in flight; None: twice the cluster's CPUs
     chunk_size: int = 32  # most work items in one CPU task
@@ -136,10 +141,8 @@ class RayExecutor:
     _actors: list[Any] = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        if self.io_actors < 1 or self.max_retries < 0 or (self.max_in_flight or 1) < 1 or self.chunk_size < 1:
-            raise ValueError(
-                "io_actors, max_in_flight and chunk_size must be at least 1, max_retries at least 0"
-            )
+        if min(self.max_in_flight or 1, self.chunk_size) < 1 or min(self.io_actors, self.max_retries) < 0:
+            raise ValueError("max_in_flight and chunk_size must be >= 1, io_actors and max_retries >= 0")
 
     def __enter__(self) -> RayExecutor:
         self.start()
@@ -212,6 +215,10 @@ class RayExecutor:
     def _run_io(
         self, stage: Stage, items: Iterator[WorkItem], context: StageContext, sink: Sink, concurrency: int
     ) -> None:
+        if self.io_actors == 0:  # the driver's own event loop and clients, its CPU work on the cluster
+            offload = _Offloader(max(1, int(ray.cluster_resources().get("CPU", 1))))
+            asyncio.run(run_async(stage, items, replace(context, offload=offload), sink, concurrency))
+            return
         llm, fetcher = context.llm, context.fetcher
         count = 1 if llm is not None else min(self.io_actors, concurrency)
         actors = self._io_pool()[:count]

@@ -109,7 +109,7 @@ class LocalExecutor:
         if is_io_stage(stage):
             if self.processes > 1:
                 context = replace(context, offload=self._offload)
-            asyncio.run(_run_async(stage, items, context, sink, concurrency))
+            asyncio.run(run_async(stage, items, context, sink, concurrency))
         elif not callable(getattr(stage, "process", None)):
             raise TypeError(f"stage {stage.name!r} has neither process() nor aprocess()")
         elif self.processes == 1 or is_batch_stage(stage):
@@ -391,7 +391,7 @@ def _run_inline(stage: Stage, items: Iterator[WorkItem], context: StageContext, 
         sink(item, iter_one(stage, item, context))
 
 
-async def _run_async(
+async def run_async(
     stage: Stage, items: Iterator[WorkItem], context: StageContext, sink: Sink, concurrency: int
 ) -> None:
     """At most `concurrency` calls at once, at most 4x that many results held for in-order writing."""
