@@ -199,3 +199,24 @@ def test_an_io_stage_offloads_its_cpu_part_to_ray_tasks(tmp_path: Path, io_execu
     assert where and not where & (actor_pids | {str(os.getpid())})  # neither an actor nor the driver
     (failed,) = run_rejects(tmp_path)
     assert (failed["key"], failed["reason"]) == ("t003", "error:ValueError")  # raised as itself
+
+
+def test_a_wikidata_build_puts_what_workers_read_in_the_shared_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cluster: str
+) -> None:
+    """--shared-dir: the dump's block index and the old dump's entity list go there, not in the run."""
+    monkeypatch.chdir(tmp_path)
+    args = [*BUILDS["wikidata"], "--shards", "2", "--min-sitelinks", "1"]
+    local = CliRunner().invoke(main, [*args, "--out", "local"])
+    assert local.exit_code == 0, local.output
+    on_ray = ["--executor", "ray", "--shared-dir", str(tmp_path / "shared"), "--out", "ray"]
+    result = CliRunner().invoke(main, [*args, *on_ray])
+    assert result.exit_code == 0, result.output
+    (files,) = (tmp_path / "shared").iterdir()  # this run's own folder
+    assert (files / "kept-entities.txt").is_file() and list((files / "dump-index").iterdir())
+    assert not (tmp_path / "ray" / "kept-entities.txt").exists()
+    assert not (tmp_path / "ray" / "dump-index").exists()
+    for name in ("samples.jsonl", "corpus.jsonl", "qrels/test.tsv"):
+        assert (tmp_path / "ray" / "benchmark" / name).read_bytes() == (
+            tmp_path / "local" / "benchmark" / name
+        ).read_bytes(), name

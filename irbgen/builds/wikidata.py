@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import hashlib
 import json
 import time
 from collections import Counter
@@ -69,6 +70,7 @@ class WikidataBuildConfig(LLMOptions, ExecutorOptions):
     min_sitelinks: int = Field(0, ge=0)  # keep items with at least this many sitelinks
     entities: Path | None = None  # keep only the items listed in this file
     keep_all_statements: bool = False  # also read the statements no question can use (identifiers, ...)
+    shared_dir: Path | None = None  # where workers read the driver's files (None: the run directory)
     wikipedia_dump: Path | None = None
     rebel_model: Path | None = None
     popularity: Literal["sitelinks", "wikipedia-frequency", "counts-file"] | None = None
@@ -106,7 +108,7 @@ def read_step(
     options["keep_all_statements"] = config.keep_all_statements
     stage = ReadEntities()
     stage.name = name
-    index_dir = run_dir / DUMP_INDEXES if run_dir is not None else None
+    index_dir = worker_files(run_dir, config.shared_dir) / DUMP_INDEXES if run_dir is not None else None
     return Step(name, stage, lambda done: wikidata_shards(path, config.shards, index_dir, **options))
 
 
@@ -171,15 +173,28 @@ def _triple_counts(done: Done) -> TripleCounts:
     return counted
 
 
+def worker_files(run_dir: Path, shared_dir: Path | None) -> Path:
+    """Where the driver puts the files CPU workers read (dump block indexes, the old dump's entity list).
+
+    The run directory, or with --shared-dir (a folder every node of a cluster can read) this run's own
+    folder there, named from the run directory's path, so a rerun finds what the first run made.
+    """
+    if shared_dir is None:
+        return run_dir
+    digest = hashlib.sha256(str(run_dir.resolve()).encode()).hexdigest()[:16]
+    return Path(shared_dir).resolve() / f"{run_dir.name}-{digest}"
+
+
 def _kept_entities(kb: KnowledgeBase, config: WikidataBuildConfig, run_dir: Path) -> Path | None:
-    """With a filter, the old dump is read for the kept items only: RUN/kept-entities.txt lists them.
+    """With a filter, the old dump is read for the kept items only: kept-entities.txt lists them.
 
     The old snapshot is only asked whether the new base's triples were there, so that is all it needs.
     Filtering it by its own sitelink counts instead would call an item new just for having had fewer.
     """
     if not config.min_sitelinks and config.entities is None:
         return None
-    path = run_dir / KEPT_ENTITIES
+    path = worker_files(run_dir, config.shared_dir) / KEPT_ENTITIES
+    path.parent.mkdir(parents=True, exist_ok=True)
     write_entity_ids(path, sorted(kb.entities, key=id_order))
     return path
 
@@ -297,7 +312,7 @@ def _counts(done: Done, chains: list[Chain], samples: list, rebel_stats: dict[st
 
 def _recorded_config(config: WikidataBuildConfig) -> dict[str, Any]:
     """The config with file names instead of local paths, so the benchmark does not depend on them."""
-    recorded = json.loads(config.model_dump_json(exclude={"api_key_env", *EXECUTOR_FIELDS}))
+    recorded = json.loads(config.model_dump_json(exclude={"api_key_env", "shared_dir", *EXECUTOR_FIELDS}))
     for name in FILE_OPTIONS:
         if recorded.get(name):
             recorded[name] = Path(recorded[name]).name

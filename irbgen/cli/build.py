@@ -34,6 +34,7 @@ NOT_IN_FINGERPRINT = frozenset(
         "ray_address",
         "ray_io_actors",
         "ray_max_retries",
+        "shared_dir",
     }
 )
 # What a forced start-over keeps: model replies already paid for and the record of what they cost;
@@ -96,6 +97,12 @@ def kept_on_force(changed: set[str]) -> dict[str, str]:
     show_default=True,
     type=int,
     help="--executor ray: reruns of a task whose worker died, before its item becomes a reject.",
+)
+@click.option(
+    "--shared-dir",
+    type=click.Path(path_type=Path),
+    help="Wikidata on a multi-node cluster: a folder every node can read, for the files workers read "
+    "(dump block indexes, the old dump's entity list). Default: the run directory.",
 )
 @click.option("--created-after", help="Keep pages created on or after this ISO date (Cirrus dumps).")
 @click.option("--created-before", help="Keep pages created before this ISO date (Cirrus dumps).")
