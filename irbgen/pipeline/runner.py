@@ -210,7 +210,8 @@ def run_stage(
             progress(stage.name, totals.inputs, totals.inputs)
         return StageResult(stage.name, stage.output_model, store, stats, totals, reused=True)
 
-    run = executor or LocalExecutor(processes, chunk_size)  # made here: shut down here
+    owned = LocalExecutor(processes, chunk_size) if executor is None else None  # made here: shut down here
+    run = executor or owned
     total = len(inputs) if hasattr(inputs, "__len__") else None  # type: ignore[arg-type]
     started = time.perf_counter()
     store.open()
@@ -223,8 +224,8 @@ def run_stage(
     finally:
         stats.wall_seconds = time.perf_counter() - started
         store.close()
-        if executor is None:
-            run.shutdown()  # type: ignore[attr-defined]
+        if owned is not None:
+            owned.shutdown()
     totals = store.summary()
     totals.wall_seconds = stats.wall_seconds
     store.finish(totals)
