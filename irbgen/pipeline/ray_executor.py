@@ -188,7 +188,7 @@ class RayExecutor:
     # -- CPU stages ----------------------------------------------------------------------------------
 
     def _run_cpu(self, stage: Stage, items: Iterator[WorkItem], context: StageContext, sink: Sink) -> None:
-        limit = self.max_in_flight or max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))
+        limit = self.max_in_flight or max(2, 2 * cluster_cpus())
         stage_ref, context_ref = ray.put(stage), ray.put(context)
         task = _cpu_task.options(max_retries=self.max_retries, retry_exceptions=False)
 
@@ -216,7 +216,7 @@ class RayExecutor:
         self, stage: Stage, items: Iterator[WorkItem], context: StageContext, sink: Sink, concurrency: int
     ) -> None:
         if self.io_actors == 0:  # the driver's own event loop and clients, its CPU work on the cluster
-            offload = _Offloader(max(1, int(ray.cluster_resources().get("CPU", 1))))
+            offload = _Offloader(cluster_cpus())
             asyncio.run(run_async(stage, items, replace(context, offload=offload), sink, concurrency))
             return
         llm, fetcher = context.llm, context.fetcher
@@ -268,6 +268,11 @@ class RayExecutor:
             }
             self._actors.append(_IoActor.options(**options).remote())
         return self._actors
+
+
+def cluster_cpus() -> int:
+    """The CPUs of the connected Ray cluster (at least 1)."""
+    return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
 
 def split(total: int, parts: int) -> list[int]:
@@ -410,8 +415,7 @@ class _IoActor:
             client.make() if isinstance(client, _Recipe) else client
             for client in (context.llm, context.fetcher)
         )
-        in_flight = max(1, int(ray.cluster_resources().get("CPU", 1)))
-        offload = _Offloader(in_flight)
+        offload = _Offloader(cluster_cpus())
         self.stage, self.context = stage, replace(context, llm=llm, fetcher=fetcher, offload=offload)
         self.limit = asyncio.Semaphore(share)
 
