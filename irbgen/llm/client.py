@@ -22,6 +22,7 @@ import logging
 import random
 import socket
 import time
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -196,6 +197,7 @@ class LLMClient:
         self._rng = rng or random.Random()  # backoff jitter only; never affects outputs
         self._openai: AsyncOpenAI | None = None
         self._loop: asyncio.AbstractEventLoop | None = None  # the loop the HTTP client belongs to
+        self._closer: AsyncGenerator[None, None] | None = None  # closes the HTTP client (on its loop)
         self._semaphore = asyncio.Semaphore(settings.concurrency)  # remade on start, for the running loop
 
     def __repr__(self) -> str:
@@ -205,13 +207,13 @@ class LLMClient:
 
     # --- lifecycle ---------------------------------------------------------------------------------
 
-    def _ensure_started(self) -> AsyncOpenAI:
+    async def _ensure_started(self) -> AsyncOpenAI:
         loop = asyncio.get_running_loop()
         if self._openai is not None and self._loop is loop:
             return self._openai
-        # A new event loop (each asyncio.run, e.g. one per build stage): the old loop's connections died
-        # with it, so start a fresh HTTP client for this one. Cache and ledger carry over.
-        self._loop = loop
+        # A new event loop (each asyncio.run, e.g. one per build stage): the previous loop's HTTP client
+        # was closed as that loop shut down (see _closed_with_loop), so start a fresh one for this loop.
+        # Cache and ledger carry over.
         api_key = self.settings.api_key()  # raises BadInputError naming the variable
         try:
             from openai import AsyncOpenAI
@@ -225,7 +227,10 @@ class LLMClient:
             timeout=self.settings.timeout,
             max_retries=0,  # retries are ours: one policy, counted in the ledger
         )
+        self._loop = loop
         self._semaphore = asyncio.Semaphore(self.settings.concurrency)
+        self._closer = _closed_with_loop(self._openai)
+        await anext(self._closer)
         log.debug("LLM client for %s at %s", self.settings.model, self.settings.endpoint)
         return self._openai
 
@@ -247,15 +252,15 @@ class LLMClient:
 
     async def start(self) -> LLMClient:
         """Read the key and open the HTTP client (also done on the first call)."""
-        self._ensure_started()
+        await self._ensure_started()
         return self
 
     async def aclose(self) -> None:
         """Close the HTTP connections (and the cache file if this client opened it)."""
-        client, self._openai = self._openai, None
-        # Connections made on an earlier, finished loop died with it: only this loop's need closing.
-        if client is not None and self._loop is asyncio.get_running_loop():
-            await client.close()
+        closer, self._closer, self._openai = self._closer, None, None
+        # A client of an earlier, finished loop was closed as that loop shut down: only this loop's is open.
+        if closer is not None and self._loop is asyncio.get_running_loop():
+            await closer.aclose()
         if self._owns_cache and self.cache is not None:
             self.cache.close()
         self.ledger.sync()
@@ -339,7 +344,7 @@ class LLMClient:
         """POST one chat completion, retrying transient failures; raises BudgetExceeded, EndpointRefused."""
         import openai
 
-        client = self._ensure_started()
+        client = await self._ensure_started()
         response_class = _response_class()
         settings, model = self.settings, self.settings.model
         total = settings.max_retries + 1
@@ -421,6 +426,19 @@ class LLMClient:
         if len(message) > 300:
             message = message[:297] + "..."
         return self._redact(message)
+
+
+async def _closed_with_loop(client: AsyncOpenAI) -> AsyncGenerator[None, None]:
+    """Closes CLIENT when finalised: by `LLMClient.aclose`, or by asyncio.run as its loop shuts down.
+
+    asyncio.run finalises every unfinished async generator before it closes the loop, so the client's
+    connections are closed on the loop they belong to. Dropped unclosed, the openai client would schedule
+    its own close on whatever loop runs next, which fails with "Event loop is closed".
+    """
+    try:
+        yield
+    finally:
+        await client.close()
 
 
 def check_reachable(settings: LLMSettings, timeout: float = 10.0) -> None:
