@@ -285,6 +285,8 @@ class LLMClient:
     ) -> Completion:
         """One chat completion from the cache or the server; validated, repaired once, if a model is given."""
         model = self.settings.model
+        if max_tokens is None and self.settings.max_cost is not None:
+            max_tokens = self.settings.budget_max_tokens  # a budget needs every reply's cost bounded
         sent = [dict(message) for message in messages]
         if response_model is not None:
             sent = _with_schema_note(sent, response_model)
@@ -351,12 +353,11 @@ class LLMClient:
         last = "no attempt"
         for attempt in range(total):
             wait: float | None = None
+            reservation: str | None = None
             try:
                 async with self._semaphore:
-                    # Checked after the wait for a slot, so queued calls cannot all slip past the cap:
-                    # the overshoot is at most the requests already in flight.
-                    self.ledger.check_budget(settings.max_cost)
-                    self.ledger.record_request(stage, model, retry=attempt > 0)
+                    # After the wait for a slot, so a reservation is held only while its request is.
+                    reservation = self._reserve(body, stage, retry=attempt > 0)
                     # openai's documented raw-request path: its auth, headers and error types, but
                     # not its per-request body transform and model parsing (a third of its CPU cost,
                     # see bench/RESULTS-llm.md); we parse the reply ourselves.
@@ -367,6 +368,7 @@ class LLMClient:
                     )
                 text, usage, finish = parse_chat_reply(raw.content)
             except openai.APIStatusError as error:
+                self.ledger.release(stage, model, reservation)  # an error answer is not billed
                 status = error.status_code
                 if status in UNRECOVERABLE:
                     self.ledger.record_outcome(stage, model, ok=False)
@@ -383,6 +385,8 @@ class LLMClient:
                 wait = parse_retry_after(headers.get("retry-after"))
                 if wait is None and headers.get("retry-after-ms"):
                     wait = (parse_retry_after(headers.get("retry-after-ms")) or 0.0) / 1000
+            # No answer, or none we could read: the server may have billed the request, so its
+            # reservation stays, counted at the worst case.
             except (openai.APITimeoutError, TimeoutError):
                 last = "timeout"
             except openai.APIConnectionError as error:
@@ -392,7 +396,7 @@ class LLMClient:
                 last = "unparseable response"
                 log.debug("stage %s: unparseable response: %s", stage, self._redact(str(error)))
             else:
-                self.ledger.record_usage(stage, model, usage, settings.cost(usage, model))
+                self.ledger.record_usage(stage, model, usage, settings.cost(usage, model), reservation)
                 if text is None:
                     error_text = f"empty reply (finish_reason={finish})"
                     return _Reply(usage=usage, attempts=attempt + 1, error=error_text)
@@ -405,6 +409,17 @@ class LLMClient:
                 log.info("stage %s: %s; retry %d of %d in %.2fs", stage, last, attempt + 1, total - 1, wait)
                 await asyncio.sleep(wait)
         return _Reply(attempts=total, error=f"{last} after {total} attempts")
+
+    def _reserve(self, body: dict[str, Any], stage: str, *, retry: bool) -> str | None:
+        """Count one request; under a budget, reserve its worst-case cost first (or raise BudgetExceeded)."""
+        settings, model = self.settings, self.settings.model
+        worst = None
+        if settings.max_cost is not None:  # complete() then always sets max_tokens
+            worst = settings.worst_cost(body["messages"], body["max_tokens"])
+        if worst is None:  # no budget, or no price to count it with (the command line refuses that)
+            self.ledger.record_request(stage, model, retry=retry)
+            return None
+        return self.ledger.reserve(stage, model, worst, settings.max_cost, retry=retry)
 
     # --- keeping the key out of messages -----------------------------------------------------------
 
