@@ -5,14 +5,22 @@ case: a token per byte of the prompt and every token max_tokens allows."""
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
+from irbgen.cli import main
 from irbgen.llm.client import LLMClient
-from irbgen.llm.ledger import Ledger
+from irbgen.llm.ledger import JOURNAL, Ledger
 from irbgen.llm.settings import LLMSettings, ModelPrice
-from irbgen.llm.types import BudgetExceeded, Completion
+from irbgen.llm.types import BudgetExceeded, Completion, Usage
 from irbgen.testing import OpenAIStubServer
 
 MODEL = "priced-model"
@@ -45,8 +53,7 @@ def settings(server: OpenAIStubServer, max_cost: float, concurrency: int, **extr
         prices={MODEL: PRICE},
         max_cost=max_cost,
         concurrency=concurrency,
-        max_retries=0,
-        **extra,
+        **{"max_retries": 0, **extra},
     )
 
 
@@ -100,3 +107,80 @@ def test_a_call_that_cannot_fit_is_not_sent() -> None:
         "LLM budget reached: $0.0000 spent of the $0.0100 allowed by --max-cost; "
         "the next call could cost up to $0.1649"
     )
+
+
+# --- what the ledger keeps of a reservation ---------------------------------------------------------
+
+
+def test_a_reservation_is_replaced_by_the_real_cost_or_kept_when_the_reply_never_came(tmp_path) -> None:
+    path = tmp_path / JOURNAL
+    ledger = Ledger.open(path)
+    settled = ledger.reserve("s", "m", 0.5, max_cost=2.0)
+    ledger.record_usage("s", "m", Usage(10, 5), 0.125, settled)
+    released = ledger.reserve("s", "m", 0.5, max_cost=2.0, retry=True)
+    ledger.release("s", "m", released)  # an error answer
+    ledger.reserve("s", "m", 0.75, max_cost=2.0)  # then the process dies before the reply
+    assert (ledger.cost, ledger.total().unsettled, ledger.total().calls) == (0.875, 1, 3)
+    with pytest.raises(BudgetExceeded, match=r"\$0.1250 spent and \$0.7500 reserved for 1 call in flight"):
+        ledger.reserve("s", "m", 1.5, max_cost=2.0)
+    os.close(ledger._journal)  # no sync, no close: as a kill leaves it
+    again = Ledger.open(path)
+    total = again.total()
+    assert (total.calls, total.retries, total.unsettled, total.cost) == (3, 1, 1, 0.875)
+    assert again.summary()["stages"]["s"]["unsettled"] == 1
+    saved = tmp_path / "ledger.json"
+    again.save(saved)
+    assert Ledger.load(saved).summary() == again.summary()  # the summary keeps it, at its reserved cost
+    again.close()
+
+
+def test_an_error_answer_releases_and_a_timeout_keeps_its_reservation() -> None:
+    ledger = Ledger()
+    with OpenAIStubServer(usage=worst_usage) as server:
+        server.inject("500")
+        config = settings(server, 1.0, 1, max_retries=1, backoff_base=0.0)
+        (ok,) = spend(config, 1, ledger, max_tokens=MAX_TOKENS)
+        assert ok.ok and len(server.bodies) == 2
+        assert ledger.cost == pytest.approx(billed(server) / 2)  # the 500 cost nothing
+        assert ledger.total().unsettled == 0
+        before = ledger.cost
+        server.inject("timeout", seconds=5)
+        (late,) = spend(config.model_copy(update={"timeout": 0.3, "max_retries": 0}), 1, ledger, max_tokens=1)
+    assert late.error == "timeout after 1 attempts"
+    # The server may have billed it: it counts at its worst case.
+    assert ledger.total().unsettled == 1
+    assert ledger.cost == pytest.approx(before + config.worst_cost(server.bodies[-1]["messages"], 1))
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("b") / "bench"
+    result = CliRunner().invoke(main, ["phantom", "--n", "40", "--depth", "4", "--out", str(out), "-q"])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_calls_in_flight_at_a_kill_are_in_the_ledger_at_their_reserved_cost(bench, tmp_path) -> None:
+    out = tmp_path / "qa"
+    with OpenAIStubServer(usage=worst_usage, latency=60) as server:  # every reply is held past the kill
+        command = [sys.executable, "-m", "irbgen", "eval", "qa", "--benchmark", str(bench)]
+        command += ["--method", "closed-book", "--model", "gpt-4o-mini", "--base-url", server.base_url]
+        command += ["--concurrency", "4", "--max-cost", "1", "--out", str(out)]
+        env = {**os.environ, "OPENAI_API_KEY": "unused"}
+        victim = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while server.requests < 4 and victim.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        victim.send_signal(signal.SIGKILL)
+        assert victim.wait(timeout=30) == -signal.SIGKILL
+        bodies = server.bodies
+    assert len(bodies) == 4
+    ledger = Ledger.open(out / JOURNAL)
+    total = ledger.total()
+    assert (total.calls, total.unsettled, total.prompt_tokens) == (4, 4, 0)
+    # What the provider could bill for the four requests it received, each at the most it could be.
+    price = LLMSettings(model="gpt-4o-mini").price()
+    assert price is not None
+    bill = sum(p * price.prompt + c * price.completion for p, c in (worst_usage(b, "") for b in bodies)) / 1e6
+    assert bill <= total.cost <= 1.0
+    ledger.close()
