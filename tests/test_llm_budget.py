@@ -128,6 +128,10 @@ def test_a_reservation_is_replaced_by_the_real_cost_or_kept_when_the_reply_never
     total = again.total()
     assert (total.calls, total.retries, total.unsettled, total.cost) == (3, 1, 1, 0.875)
     assert again.summary()["stages"]["s"]["unsettled"] == 1
+    assert again.spent_note("RUN", 2.0) == (
+        "RUN: $0.875000 spent so far on 3 model requests (1 of them with no reply, counted at their worst "
+        "case), $1.125000 of --max-cost $2 left"
+    )
     saved = tmp_path / "ledger.json"
     again.save(saved)
     assert Ledger.load(saved).summary() == again.summary()  # the summary keeps it, at its reserved cost

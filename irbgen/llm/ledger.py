@@ -209,6 +209,8 @@ class Ledger:
         if total.calls == 0 and total.cached == 0:
             return None
         note = f"{where}: ${total.cost:.6f} spent so far on {total.calls:,} model requests"
+        if total.unsettled:
+            note += f" ({total.unsettled:,} of them with no reply, counted at their worst case)"
         if max_cost is not None:
             note += f", ${max(0.0, max_cost - total.cost):.6f} of --max-cost ${max_cost:g} left"
         return note
