@@ -188,3 +188,12 @@ def test_calls_in_flight_at_a_kill_are_in_the_ledger_at_their_reserved_cost(benc
     bill = sum(p * price.prompt + c * price.completion for p, c in (worst_usage(b, "") for b in bodies)) / 1e6
     assert bill <= total.cost <= 1.0
     ledger.close()
+
+
+def test_openai_s_own_api_gets_the_cap_it_takes_from_every_model():
+    assert LLMSettings(model="o3-mini").reply_cap_field == "max_completion_tokens"
+    assert (
+        LLMSettings(model="m", base_url="https://API.openai.com/v1").reply_cap_field
+        == "max_completion_tokens"
+    )
+    assert LLMSettings(model="m", base_url="http://127.0.0.1:8000/v1").reply_cap_field == "max_tokens"

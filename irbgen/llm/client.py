@@ -8,7 +8,8 @@ Every call ends as a `Completion`, ok or with a reason; only `BudgetExceeded`, `
 raised. Retries are ours, not the openai package's: exponential backoff with full jitter, Retry-After
 honoured, on 408/429/5xx, timeouts, dropped connections and unparseable replies. Other 4xx answers
 are final for the call. A client may serve successive event loops (one `asyncio.run` per stage): it
-reconnects on each.
+reconnects on each. Under a budget (`max_cost`) every request reserves its worst-case cost in the ledger
+before it is sent, and is not sent when that would pass the budget (see ledger.py).
 """
 
 from __future__ import annotations
@@ -309,7 +310,7 @@ class LLMClient:
 
         body: dict[str, Any] = {"model": model, "temperature": temperature}
         if max_tokens is not None:
-            body["max_tokens"] = max_tokens
+            body[self.settings.reply_cap_field] = max_tokens
         if stop is not None:
             body["stop"] = stop
         if response_model is not None:
@@ -414,8 +415,8 @@ class LLMClient:
         """Count one request; under a budget, reserve its worst-case cost first (or raise BudgetExceeded)."""
         settings, model = self.settings, self.settings.model
         worst = None
-        if settings.max_cost is not None:  # complete() then always sets max_tokens
-            worst = settings.worst_cost(body["messages"], body["max_tokens"])
+        if settings.max_cost is not None:  # complete() then always sets a reply cap
+            worst = settings.worst_cost(body["messages"], body[settings.reply_cap_field])
         if worst is None:  # no budget, or no price to count it with (the command line refuses that)
             self.ledger.record_request(stage, model, retry=retry)
             return None

@@ -88,6 +88,13 @@ class LLMSettings(BaseModel):
         return self.base_url or OPENAI_BASE_URL
 
     @property
+    def reply_cap_field(self) -> str:
+        """The request field that caps a reply's tokens: OpenAI's API wants max_completion_tokens (its
+        reasoning models refuse max_tokens); other OpenAI-compatible servers know max_tokens."""
+        host = (urlsplit(self.endpoint).hostname or "").lower()
+        return "max_completion_tokens" if host == "api.openai.com" else "max_tokens"
+
+    @property
     def is_local(self) -> bool:
         """True when the endpoint is on this machine (localhost or a loopback address)."""
         host = (urlsplit(self.endpoint).hostname or "").lower()
