@@ -391,15 +391,16 @@ def test_limited_is_seeded_and_spreads_hop_counts() -> None:
 
 def test_budget_stops_cleanly_and_keeps_what_was_done(bench, samples, server, tmp_path) -> None:
     out = tmp_path / "budget"
-    priced = settings(
-        server, concurrency=1, max_cost=0.0001, prices={"reader": ModelPrice(prompt=1000, completion=1000)}
-    )
-    with pytest.raises(BudgetExceeded):
+    # Each reply bills every token it may use: $0.10. The second call's worst case no longer fits.
+    server.usage = lambda request, text: (0, request["max_tokens"])
+    prices = {"reader": ModelPrice(prompt=0, completion=1000)}
+    priced = settings(server, concurrency=1, max_cost=0.15, budget_max_tokens=100, prices=prices)
+    with pytest.raises(BudgetExceeded, match=r"\$0.1000 spent of the \$0.1500 allowed"):
         run_qa(bench, out, QAOptions("closed-book", priced))
     assert server.requests == 1
     assert len(rows(out / "predictions.jsonl")) == 1
     metrics = read(out / "metrics.json")
-    assert metrics["queries"] == 1 and metrics["pending"] == 15 and metrics["usage"]["cost"] > 0.0001
+    assert metrics["queries"] == 1 and metrics["pending"] == 15 and metrics["usage"]["cost"] == 0.1
 
 
 def test_api_key_is_never_written(bench, server, tmp_path) -> None:

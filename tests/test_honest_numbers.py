@@ -65,7 +65,7 @@ def test_a_judge_without_a_price_is_refused_too(
 
 def test_a_given_price_is_counted(bench: Path, server: OpenAIStubServer, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    result = qa(bench, server, out, "--max-cost", "1", "--limit", "4",
+    result = qa(bench, server, out, "--max-cost", "100", "--limit", "4",
                 "--price-per-1k-input", "1", "--price-per-1k-output", "2")
     assert result.exit_code == 0, result.output
     ledger = json.loads((out / "ledger.json").read_text())

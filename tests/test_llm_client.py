@@ -378,9 +378,9 @@ def test_validate_reply_gives_a_short_reason_without_the_input():
 
 def test_budget_cap_stops_the_run_and_keeps_the_ledger(tmp_path):
     with OpenAIStubServer(responder=lambda request: "one two") as server:
-        # $1 per completion token: each call costs $2.
+        # $1 per completion token: each call costs $2, and at most $2 with replies capped at 2 tokens.
         prices = {MODEL: ModelPrice(prompt=0, completion=1_000_000)}
-        settings = make_settings(server, prices=prices, max_cost=5.0)
+        settings = make_settings(server, prices=prices, max_cost=5.0, budget_max_tokens=2)
         ledger = Ledger()
         done: list[Completion] = []
 
@@ -389,13 +389,14 @@ def test_budget_cap_stops_the_run_and_keeps_the_ledger(tmp_path):
                 for i in range(10):
                     done.append(await client.complete(user(f"q{i}"), stage="gen"))
 
-        with pytest.raises(BudgetExceeded, match="spent \\$6.0000 of the \\$5.0000") as info:
+        with pytest.raises(BudgetExceeded, match="\\$4.0000 spent of the \\$5.0000 allowed") as info:
             asyncio.run(go())
+        assert str(info.value).endswith("the next call could cost up to $2.0000")
         assert isinstance(info.value, IrbgenError) and info.value.exit_code == 1
-        assert len(done) == 3 and all(c.ok for c in done)
-        assert server.requests == 3
+        assert len(done) == 2 and all(c.ok for c in done)
+        assert server.requests == 2 and all(body["max_tokens"] == 2 for body in server.bodies)
         stats = ledger.stats()
-        assert (stats.calls, stats.ok, stats.cost) == (3, 3, 6.0)
+        assert (stats.calls, stats.ok, stats.cost, stats.unsettled) == (2, 2, 4.0, 0)
         assert ledger.summary()["models"][MODEL]["priced"] is True and ledger.unpriced == []
 
         path = tmp_path / "ledger.json"
@@ -406,7 +407,7 @@ def test_budget_cap_stops_the_run_and_keeps_the_ledger(tmp_path):
 def test_budget_cap_holds_for_queued_concurrent_calls():
     with OpenAIStubServer(responder=lambda request: "one two", latency=0.05) as server:
         prices = {MODEL: {"prompt": 0, "completion": 1_000_000}}  # plain dicts work too: $2 per call
-        settings = make_settings(server, prices=prices, max_cost=5.0, concurrency=2)
+        settings = make_settings(server, prices=prices, max_cost=5.0, concurrency=2, budget_max_tokens=2)
 
         async def go():
             async with LLMClient(settings) as client:
@@ -417,8 +418,8 @@ def test_budget_cap_holds_for_queued_concurrent_calls():
         done = [r for r in results if isinstance(r, Completion)]
         stopped = [r for r in results if isinstance(r, BudgetExceeded)]
         assert len(done) + len(stopped) == 20 and all(c.ok for c in done)
-        # The cap is checked after waiting for a slot: at most `concurrency` calls start past $5.
-        assert 3 <= len(done) <= 3 + 2 - 1
+        # Each call reserves its worst case ($2) before it is sent: two fit in $5, whatever is in flight.
+        assert len(done) == 2
         assert server.requests == len(done) == client.ledger.stats().calls
         assert client.ledger.cost == 2.0 * len(done)
 

@@ -119,7 +119,9 @@ def kept_on_force(changed: set[str]) -> dict[str, str]:
 @click.option("--model", help="Model for --llm openai.")
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True, help="Variable holding the key.")
 @click.option("--llm-concurrency", default=16, show_default=True, type=int, help="Model calls in flight.")
-@click.option("--max-cost", type=float, help="Stop cleanly once this many USD are spent.")
+@click.option(
+    "--max-cost", type=float, help="Never spend more than this many USD: each call reserves its worst case."
+)
 @click.option(
     "--price-per-1k-input", type=float, help="USD per 1,000 prompt tokens, for a model without a known price."
 )

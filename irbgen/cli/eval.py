@@ -147,7 +147,9 @@ def _settings(
 @click.option("--max-steps", default=20, show_default=True, type=int, help="ReAct step limit.")
 @click.option("--concurrency", default=8, show_default=True, type=int, help="Requests in flight at once.")
 @click.option("--timeout", default=60.0, show_default=True, type=float, help="Seconds per request.")
-@click.option("--max-cost", type=float, help="Stop cleanly once this many USD are spent.")
+@click.option(
+    "--max-cost", type=float, help="Never spend more than this many USD: each call reserves its worst case."
+)
 @click.option(
     "--price-per-1k-input", type=float, help="USD per 1,000 prompt tokens, for a model without a known price."
 )

@@ -8,7 +8,8 @@ Every call ends as a `Completion`, ok or with a reason; only `BudgetExceeded`, `
 raised. Retries are ours, not the openai package's: exponential backoff with full jitter, Retry-After
 honoured, on 408/429/5xx, timeouts, dropped connections and unparseable replies. Other 4xx answers
 are final for the call. A client may serve successive event loops (one `asyncio.run` per stage): it
-reconnects on each.
+reconnects on each. Under a budget (`max_cost`) every request reserves its worst-case cost in the ledger
+before it is sent, and is not sent when that would pass the budget (see ledger.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import logging
 import random
 import socket
 import time
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -196,6 +198,7 @@ class LLMClient:
         self._rng = rng or random.Random()  # backoff jitter only; never affects outputs
         self._openai: AsyncOpenAI | None = None
         self._loop: asyncio.AbstractEventLoop | None = None  # the loop the HTTP client belongs to
+        self._closer: AsyncGenerator[None, None] | None = None  # closes the HTTP client (on its loop)
         self._semaphore = asyncio.Semaphore(settings.concurrency)  # remade on start, for the running loop
 
     def __repr__(self) -> str:
@@ -205,13 +208,13 @@ class LLMClient:
 
     # --- lifecycle ---------------------------------------------------------------------------------
 
-    def _ensure_started(self) -> AsyncOpenAI:
+    async def _ensure_started(self) -> AsyncOpenAI:
         loop = asyncio.get_running_loop()
         if self._openai is not None and self._loop is loop:
             return self._openai
-        # A new event loop (each asyncio.run, e.g. one per build stage): the old loop's connections died
-        # with it, so start a fresh HTTP client for this one. Cache and ledger carry over.
-        self._loop = loop
+        # A new event loop (each asyncio.run, e.g. one per build stage): the previous loop's HTTP client
+        # was closed as that loop shut down (see _closed_with_loop), so start a fresh one for this loop.
+        # Cache and ledger carry over.
         api_key = self.settings.api_key()  # raises BadInputError naming the variable
         try:
             from openai import AsyncOpenAI
@@ -225,7 +228,10 @@ class LLMClient:
             timeout=self.settings.timeout,
             max_retries=0,  # retries are ours: one policy, counted in the ledger
         )
+        self._loop = loop
         self._semaphore = asyncio.Semaphore(self.settings.concurrency)
+        self._closer = _closed_with_loop(self._openai)
+        await anext(self._closer)
         log.debug("LLM client for %s at %s", self.settings.model, self.settings.endpoint)
         return self._openai
 
@@ -247,15 +253,15 @@ class LLMClient:
 
     async def start(self) -> LLMClient:
         """Read the key and open the HTTP client (also done on the first call)."""
-        self._ensure_started()
+        await self._ensure_started()
         return self
 
     async def aclose(self) -> None:
         """Close the HTTP connections (and the cache file if this client opened it)."""
-        client, self._openai = self._openai, None
-        # Connections made on an earlier, finished loop died with it: only this loop's need closing.
-        if client is not None and self._loop is asyncio.get_running_loop():
-            await client.close()
+        closer, self._closer, self._openai = self._closer, None, None
+        # A client of an earlier, finished loop was closed as that loop shut down: only this loop's is open.
+        if closer is not None and self._loop is asyncio.get_running_loop():
+            await closer.aclose()
         if self._owns_cache and self.cache is not None:
             self.cache.close()
         self.ledger.sync()
@@ -280,6 +286,8 @@ class LLMClient:
     ) -> Completion:
         """One chat completion from the cache or the server; validated, repaired once, if a model is given."""
         model = self.settings.model
+        if max_tokens is None and self.settings.max_cost is not None:
+            max_tokens = self.settings.budget_max_tokens  # a budget needs every reply's cost bounded
         sent = [dict(message) for message in messages]
         if response_model is not None:
             sent = _with_schema_note(sent, response_model)
@@ -302,7 +310,7 @@ class LLMClient:
 
         body: dict[str, Any] = {"model": model, "temperature": temperature}
         if max_tokens is not None:
-            body["max_tokens"] = max_tokens
+            body[self.settings.reply_cap_field] = max_tokens
         if stop is not None:
             body["stop"] = stop
         if response_model is not None:
@@ -339,19 +347,18 @@ class LLMClient:
         """POST one chat completion, retrying transient failures; raises BudgetExceeded, EndpointRefused."""
         import openai
 
-        client = self._ensure_started()
+        client = await self._ensure_started()
         response_class = _response_class()
         settings, model = self.settings, self.settings.model
         total = settings.max_retries + 1
         last = "no attempt"
         for attempt in range(total):
             wait: float | None = None
+            reservation: str | None = None
             try:
                 async with self._semaphore:
-                    # Checked after the wait for a slot, so queued calls cannot all slip past the cap:
-                    # the overshoot is at most the requests already in flight.
-                    self.ledger.check_budget(settings.max_cost)
-                    self.ledger.record_request(stage, model, retry=attempt > 0)
+                    # After the wait for a slot, so a reservation is held only while its request is.
+                    reservation = self._reserve(body, stage, retry=attempt > 0)
                     # openai's documented raw-request path: its auth, headers and error types, but
                     # not its per-request body transform and model parsing (a third of its CPU cost,
                     # see bench/RESULTS-llm.md); we parse the reply ourselves.
@@ -362,6 +369,7 @@ class LLMClient:
                     )
                 text, usage, finish = parse_chat_reply(raw.content)
             except openai.APIStatusError as error:
+                self.ledger.release(stage, model, reservation)  # an error answer is not billed
                 status = error.status_code
                 if status in UNRECOVERABLE:
                     self.ledger.record_outcome(stage, model, ok=False)
@@ -378,6 +386,8 @@ class LLMClient:
                 wait = parse_retry_after(headers.get("retry-after"))
                 if wait is None and headers.get("retry-after-ms"):
                     wait = (parse_retry_after(headers.get("retry-after-ms")) or 0.0) / 1000
+            # No answer, or none we could read: the server may have billed the request, so its
+            # reservation stays, counted at the worst case.
             except (openai.APITimeoutError, TimeoutError):
                 last = "timeout"
             except openai.APIConnectionError as error:
@@ -387,7 +397,7 @@ class LLMClient:
                 last = "unparseable response"
                 log.debug("stage %s: unparseable response: %s", stage, self._redact(str(error)))
             else:
-                self.ledger.record_usage(stage, model, usage, settings.cost(usage, model))
+                self.ledger.record_usage(stage, model, usage, settings.cost(usage, model), reservation)
                 if text is None:
                     error_text = f"empty reply (finish_reason={finish})"
                     return _Reply(usage=usage, attempts=attempt + 1, error=error_text)
@@ -400,6 +410,17 @@ class LLMClient:
                 log.info("stage %s: %s; retry %d of %d in %.2fs", stage, last, attempt + 1, total - 1, wait)
                 await asyncio.sleep(wait)
         return _Reply(attempts=total, error=f"{last} after {total} attempts")
+
+    def _reserve(self, body: dict[str, Any], stage: str, *, retry: bool) -> str | None:
+        """Count one request; under a budget, reserve its worst-case cost first (or raise BudgetExceeded)."""
+        settings, model = self.settings, self.settings.model
+        worst = None
+        if settings.max_cost is not None:  # complete() then always sets a reply cap
+            worst = settings.worst_cost(body["messages"], body[settings.reply_cap_field])
+        if worst is None:  # no budget, or no price to count it with (the command line refuses that)
+            self.ledger.record_request(stage, model, retry=retry)
+            return None
+        return self.ledger.reserve(stage, model, worst, settings.max_cost, retry=retry)
 
     # --- keeping the key out of messages -----------------------------------------------------------
 
@@ -421,6 +442,19 @@ class LLMClient:
         if len(message) > 300:
             message = message[:297] + "..."
         return self._redact(message)
+
+
+async def _closed_with_loop(client: AsyncOpenAI) -> AsyncGenerator[None, None]:
+    """Closes CLIENT when finalised: by `LLMClient.aclose`, or by asyncio.run as its loop shuts down.
+
+    asyncio.run finalises every unfinished async generator before it closes the loop, so the client's
+    connections are closed on the loop they belong to. Dropped unclosed, the openai client would schedule
+    its own close on whatever loop runs next, which fails with "Event loop is closed".
+    """
+    try:
+        yield
+    finally:
+        await client.close()
 
 
 def check_reachable(settings: LLMSettings, timeout: float = 10.0) -> None:

@@ -7,21 +7,31 @@ Counts and what they mean:
   cached      calls answered from the response cache (no request)
   failures    calls that ended with a recorded failure
   prompt_tokens, completion_tokens, cost   as reported by the server, priced from the settings
+  unsettled   requests whose real cost is not known (in flight, killed in flight, timed out, cut off,
+              unreadable reply): each counts in `cost` at the worst case reserved for it
 
 So ok + cached + failures is the number of `complete()` calls. A saved ledger can be loaded and added
 to, so a resumed run reports the totals of all its attempts.
 
+Under a budget every request first reserves its worst-case cost (`reserve`), which counts in `cost`
+until the reply replaces it with the real cost (`record_usage`) or an error answer, which is not
+billed, releases it (`release`). So the budget is never passed by the requests in flight, and a request
+whose reply never came counts at its worst case, since a provider may bill it.
+
 A ledger opened on a journal (`Ledger.open(DIR / "ledger.jsonl")`) appends one JSON line per change as
 it happens, in one write each, so a killed process has recorded every request it sent; the file is
 fsynced every JOURNAL_SYNC_LINES lines and on close. Opening sums the journal, so a budget counts every
-run into the same directory.
+run into the same directory. A reservation is a line with "reserve" (its id) and "reserved" (USD); the
+line that settles it names the id in "settle"; a reservation no line settles counts at its reserved cost.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import uuid
 from dataclasses import asdict, dataclass, fields
+from itertools import count
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +56,7 @@ class LedgerStats:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float = 0.0
+    unsettled: int = 0
 
     def add(self, other: LedgerStats) -> LedgerStats:
         """Add another's counts into this one."""
@@ -64,6 +75,9 @@ class Ledger:
     def __init__(self) -> None:
         self._entries: dict[tuple[str, str], LedgerStats] = {}
         self._unpriced: set[str] = set()
+        self._open: dict[str, tuple[str, str, float]] = {}  # reservation id -> (stage, model, USD)
+        prefix = uuid.uuid4().hex[:12]  # reservation ids are unique across runs and processes
+        self._ids = (f"{prefix}-{n}" for n in count())
         self._journal: int | None = None  # file descriptor of the journal, opened O_APPEND
         self.journal_path: Path | None = None  # where `open` found the journal
         self._unsynced = 0
@@ -89,8 +103,35 @@ class Ledger:
         entry.retries += int(retry)
         self._append(stage, model, calls=1, retries=int(retry))
 
-    def record_usage(self, stage: str, model: str, usage: Usage, cost: float | None) -> None:
-        """Add the tokens of one reply and their cost (None: the model has no price)."""
+    def reserve(self, stage: str, model: str, worst: float, max_cost: float, *, retry: bool = False) -> str:
+        """Count one request and reserve its worst-case cost WORST (USD), or raise BudgetExceeded when
+        that would take the cost past MAX_COST. Returns the reservation's id, to settle or release."""
+        if self.cost + worst > max_cost:
+            held = sum(amount for _, _, amount in self._open.values())
+            calls = f"{len(self._open):,} call{'s' if len(self._open) > 1 else ''}"
+            reserved = f" and ${held:.4f} reserved for {calls} in flight or unanswered"
+            raise BudgetExceeded(
+                f"LLM budget reached: ${self.cost - held:.4f} spent{reserved if held else ''} of the "
+                f"${max_cost:.4f} allowed by --max-cost; the next call could cost up to ${worst:.4f}"
+            )
+        reservation = next(self._ids)
+        self._open[reservation] = (stage, model, worst)
+        entry = self._entry(stage, model)
+        entry.calls += 1
+        entry.retries += int(retry)
+        self._append(stage, model, calls=1, retries=int(retry), reserve=reservation, reserved=worst)
+        return reservation
+
+    def release(self, stage: str, model: str, reservation: str | None) -> None:
+        """Drop a reservation whose request the server answered with an error (not billed)."""
+        if reservation is not None and self._open.pop(reservation, None) is not None:
+            self._append(stage, model, settle=reservation)
+
+    def record_usage(
+        self, stage: str, model: str, usage: Usage, cost: float | None, reservation: str | None = None
+    ) -> None:
+        """Add the tokens of one reply and their cost (None: the model has no price); the cost replaces
+        the request's reservation, if it made one."""
         entry = self._entry(stage, model)
         entry.prompt_tokens += usage.prompt_tokens
         entry.completion_tokens += usage.completion_tokens
@@ -98,8 +139,14 @@ class Ledger:
             self._unpriced.add(model)
         else:
             entry.cost += cost
-        counts = {"prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens}
-        self._append(stage, model, **counts, **({"unpriced": True} if cost is None else {"cost": cost}))
+        counts: dict[str, Any] = {
+            "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens,
+        }
+        counts.update({"unpriced": True} if cost is None else {"cost": cost})
+        if reservation is not None and self._open.pop(reservation, None) is not None:
+            counts["settle"] = reservation
+        self._append(stage, model, **counts)
 
     def record_outcome(self, stage: str, model: str, *, ok: bool, cached: bool = False) -> None:
         """Count how one call ended: ok, answered from the cache, or failed."""
@@ -116,6 +163,10 @@ class Ledger:
         for (entry_stage, entry_model), entry in self._entries.items():
             if (stage is None or stage == entry_stage) and (model is None or model == entry_model):
                 total.add(entry)
+        for entry_stage, entry_model, amount in self._open.values():
+            if (stage is None or stage == entry_stage) and (model is None or model == entry_model):
+                total.cost += amount
+                total.unsettled += 1
         return total
 
     def total(self) -> LedgerStats:
@@ -158,19 +209,11 @@ class Ledger:
         if total.calls == 0 and total.cached == 0:
             return None
         note = f"{where}: ${total.cost:.6f} spent so far on {total.calls:,} model requests"
+        if total.unsettled:
+            note += f" ({total.unsettled:,} of them with no reply, counted at their worst case)"
         if max_cost is not None:
             note += f", ${max(0.0, max_cost - total.cost):.6f} of --max-cost ${max_cost:g} left"
         return note
-
-    def check_budget(self, max_cost: float | None) -> None:
-        """Raise BudgetExceeded once the cost so far reaches max_cost (None: no cap)."""
-        if max_cost is None:
-            return
-        spent = self.cost
-        if spent >= max_cost:
-            raise BudgetExceeded(
-                f"LLM budget reached: spent ${spent:.4f} of the ${max_cost:.4f} allowed (max_cost)"
-            )
 
     # --- combining and persistence -----------------------------------------------------------------
 
@@ -179,13 +222,14 @@ class Ledger:
         for (stage, model), entry in other._entries.items():
             self._entry(stage, model).add(entry)
         self._unpriced |= other._unpriced
+        self._open |= other._open
         return self
 
     def to_json(self) -> dict[str, Any]:
         """The ledger as a JSON-ready dict that `from_json` reads back."""
         entries = [
-            {"stage": stage, "model": model, **entry.to_dict()}
-            for (stage, model), entry in sorted(self._entries.items())
+            {"stage": stage, "model": model, **self.stats(stage, model).to_dict()}
+            for stage, model in sorted(self._entries)
         ]
         summary = self.summary()
         return {"format": LEDGER_FORMAT, "entries": entries, "unpriced": self.unpriced, "summary": summary}
@@ -199,7 +243,8 @@ class Ledger:
                 raise ValueError(f"unknown format {data.get('format')!r}")
             names = {f.name for f in fields(LedgerStats)}
             for row in data["entries"]:
-                counts = {name: row[name] for name in names}
+                counts = {name: row[name] for name in names - {"unsettled"}}
+                counts["unsettled"] = row.get("unsettled", 0)  # absent before budgets reserved
                 if any(not isinstance(value, int | float) or value < 0 for value in counts.values()):
                     raise ValueError(f"bad counts in {row!r}")
                 ledger._entry(str(row["stage"]), str(row["model"])).add(LedgerStats(**counts))
@@ -246,6 +291,13 @@ class Ledger:
                         setattr(entry, name, getattr(entry, name) + delta)
                 if row.get("unpriced"):
                     self._unpriced.add(str(row["model"]))
+                if "reserve" in row:
+                    reserved = row["reserved"]
+                    if not isinstance(reserved, int | float) or reserved < 0:
+                        raise ValueError(f"bad reserved {reserved!r}")
+                    self._open[str(row["reserve"])] = (str(row["stage"]), str(row["model"]), reserved)
+                if "settle" in row:
+                    self._open.pop(str(row["settle"]), None)
             except (ValueError, KeyError, TypeError, AttributeError) as error:
                 if number == len(lines):  # the last line, cut by a kill mid-write
                     continue

@@ -8,9 +8,11 @@ dump, a manifest, a cache or a log.
 from __future__ import annotations
 
 import ipaddress
+import json
 import math
 import os
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -48,6 +50,19 @@ DEFAULT_PRICES: dict[str, ModelPrice] = {
 }
 
 
+# Under a budget, the reply cap sent with a call that sets none: without one a reply's cost is unbounded.
+BUDGET_MAX_TOKENS = 4096
+# Tokens a chat template may add beyond the messages' own (a default system header, say).
+TEMPLATE_TOKENS = 64
+
+
+def prompt_token_bound(messages: list[dict[str, Any]]) -> int:
+    """At most this many prompt tokens, without a tokenizer: one per UTF-8 byte of the messages as JSON
+    (no tokenizer makes a token of less than a byte, and the JSON's keys, quotes and braces outnumber the
+    few tokens a chat format adds per message), plus TEMPLATE_TOKENS."""
+    return len(json.dumps(messages, ensure_ascii=False).encode()) + TEMPLATE_TOKENS
+
+
 class LLMSettings(BaseModel):
     """Endpoint, model, limits and prices for one LLM client (no secrets: the key stays in the env)."""
 
@@ -63,6 +78,7 @@ class LLMSettings(BaseModel):
     backoff_max: float = Field(default=30.0, ge=0)  # cap on one backoff wait
     max_retry_after: float = Field(default=300.0, ge=0)  # a longer Retry-After is cut to this
     max_cost: float | None = Field(default=None, ge=0)  # USD; None: no cap
+    budget_max_tokens: int = Field(default=BUDGET_MAX_TOKENS, ge=1)  # with max_cost: a call's default cap
     cache_dir: Path | None = None
     prices: dict[str, ModelPrice] = Field(default_factory=lambda: dict(DEFAULT_PRICES))
 
@@ -70,6 +86,13 @@ class LLMSettings(BaseModel):
     def endpoint(self) -> str:
         """The base URL requests go to."""
         return self.base_url or OPENAI_BASE_URL
+
+    @property
+    def reply_cap_field(self) -> str:
+        """The request field that caps a reply's tokens: OpenAI's API wants max_completion_tokens (its
+        reasoning models refuse max_tokens); other OpenAI-compatible servers know max_tokens."""
+        host = (urlsplit(self.endpoint).hostname or "").lower()
+        return "max_completion_tokens" if host == "api.openai.com" else "max_tokens"
 
     @property
     def is_local(self) -> bool:
@@ -105,6 +128,11 @@ class LLMSettings(BaseModel):
         if price is None:
             return None
         return (usage.prompt_tokens * price.prompt + usage.completion_tokens * price.completion) / 1_000_000
+
+    def worst_cost(self, messages: list[dict[str, Any]], max_tokens: int) -> float | None:
+        """USD a request could cost at most (None when the model has no price): the bound on its prompt
+        tokens and a reply of MAX_TOKENS, which a server never exceeds."""
+        return self.cost(Usage(prompt_token_bound(messages), max_tokens))
 
 
 def priced(settings: LLMSettings, per_1k_input: float | None, per_1k_output: float | None) -> LLMSettings:

@@ -25,6 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 Responder = Callable[[dict[str, Any]], str]
+Counter = Callable[[dict[str, Any], str], tuple[int, int]]  # (request, reply text) -> reported token usage
 Predicate = Callable[[dict[str, Any]], bool]
 
 SPECIAL_FAULTS = ("cut", "malformed", "timeout")
@@ -178,8 +179,10 @@ class _Handler(BaseHTTPRequestHandler):
             stub.errors.append(f"responder: {error!r}")
             self._send_error(500, f"responder failed: {error!r}")
             return
-        prompt_tokens = _count_tokens(request)
-        completion_tokens = len(text.split())
+        if stub.usage is not None:
+            prompt_tokens, completion_tokens = stub.usage(request, text)
+        else:
+            prompt_tokens, completion_tokens = _count_tokens(request), len(text.split())
         body = {
             "id": f"chatcmpl-stub-{stub.requests}",
             "object": "chat.completion",
@@ -287,8 +290,10 @@ class OpenAIStubServer:
         host: str = "127.0.0.1",
         port: int = 0,
         nodelay: bool = True,
+        usage: Counter | None = None,
     ) -> None:
         self.responder: Responder = responder or echo_last_user_message
+        self.usage = usage  # the token counts to report; default: words of the messages and of the reply
         self.latency = latency
         self.model = model
         self.host = host

@@ -62,7 +62,6 @@ from irbgen.llm.client import LLMClient, check_reachable
 from irbgen.llm.ledger import JOURNAL, Ledger
 from irbgen.llm.prompts import Prompt, load_prompt
 from irbgen.llm.settings import LLMSettings
-from irbgen.llm.types import BudgetExceeded
 from irbgen.pipeline.rundir import locked, make_directory, remove_stale_temps
 from irbgen.progress import Progress, silent
 from irbgen.schema import Sample
@@ -380,8 +379,6 @@ async def _evaluate(
                 try:
                     row = await _evaluate_sample(run, sample, previous.get(sample.id))
                 except Exception as error:  # the budget, or a bug: stop taking samples, re-raise at the end
-                    if isinstance(error, BudgetExceeded):
-                        log.warning("%s", error)
                     stopped.append(error)
                     stop.set()
                     return
