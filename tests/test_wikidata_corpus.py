@@ -18,6 +18,7 @@ from irbgen.wikidata.corpus import (
     hop_evidence,
     pack_units,
     qualifier_text,
+    readable_description,
     statement_sentence,
     union,
 )
@@ -149,6 +150,24 @@ def test_no_passage_states_a_raw_id():
     )
     assert documents["Q6#0"].metadata["statements"] == ["Q6|P17|Q4"]
     assert not any(RAW_ID.search(document.text) for document in documents.values())
+
+
+@pytest.mark.parametrize(
+    ("description", "readable"),
+    [
+        ("health care facility (for organizations use medical organization (Q4287745), for individual "
+         "buildings use Q39364723)", "health care facility"),
+        ("building of a university. If it is a university campus, use Q209465.", "building of a university."),
+        ("term for a site (please avoid as a P31 value)", "term for a site"),
+        ("use Q5", ""),
+        ("city  in Chile (capital)", "city  in Chile (capital)"),  # no id: as it is
+    ],
+)  # fmt: skip
+def test_descriptions_lose_the_notes_that_name_ids(description, readable):
+    assert readable_description(description) == readable
+    hospital = WikidataEntity(id="Q16917", kind="item", label="hospital", description=description)
+    (document,) = entity_documents(KnowledgeBase([hospital]))
+    assert not RAW_ID.search(document.text)
 
 
 def test_ids_are_deterministic_and_in_numeric_order():

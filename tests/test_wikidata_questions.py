@@ -19,6 +19,7 @@ from irbgen.testing import OpenAIStubServer
 from irbgen.wikidata.answerable import why_unusable
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.questions import (
+    Names,
     WriteChainQuestions,
     answer_texts,
     answer_type,
@@ -180,6 +181,17 @@ def test_rules_literal_answers():
     assert out.sub_answers == ["18,400"]
     out = rules(chain("P2044", start="Q3"))  # the unit's label from its item in the base
     assert isinstance(out, ChainQuestion) and out.sub_answers == ["12.5 metre"]
+
+
+def test_a_question_names_no_id_from_a_description():
+    notes = "health care facility (for individual buildings use Q39364723)"
+    items = [
+        WikidataEntity(id="Q1", kind="item", label="hospital", description=notes),
+        WikidataEntity(id="Q2", kind="item", label="hospital", description="Q5 only"),
+    ]
+    names = Names(KnowledgeBase(items))
+    assert names.name("Q1") == "hospital (health care facility)"
+    assert names.name("Q2") is None  # nothing readable tells it apart: ambiguous
 
 
 def test_shared_label_with_same_description_is_ambiguous():

@@ -34,6 +34,9 @@ from irbgen.wikidata.units import Labels, unit_name
 
 DEFAULT_CHUNK_TOKENS = 512
 _ENTITY_ID = re.compile(r"^[QPL]\d+$")
+RAW_ID = re.compile(r"\b[PQ]\d+\b")  # an item or property id inside a text
+_BRACKETS_WITH_ID = re.compile(r"\s*\([^()]*\b[PQ]\d+\b[^()]*\)")
+_SENTENCE_END = re.compile(r"(?<=[.;])\s+")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 # Qualifiers read as time spans; every other qualifier is written "<property>: <values>".
 POINT_IN_TIME, START_TIME, END_TIME = "P585", "P580", "P582"
@@ -136,9 +139,22 @@ def statement_sentence(labels: Labels, statement: Statement) -> str:
     return f"{subject[:1].upper()}{subject[1:]} is {tail}."
 
 
+def readable_description(description: str) -> str:
+    """A description without the editors' notes that name ids: brackets holding one are cut ("health care
+    facility (for organizations use medical organization (Q4287745))" -> "health care facility"), then
+    any sentence still holding one. A description with no id is returned as it is."""
+    if not RAW_ID.search(description):
+        return description
+    text, previous = description, None
+    while text != previous:
+        previous, text = text, _BRACKETS_WITH_ID.sub("", text)
+    return " ".join(part for part in _SENTENCE_END.split(text.strip()) if not RAW_ID.search(part))
+
+
 def entity_header(entity: WikidataEntity) -> list[str]:
-    """The opening sentences of a passage: label and description, then the aliases."""
-    description = entity.description.strip().rstrip(".")
+    """The opening sentences of a passage: label and description (`readable_description`), then the
+    aliases."""
+    description = readable_description(entity.description).strip().rstrip(".")
     sentences = [f"{entity.label}: {description}." if description else f"{entity.label}."]
     aliases = [alias for alias in entity.aliases if alias and alias != entity.label]
     if aliases:

@@ -31,7 +31,7 @@ from irbgen.llm.stage import LLMStage
 from irbgen.records import Reject
 from irbgen.text import contains_answer, fold, normalize, squash
 from irbgen.wikidata.answerable import Selection, select
-from irbgen.wikidata.corpus import number_text, qualifier_text, value_text
+from irbgen.wikidata.corpus import number_text, qualifier_text, readable_description, value_text
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.records import Chain, ChainQuestion, Value
 from irbgen.wikidata.rules import questions as wording
@@ -171,7 +171,7 @@ class Names:
         if not others:
             return label
         entity = self.kb.entities.get(entity_id)
-        description = entity.description.strip() if entity else ""
+        description = readable_description(entity.description).strip() if entity else ""
         if not description:
             return None
         if any(fold(self.kb.entities[other].description.strip()) == fold(description) for other in others):
