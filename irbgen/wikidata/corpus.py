@@ -30,7 +30,7 @@ from irbgen.schema import Document
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.records import Chain, Statement, Value, WikidataEntity
 from irbgen.wikidata.rules.questions import value_phrase
-from irbgen.wikidata.units import Labels, unit_name
+from irbgen.wikidata.units import Labels, label_or_none, unit_name
 
 DEFAULT_CHUNK_TOKENS = 512
 _ENTITY_ID = re.compile(r"^[QPL]\d+$")
@@ -83,12 +83,6 @@ def value_text(labels: Labels, value: Value) -> str:
     if unit == "percent":
         return f"{text}%"
     return f"{text} {unit}" if unit else text
-
-
-def label_or_none(labels: Labels, entity_id: str) -> str | None:
-    """The id's label, or None when the base knows none (`Labels.label` gives the id back)."""
-    label = labels.label(entity_id)
-    return None if label == entity_id else label
 
 
 def _readable(labels: Labels, text: str) -> str | None:
