@@ -3,6 +3,8 @@ deterministic ids, article documents and per-hop evidence, on hand-made knowledg
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,6 +18,7 @@ from irbgen.wikidata.corpus import (
     hop_evidence,
     pack_units,
     qualifier_text,
+    readable_description,
     statement_sentence,
     union,
 )
@@ -45,6 +48,7 @@ def statement(head: str, prop: str, tail: Value | str, **qualifiers: list[str]) 
     return Statement(head=head, property=prop, tail=tail, rank="normal", qualifiers=qualifiers)
 
 
+RAW_ID = re.compile(r"\b[PQ]\d+\b")
 POPULATION = Value(type="quantity", text="18400", raw="+18400")
 ELEVATION = Value(type="quantity", text="12.5", raw="+12.5", unit="Q20")
 
@@ -110,6 +114,60 @@ def test_qualifiers_read_briefly():
         "(from 2010; of: Norland, free text)"
     )
     assert qualifier_text(NEW, {}) == ""
+
+
+def test_qualifiers_without_words_are_left_out():
+    qualifiers = {
+        "P585": ["2016"],
+        "P459": ["Q791801"],  # determination method: no label anywhere, nor its value
+        "P642": ["Q999", "Q4"],  # "of": a label, but Q999 is outside the base
+        "P805": ["Q3088698"],  # "statement is subject of" with an item outside the base
+        "P2144": ["50"],  # a literal under a property with no label
+    }
+    assert qualifier_text(NEW, qualifiers) == "(as of 2016; of: Norland)"
+    assert qualifier_text(NEW, {"P805": ["Q3088698"]}) == ""
+    bare = KnowledgeBase([WikidataEntity(id="Q1", kind="item", label="One")])  # no property labels at all
+    assert qualifier_text(bare, {"P580": ["2010"], "P585": ["2016"], "P459": ["census"]}) == (
+        "(from 2010; as of 2016)"  # time spans are worded without their labels
+    )
+
+
+def test_no_passage_states_a_raw_id():
+    odd = [
+        statement("Q6", "P36", "Q999"),  # an item outside the base
+        statement("Q6", "P9999", POPULATION),  # a property with no label
+        statement("Q6", "P1082", Value(type="other", text="P1082", raw="P1082")),  # a property as a value
+        statement("Q6", "P17", "Q4", P805=["Q3088698"], P459=["Q791801"], P580=["1990"]),
+    ]
+    kb = make_kb([*NEW_ITEMS, ("Q6", "Tarn", "", odd)])
+    old = make_kb([("Q6", "Tarn", "", [statement("Q6", "P17", "Q998"), statement("Q6", "P17", "Q30")]),
+                   ("Q30", "Old Norland", "", [])])  # fmt: skip
+    documents = {document.id: document for document in entity_documents(kb, old_kb=old)}
+    assert documents["Q6#0"].text == "Tarn. The country where Tarn is located is Norland (from 1990)."
+    assert documents["Q6#old0"].text == (
+        "Tarn: statements from an older snapshot of Wikidata, since changed. "
+        "The country where Tarn is located is Old Norland."
+    )
+    assert documents["Q6#0"].metadata["statements"] == ["Q6|P17|Q4"]
+    assert not any(RAW_ID.search(document.text) for document in documents.values())
+
+
+@pytest.mark.parametrize(
+    ("description", "readable"),
+    [
+        ("health care facility (for organizations use medical organization (Q4287745), for individual "
+         "buildings use Q39364723)", "health care facility"),
+        ("building of a university. If it is a university campus, use Q209465.", "building of a university."),
+        ("term for a site (please avoid as a P31 value)", "term for a site"),
+        ("use Q5", ""),
+        ("city  in Chile (capital)", "city  in Chile (capital)"),  # no id: as it is
+    ],
+)  # fmt: skip
+def test_descriptions_lose_the_notes_that_name_ids(description, readable):
+    assert readable_description(description) == readable
+    hospital = WikidataEntity(id="Q16917", kind="item", label="hospital", description=description)
+    (document,) = entity_documents(KnowledgeBase([hospital]))
+    assert not RAW_ID.search(document.text)
 
 
 def test_ids_are_deterministic_and_in_numeric_order():

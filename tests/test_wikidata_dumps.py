@@ -304,6 +304,24 @@ def test_qualifiers_become_readable_values() -> None:
     )
 
 
+def test_qualifiers_are_filtered_like_statements_unless_all_are_kept() -> None:
+    viaf = ("external-id", "string", "113230702")
+    qualifiers = [
+        ("P585", when("+2016-00-00T00:00:00Z", 9)),
+        ("P1343", ref("Q538377")),  # described by source: denied
+        ("P31", ref("Q26961029")),  # instance of: denied, and no wording reads a qualifier's class
+        ("P214", viaf),  # an identifier, by the qualifier snak's own datatype
+        ("P854", ("url", "string", "https://example.org/a")),
+        ("P518", ref("Q27177113")),  # applies to part: kept, `answerable.select` reads it
+    ]
+    population = ("quantity", "quantity", {"amount": "+5", "unit": "1"})
+    obj = item(claims=[claim("P1082", population, "normal", qualifiers)])
+    (statement,) = parsed(obj).statements
+    assert statement.qualifiers == {"P585": ["2016"], "P518": ["Q27177113"]}
+    (everything,) = parsed(obj, keep_all_statements=True).statements
+    assert list(everything.qualifiers) == ["P585", "P1343", "P31", "P214", "P854", "P518"]
+
+
 def test_english_monolingual_texts_win_over_other_languages() -> None:
     def name(text: str, language: str) -> dict:
         return claim("P1448", ("monolingualtext", "monolingualtext", {"text": text, "language": language}))

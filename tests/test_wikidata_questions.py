@@ -19,11 +19,13 @@ from irbgen.testing import OpenAIStubServer
 from irbgen.wikidata.answerable import why_unusable
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.questions import (
+    Names,
     WriteChainQuestions,
     answer_texts,
     answer_type,
     chain_facts,
     describe,
+    is_answer_alias,
     leaks,
     matches,
 )
@@ -181,6 +183,17 @@ def test_rules_literal_answers():
     assert isinstance(out, ChainQuestion) and out.sub_answers == ["12.5 metre"]
 
 
+def test_a_question_names_no_id_from_a_description():
+    notes = "health care facility (for individual buildings use Q39364723)"
+    items = [
+        WikidataEntity(id="Q1", kind="item", label="hospital", description=notes),
+        WikidataEntity(id="Q2", kind="item", label="hospital", description="Q5 only"),
+    ]
+    names = Names(KnowledgeBase(items))
+    assert names.name("Q1") == "hospital (health care facility)"
+    assert names.name("Q2") is None  # nothing readable tells it apart: ambiguous
+
+
 def test_shared_label_with_same_description_is_ambiguous():
     out = rules(chain("P17", start="Q7"))
     assert isinstance(out, Reject)
@@ -209,8 +222,9 @@ def test_question_holding_its_answer_is_a_leak():
     assert isinstance(out, Reject)
     assert (out.reason, out.key) == ("answer_leak", "c-Q11-P17")
     assert "contains its answer 'Norland'" in out.detail
-    golds = answer_texts(KB, entity("Q4"))
+    golds = answer_texts(KB, entity("Q4"), every_alias=True)  # the leak check reads every alias
     assert leaks("Which NL team won?", golds) == "NL"
+    assert leaks("Which NL team won?", answer_texts(KB, entity("Q4"))) is None
     assert leaks("Is plan N the best?", golds) is None  # a one-letter alias is too common to count
     assert leaks("How many moons has Moon 5?", ["5"]) == "5"  # but a one-digit answer is checked
 
@@ -226,7 +240,7 @@ def test_answer_types_and_texts():
         "string",
     ]
     assert answer_type(Value(type="globecoordinate", text="1, 2")) == "string"
-    assert answer_texts(KB, entity("Q4")) == ["Norland", "Kingdom of Norland", "NL", "N"]
+    assert answer_texts(KB, entity("Q4")) == ["Norland", "Kingdom of Norland"]  # not the aliases "NL", "N"
     assert answer_texts(KB, BIRTH) == ["11 March 1952", "March 11, 1952", "1952-03-11"]
     assert answer_texts(KB, FOUNDED) == ["1891"]
     month = Value(type="time", text="1891-05", raw="+1891-05-00T00:00:00Z", precision=10)
@@ -238,6 +252,30 @@ def test_answer_types_and_texts():
     assert answer_texts(KB, NAME) == ["Republic of Norland"]
     ratio = Value(type="quantity", text="1.50", raw="+1.50")
     assert answer_texts(KB, ratio) == ["1.50", "1.5"] and matches("about 1.5", answer_texts(KB, ratio))
+
+
+@pytest.mark.parametrize(
+    ("alias", "kept"),
+    [
+        ("de", False), ("cl", False), ("PT", False), ("N", False), ("d:", False), ("U.S.", False),
+        ("US$", False), ("G. B.", False), ("\U0001f1e9\U0001f1ea", False), ("\u26fc", False),
+        ("Germany \U0001f1e9\U0001f1ea", False), ("\u2b50 star", False),
+        ("USA", True), ("FRG", True), ("U.S.A.", True), ("30 °C", True), ("Coca-Cola®", True),
+        ("Zürich", True), ("東京都", True),
+    ],
+)  # fmt: skip
+def test_answer_aliases_need_three_letters_or_digits_and_no_emoji(alias, kept):
+    assert is_answer_alias(alias) is kept
+
+
+def test_a_short_label_stays_an_answer_while_short_and_emoji_aliases_go():
+    aliases = ["U.K.", "GB", "\U0001f1ec\U0001f1e7", "Britain", "United Kingdom"]
+    uk = WikidataEntity(id="Q145", kind="item", label="UK", aliases=aliases)
+    kb = KnowledgeBase([uk])
+    value = Value(type="entity", id="Q145", text="Q145")
+    assert answer_texts(kb, value) == ["UK", "Britain", "United Kingdom"]
+    assert answer_texts(kb, value, every_alias=True) == ["UK", *aliases]
+    assert matches("the UK", answer_texts(kb, value))
 
 
 def test_answer_matching_is_normalised_and_whole_word():

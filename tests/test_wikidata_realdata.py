@@ -2,7 +2,7 @@
 
 Five real items are copied in tests/data/wikidata-real/ (see SOURCE.md); the builds of the whole
 real file (../shared/realdata/, skipped when absent) and of the bundled sample dumps are scanned for
-raw ids.
+raw ids (questions, answers and passages) and for short or emoji answer aliases.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from irbgen.wikidata.answerable import select, why_unusable
 from irbgen.wikidata.chains import chain_id
 from irbgen.wikidata.dumps import read_wikidata_dump
 from irbgen.wikidata.knowledge import KnowledgeBase
-from irbgen.wikidata.questions import WriteChainQuestions
+from irbgen.wikidata.questions import WriteChainQuestions, is_answer_alias, is_pictograph
 from irbgen.wikidata.records import Chain, ChainHop, ChainQuestion, Statement, WikidataEntity
 
 REPO = Path(__file__).resolve().parents[1]
@@ -191,6 +191,52 @@ def test_no_raw_id_in_any_question_sub_question_or_answer(builds):
                 assert not RAW_ID.search(text), (name, sample["id"], text)
             scanned += 1
     assert scanned > 100
+
+
+def test_no_raw_id_in_any_passage(builds):
+    scanned = 0
+    for name, out in builds.items():
+        for line in (out / "benchmark" / "corpus.jsonl").read_text(encoding="utf-8").splitlines():
+            document = json.loads(line)
+            found = RAW_ID.findall(document["text"])
+            assert not found, (name, document["_id"], found)
+            scanned += 1
+    assert scanned > 100
+
+
+def hop_answers(sample: dict) -> list[tuple[list[str], bool]]:
+    """(answers, whether they name an entity) of the sample and of each hop: every hop but the last
+    ends in an item, and the last as the sample's answer type says."""
+    entity = sample["attributes"]["extra"]["answer_type"] == "entity"
+    last = len(sample["chain"]) - 1
+    return [(sample["answers"], entity)] + [
+        (hop["answers"], entity or index < last) for index, hop in enumerate(sample["chain"])
+    ]
+
+
+def test_answers_hold_no_short_or_emoji_alias(builds):
+    checked = 0
+    for name, out in builds.items():
+        for sample in samples(out):
+            for answers, entity in hop_answers(sample):
+                assert not any(is_pictograph(char) for answer in answers for char in answer), (name, answers)
+                if entity:  # the label stays whatever its length; aliases need three letters or digits
+                    assert all(is_answer_alias(alias) for alias in answers[1:]), (name, sample["id"], answers)
+                    checked += 1
+    assert checked > 100
+
+
+@needs_realdata
+def test_the_real_file_has_the_aliases_that_are_dropped(real, builds):
+    germany = real.entities["Q183"]
+    assert {"de", "\U0001f1e9\U0001f1ea"} <= set(germany.aliases)
+    answers = [
+        hop["answers"]
+        for s in samples(builds["realdata"])
+        for hop in s["chain"]
+        if hop["answers"][0] == "Germany"
+    ]
+    assert answers and all(a[0] == "Germany" and "de" not in a for a in answers)
 
 
 @needs_realdata

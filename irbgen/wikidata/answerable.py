@@ -15,7 +15,9 @@ A statement makes a hop or an answer when:
 
 The reader drops what can never make a hop or an answer before it reaches the knowledge base
 (`never_asked`): denied properties and excluded datatypes, the datatype being the statement's own
-`mainsnak.datatype` (a shard may not have read the property entity yet). `why_unusable` still checks
+`mainsnak.datatype` (a shard may not have read the property entity yet). Qualifiers go through the
+same filter (`never_qualifies`, by each qualifier snak's own datatype), so a passage never states
+"described by source" or an identifier in brackets. `why_unusable` still checks
 both, so a property entity's datatype excludes too. Two denied properties are kept all the same,
 `KEPT_FOR_WORDING`: the rules wording reads them to tell a person or a place (`rules.questions.
 entity_kind`: "Who ...?", "Which place ...?"). `--keep-all-statements` keeps everything.
@@ -57,6 +59,12 @@ def never_asked(property_id: str, datatype: str) -> bool:
     a denied property or an excluded datatype, except the properties in `KEPT_FOR_WORDING`."""
     if property_id in KEPT_FOR_WORDING:
         return False
+    return never_qualifies(property_id, datatype)
+
+
+def never_qualifies(property_id: str, datatype: str) -> bool:
+    """Whether the reader drops a qualifier of this property and datatype: a denied property or an
+    excluded datatype, as for statements but with no exception (the wording reads no qualifier's class)."""
     return property_id in load_denied() or datatype in EXCLUDED_DATATYPES
 
 

@@ -4,7 +4,8 @@ One passage per item linearises its own truthy statements (its 1-hop subgraph, o
 sentences: the ones the reader kept (no identifier, URL or media file unless the build keeps every
 statement, `--keep-all-statements`), less those it cannot state in words (a property with no label, an
 item outside the base): the label with its description and aliases, then "The <property> of <X> is
-<Y>." per statement, with qualifiers in brackets ("(as of 2020)"). Each statement is written once, in
+<Y>." per statement, with qualifiers in brackets ("(as of 2020)"), less the qualifiers it cannot state
+in words either. No passage shows a raw id in place of a label. Each statement is written once, in
 its head's passage; an entity that is only ever a tail still gets a passage with its label and
 description.
 
@@ -29,13 +30,17 @@ from irbgen.schema import Document
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.records import Chain, Statement, Value, WikidataEntity
 from irbgen.wikidata.rules.questions import value_phrase
-from irbgen.wikidata.units import Labels, unit_name
+from irbgen.wikidata.units import Labels, label_or_none, unit_name
 
 DEFAULT_CHUNK_TOKENS = 512
 _ENTITY_ID = re.compile(r"^[QPL]\d+$")
+RAW_ID = re.compile(r"\b[PQ]\d+\b")  # an item or property id inside a text
+_BRACKETS_WITH_ID = re.compile(r"\s*\([^()]*\b[PQ]\d+\b[^()]*\)")
+_SENTENCE_END = re.compile(r"(?<=[.;])\s+")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 # Qualifiers read as time spans; every other qualifier is written "<property>: <values>".
 POINT_IN_TIME, START_TIME, END_TIME = "P585", "P580", "P582"
+_TIME_QUALIFIERS = frozenset({POINT_IN_TIME, START_TIME, END_TIME})  # worded without their labels
 
 
 class _Fallback:
@@ -80,13 +85,28 @@ def value_text(labels: Labels, value: Value) -> str:
     return f"{text} {unit}" if unit else text
 
 
-def _readable(labels: Labels, text: str) -> str:
-    return labels.label(text) if _ENTITY_ID.match(text) else text
+def _readable(labels: Labels, text: str) -> str | None:
+    """A qualifier value in words: an entity's label (None without one), else the text as it is."""
+    return label_or_none(labels, text) if _ENTITY_ID.match(text) else text
+
+
+def _readable_qualifiers(labels: Labels, qualifiers: Mapping[str, list[str]]) -> dict[str, list[str]]:
+    """The qualifiers a reader can read: a time span, or a property with a label; and their values that
+    are not raw ids."""
+    readable = {}
+    for prop, items in qualifiers.items():
+        texts = [text for item in items if (text := _readable(labels, item)) is not None]
+        if texts and (prop in _TIME_QUALIFIERS or label_or_none(labels, prop) is not None):
+            readable[prop] = texts
+    return readable
 
 
 def qualifier_text(labels: Labels, qualifiers: Mapping[str, list[str]]) -> str:
-    """Qualifiers in brackets, time spans first: "(as of 2020)", "(from 2010 to 2015; <p>: <v>)", or ""."""
-    values = {prop: [_readable(labels, v) for v in items] for prop, items in qualifiers.items() if items}
+    """Qualifiers in brackets, time spans first: "(as of 2020)", "(from 2010 to 2015; <p>: <v>)", or "".
+
+    A qualifier whose property has no label, and an entity value with no label, are left out: the text
+    never shows a raw id."""
+    values = _readable_qualifiers(labels, qualifiers)
     parts = []
     start, end = values.pop(START_TIME, None), values.pop(END_TIME, None)
     if start and end:
@@ -113,9 +133,22 @@ def statement_sentence(labels: Labels, statement: Statement) -> str:
     return f"{subject[:1].upper()}{subject[1:]} is {tail}."
 
 
+def readable_description(description: str) -> str:
+    """A description without the editors' notes that name ids: brackets holding one are cut ("health care
+    facility (for organizations use medical organization (Q4287745))" -> "health care facility"), then
+    any sentence still holding one. A description with no id is returned as it is."""
+    if not RAW_ID.search(description):
+        return description
+    text, previous = description, None
+    while text != previous:
+        previous, text = text, _BRACKETS_WITH_ID.sub("", text)
+    return " ".join(part for part in _SENTENCE_END.split(text.strip()) if not RAW_ID.search(part))
+
+
 def entity_header(entity: WikidataEntity) -> list[str]:
-    """The opening sentences of a passage: label and description, then the aliases."""
-    description = entity.description.strip().rstrip(".")
+    """The opening sentences of a passage: label and description (`readable_description`), then the
+    aliases."""
+    description = readable_description(entity.description).strip().rstrip(".")
     sentences = [f"{entity.label}: {description}." if description else f"{entity.label}."]
     aliases = [alias for alias in entity.aliases if alias and alias != entity.label]
     if aliases:
@@ -204,13 +237,16 @@ def _passage_documents(
     return documents
 
 
-def is_readable(kb: KnowledgeBase, statement: Statement) -> bool:
-    """Whether a passage can state the statement in words: its property has a label and an entity
-    value is an item of the base (a raw id would stand in for either)."""
-    if not kb.property_label(statement.property):
+def is_readable(labels: Labels, statement: Statement) -> bool:
+    """Whether a passage can state the statement in words: its property and an entity value have
+    labels, and a literal value is not an id (a property's, kept by `--keep-all-statements`); a raw id
+    would stand in for either."""
+    if label_or_none(labels, statement.property) is None:
         return False
     tail = statement.tail
-    return tail.type != "entity" or bool(tail.id and tail.id in kb.entities)
+    if tail.type == "entity":
+        return bool(tail.id) and label_or_none(labels, tail.id or "") is not None
+    return not _ENTITY_ID.match(tail.text)
 
 
 def entity_passages(
@@ -223,10 +259,11 @@ def entity_passages(
     statements = [s for s in kb.by_head.get(entity.id, []) if is_readable(kb, s)]
     documents = _passage_documents(entity, entity_header(entity), statements, kb, "new", chunk_tokens)
     if old_kb is not None:
-        stale = conflicting_old_statements(entity.id, kb, old_kb)
+        labels = _Fallback(kb, old_kb)
+        stale = [s for s in conflicting_old_statements(entity.id, kb, old_kb) if is_readable(labels, s)]
         if stale:
             header = [old_header(entity.label)]
-            documents += _passage_documents(entity, header, stale, _Fallback(kb, old_kb), "old", chunk_tokens)
+            documents += _passage_documents(entity, header, stale, labels, "old", chunk_tokens)
     return documents
 
 

@@ -10,7 +10,9 @@ groups and datavalue classes, and reduced to what the build needs:
 - only statements a question can use: a denied property (`denied_properties.txt`) or a statement whose
   own `mainsnak.datatype` is excluded (external ids, URLs, media, coordinates, ...) is dropped from the
   raw JSON before qwikidata parses it, so passages never state it (`answerable.never_asked`; instance of
-  and coordinate location stay, the rules wording reads them). `keep_all_statements` keeps them all.
+  and coordinate location stay, the rules wording reads them). Qualifiers are filtered the same way by
+  their own snak datatype (`answerable.never_qualifies`, with no exception). `keep_all_statements`
+  keeps them all.
 - truthy statements only: per property, the preferred-rank claims if there are any, else the normal-rank
   ones; deprecated never. This is qwikidata's `get_truthy_claim_group` rule (and Wikidata's RDF "truthy"
   rule); claims with any other rank string are dropped as well. A preferred somevalue/novalue claim still
@@ -55,7 +57,7 @@ from qwikidata.snak import WikidataSnak
 from irbgen.errors import BadInputError
 from irbgen.pipeline.stage import StageContext
 from irbgen.records import Reject
-from irbgen.wikidata.answerable import never_asked
+from irbgen.wikidata.answerable import never_asked, never_qualifies
 from irbgen.wikidata.records import Statement, Value, WikidataEntity
 from irbgen.wikidata.seekable import build_index, is_seekable_format, seekable_opener
 from irbgen.wikidata.selection import EntityFilter, load_entity_ids
@@ -200,17 +202,23 @@ def _prefer_english(pairs: list[tuple[WikidataClaim, Value]]) -> list[tuple[Wiki
     return [pair for pair in pairs if _is_english(pair[1])] or pairs
 
 
-def _qualifiers(claim: WikidataClaim) -> dict[str, list[str]]:
-    """Qualifier P-id -> readable values (qwikidata reads the qualifiers listed in "qualifiers-order")."""
+def _qualifiers(claim: WikidataClaim, keep_all: bool = False) -> dict[str, list[str]]:
+    """Qualifier P-id -> readable values (qwikidata reads the qualifiers listed in "qualifiers-order");
+    unless `keep_all`, without the qualifiers `never_qualifies` drops (by each snak's own datatype)."""
     out: dict[str, list[str]] = {}
     for property_id, qualifiers in claim.qualifiers.items():
-        texts = [value.text for q in qualifiers if (value := snak_value(q.snak)) is not None]
+        texts = [
+            value.text
+            for q in qualifiers
+            if (keep_all or not never_qualifies(property_id, q.snak.snak_datatype or ""))
+            and (value := snak_value(q.snak)) is not None
+        ]
         if texts:
             out[property_id] = texts
     return out
 
 
-def _statements(item: WikidataItem) -> list[Statement]:
+def _statements(item: WikidataItem, keep_all: bool = False) -> list[Statement]:
     """The item's truthy statements that have a value, property by property in the dump's order."""
     statements: list[Statement] = []
     for property_id, group in item.get_truthy_claim_groups().items():
@@ -227,7 +235,7 @@ def _statements(item: WikidataItem) -> list[Statement]:
                     property=property_id,
                     tail=value,
                     rank=claim.rank.lower(),
-                    qualifiers=_qualifiers(claim),
+                    qualifiers=_qualifiers(claim, keep_all),
                     datatype=claim.mainsnak.snak_datatype or "",
                 )
             )
@@ -306,7 +314,7 @@ def _parse(obj: dict[str, Any], keep_all: bool = False) -> WikidataEntity | Reje
         **common,
         enwiki=entity.get_enwiki_title() or None,
         sitelinks=len(sitelinks) if isinstance(sitelinks, dict) else 0,
-        statements=_statements(entity),
+        statements=_statements(entity, keep_all),
     )
 
 

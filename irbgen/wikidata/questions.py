@@ -19,6 +19,7 @@ its (head, property) (`answerable.select`) is "many_values". A question holding 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -30,7 +31,7 @@ from irbgen.llm.stage import LLMStage
 from irbgen.records import Reject
 from irbgen.text import contains_answer, fold, normalize, squash
 from irbgen.wikidata.answerable import Selection, select
-from irbgen.wikidata.corpus import number_text, qualifier_text, value_text
+from irbgen.wikidata.corpus import number_text, qualifier_text, readable_description, value_text
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.records import Chain, ChainQuestion, Value
 from irbgen.wikidata.rules import questions as wording
@@ -45,6 +46,7 @@ MONTHS = "January February March April May June July August September October No
 AnswerType = Literal["entity", "date", "quantity", "string"]
 
 _TIME_ISO = re.compile(r"^([+-])(\d+)-(\d\d)-(\d\d)T")
+PICTOGRAPHS_FROM = 0x2190  # arrows, then technical and miscellaneous symbols, dingbats and every emoji block
 
 
 # --- answers --------------------------------------------------------------------------------------------
@@ -90,11 +92,26 @@ def _unique(texts: Sequence[str]) -> list[str]:
     return list(seen.values())
 
 
-def answer_texts(kb: KnowledgeBase, value: Value) -> list[str]:
-    """Every accepted spelling of a gold answer: label and aliases, or the literal's forms."""
+def is_pictograph(char: str) -> bool:
+    """An emoji or pictograph (a flag's regional indicators, ⛼): an "other symbol" past the letterlike
+    block, so "°", "©" and "℃" are not."""
+    return unicodedata.category(char) == "So" and ord(char) >= PICTOGRAPHS_FROM
+
+
+def is_answer_alias(alias: str) -> bool:
+    """Whether an alias may stand as a gold answer: more than two letters or digits, since answers are
+    matched on those ("de" and "cl" are words and syllables, "US$" matches "us"), and no emoji."""
+    return sum(char.isalnum() for char in alias) > 2 and not any(is_pictograph(char) for char in alias)
+
+
+def answer_texts(kb: KnowledgeBase, value: Value, every_alias: bool = False) -> list[str]:
+    """Every accepted spelling of a gold answer: label and aliases, or the literal's forms. The label
+    counts whatever its length; an alias only when `is_answer_alias`, unless `every_alias` (leak checks:
+    a question naming "NL" still gives Norland away)."""
     if value.type == "entity" and value.id:
         entity = kb.entities.get(value.id)
-        return _unique([kb.label(value.id), *(entity.aliases if entity else [])])
+        aliases = [a for a in (entity.aliases if entity else []) if every_alias or is_answer_alias(a)]
+        return _unique([kb.label(value.id), *aliases])
     forms = [value_text(kb, value), value.text]
     if value.type == "time":
         forms.extend(date_forms(value))
@@ -154,7 +171,7 @@ class Names:
         if not others:
             return label
         entity = self.kb.entities.get(entity_id)
-        description = entity.description.strip() if entity else ""
+        description = readable_description(entity.description).strip() if entity else ""
         if not description:
             return None
         if any(fold(self.kb.entities[other].description.strip()) == fold(description) for other in others):
@@ -276,9 +293,9 @@ class WriteChainQuestions(LLMStage):
 
     # --- shared ------------------------------------------------------------------------------------
 
-    def golds(self, chain: Chain) -> list[list[str]]:
-        """The accepted answer spellings of each hop."""
-        return [answer_texts(self.kb, hop.statement.tail) for hop in chain.hops]
+    def golds(self, chain: Chain, every_alias: bool = False) -> list[list[str]]:
+        """The accepted answer spellings of each hop (`answer_texts`)."""
+        return [answer_texts(self.kb, hop.statement.tail, every_alias) for hop in chain.hops]
 
     def sub_answers(self, chain: Chain) -> list[str]:
         """Each hop's gold answer as text."""
@@ -286,7 +303,7 @@ class WriteChainQuestions(LLMStage):
 
     def _leak(self, chain: Chain, question: str, sub_questions: Sequence[str]) -> str | None:
         """Why a question gives its answer away (main or sub-question), or None."""
-        golds = self.golds(chain)
+        golds = self.golds(chain, every_alias=True)
         found = leaks(question, golds[-1])
         if found is not None:
             return f"the question contains its answer {found!r}: {question}"
