@@ -196,15 +196,10 @@ def sheet_judgments(
         raise BadInputError(
             f"{Path(directory) / SHEET}: sample {unknown[0]!r} is not in {Path(benchmark) / SAMPLES}"
         )
+    name = audit_name(header)
     return [
-        Review(
-            **item.judgment.model_dump(),
-            sample=item.id,
-            reviewer=audit_name(header),
-            time="",  # a sheet records no time; the same sheet gives the same file
-            sample_sha256=sample_digest(index.samples.raw(item.id)),
-            draw=draw,
-        )
+        # a sheet records no time: the same sheet gives the same file
+        Review.of(item.id, item.judgment, name, "", sample_digest(index.samples.raw(item.id)), draw)
         for item in items
     ]
 

@@ -31,7 +31,8 @@ HOST_NAME = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$|^\[[0-9
     "--sample",
     "size",
     type=click.IntRange(min=1),
-    help="Review N samples, drawn at random as irbgen audit draws them.  [default: all]",
+    help="Review N samples: the N that irbgen audit --sample N --seed S draws, or with --order file the "
+    "first N.  [default: all]",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random order.")
 @click.option(

@@ -46,6 +46,26 @@ class Review(Judgment):
         """Whether this judgment was made on the sample whose line has DIGEST (older lines: assumed)."""
         return self.sample_sha256 is None or self.sample_sha256 == digest
 
+    @classmethod
+    def of(
+        cls,
+        sample: str,
+        judgment: Judgment,
+        reviewer: str,
+        time: str,
+        sample_sha256: str | None = None,
+        draw: Draw | None = None,
+    ) -> Review:
+        """The line recording REVIEWER's JUDGMENT of SAMPLE."""
+        return cls(
+            **judgment.model_dump(),
+            sample=sample,
+            reviewer=reviewer,
+            time=time,
+            sample_sha256=sample_sha256,
+            draw=draw,
+        )
+
     def judgment(self) -> Judgment:
         """The judgment alone, without sample, reviewer and time."""
         return Judgment(**self.model_dump(include=set(Judgment.model_fields)))
@@ -138,14 +158,8 @@ class ReviewWriter:
         self, sample: str, judgment: Judgment, sample_sha256: str | None = None, draw: Draw | None = None
     ) -> Review:
         """Write one line for SAMPLE (whose line has SAMPLE_SHA256, shown in DRAW), flushed and fsynced."""
-        review = Review(
-            **judgment.model_dump(),
-            sample=sample,
-            reviewer=self.reviewer,
-            time=datetime.now(UTC).isoformat(timespec="seconds"),
-            sample_sha256=sample_sha256,
-            draw=draw,
-        )
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        review = Review.of(sample, judgment, self.reviewer, now, sample_sha256, draw)
         line = json.dumps(review.model_dump(mode="json"), ensure_ascii=False) + "\n"
         with self.file.open("ab") as handle:
             handle.write(line.encode("utf-8"))
