@@ -519,7 +519,7 @@ def test_the_card_gives_an_interval_only_for_a_random_draw(wiki_copy):
 @pytest.mark.parametrize(
     ("case", "drawn"),
     [
-        ("skipped", "at random with seed 0, but 1 of the first 4 in that order were skipped"),
+        ("skipped", "at random with seed 0, but the first 4 in that order include 1 not judged"),
         ("two seeds", "in 2 different orders (other --order, --seed or --sample)"),
         ("not recorded", "in an order not recorded (judged with an older irbgen)"),
     ],

@@ -55,7 +55,7 @@ def random_sample(size: int, seed: int) -> Drawn:
 
 def describe(draws: Iterable[Draw | None], judged: set[str], ids: Sequence[str]) -> Drawn:
     """How the JUDGED samples (out of IDS, in file order) were chosen, given the draws they were judged in."""
-    found = set(draws)
+    found = {_key(d): d for d in draws}.values()
     if None in found:
         return Drawn(False, 0, f"in an order not recorded (judged with an older irbgen): {NO_INTERVAL}")
     if len(found) > 1:
@@ -85,7 +85,12 @@ def describe(draws: Iterable[Draw | None], judged: set[str], ids: Sequence[str])
         return Drawn(
             False,
             seed,
-            f"at random with seed {seed}, but {reach - len(judged)} of the first {reach} in "
-            f"that order were skipped: {NO_INTERVAL}",
+            f"at random with seed {seed}, but the first {reach} in that order include "
+            f"{reach - len(judged)} not judged: {NO_INTERVAL}",
         )
     return random_sample(len(judged), seed)
+
+
+def _key(draw: Draw | None) -> tuple | None:
+    """A cheap key of a draw (hashing the model itself is slow over many judgments)."""
+    return None if draw is None else (draw.order, draw.seed, draw.size, draw.population)
