@@ -159,6 +159,7 @@ def check_current(benchmark: Path, reviews: Reviews, index: BenchmarkIndex) -> N
         raise BadInputError(
             f"{Path(benchmark) / REVIEWS}: {len(stale)} judgment(s) of samples that changed since they were "
             f"judged (first {sample!r} by {reviewer}); judge them again with: irbgen review {benchmark}"
+            + (" (or score a new irbgen audit sheet)" if reviewer.startswith(f"{AUDITS}/") else "")
         )
 
 
