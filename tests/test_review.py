@@ -23,6 +23,7 @@ from irbgen.audit.records import Judgment
 from irbgen.audit.sheet import make_sheet
 from irbgen.benchmark import SAMPLES, read_manifest
 from irbgen.cli import main
+from irbgen.cli.review import allowed_hosts
 from irbgen.errors import BadInputError
 from irbgen.review.app import TOKEN_HEADER, Session, create_app
 from irbgen.review.draws import Draw
@@ -612,3 +613,26 @@ def test_one_review_process_per_benchmark_and_reviewer(wiki_copy):
     assert code == 0, err
     again = ReviewServer(wiki_copy, "--reviewer", "erin")  # the lock went with the first process
     assert again.stop()[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("host", "name"),
+    [("127.0.0.1",) * 2, ("127.0.0.2",) * 2, ("localhost",) * 2, ("::1", "[::1]"), ("[::1]", "[::1]")],
+)
+def test_a_loopback_host_needs_no_allow_host(host, name):
+    assert allowed_hosts(host, []) == [name]
+
+
+@pytest.mark.parametrize(
+    "host", ["0.0.0.0", "::", "192.168.1.5", "10.0.0.1", "review-box", "127.0.0.1.nip.io"]
+)
+def test_any_other_host_needs_allow_host(host):
+    with pytest.raises(BadInputError, match=f"--host {host}: not a loopback address; pass --allow-host NAME"):
+        allowed_hosts(host, [])
+    assert allowed_hosts(host, ["review.lan", "[fe80::1]"]) == ["review.lan", "[fe80::1]"]
+
+
+@pytest.mark.parametrize("name", ["*", "", "a b", "host:8765", "fe80::1", "*.example", "-x", "a/b"])
+def test_an_allow_host_that_is_not_one_name_is_refused(name):
+    with pytest.raises(BadInputError, match="--allow-host"):
+        allowed_hosts("0.0.0.0", [name])

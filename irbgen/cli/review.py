@@ -204,4 +204,4 @@ def _is_loopback(host: str) -> bool:
 
 
 def _url_host(host: str) -> str:
-    return f"[{host}]" if ":" in host else host
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
