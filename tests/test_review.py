@@ -26,7 +26,7 @@ from irbgen.cli import main
 from irbgen.cli.review import allowed_hosts
 from irbgen.errors import BadInputError
 from irbgen.review.app import TOKEN_HEADER, Session, create_app
-from irbgen.review.draws import Draw
+from irbgen.review.draws import Draw, describe
 from irbgen.review.index import BenchmarkIndex, ChangedError
 from irbgen.review.page import sample_path
 from irbgen.review.scoring import agreements, cohen_kappa, combine
@@ -636,3 +636,20 @@ def test_any_other_host_needs_allow_host(host):
 def test_an_allow_host_that_is_not_one_name_is_refused(name):
     with pytest.raises(BadInputError, match="--allow-host"):
         allowed_hosts("0.0.0.0", [name])
+
+
+def test_a_draw_of_another_samples_file_or_beyond_the_draw_gets_no_interval():
+    ids = [f"s{n}" for n in range(10)]
+    whole = Draw(order="random", seed=3, population=10)
+    shown = whole.ids(ids)
+    assert describe([whole] * 3, set(shown[:3]), ids).text == "a random sample of 3 with seed 3"
+    older = Draw(order="random", seed=3, population=12)
+    assert describe([older], set(shown[:1]), ids).text == (
+        "at random from 12 samples, but there are 10 now: not a random sample, no interval"
+    )
+    five = Draw(order="random", seed=3, size=5, population=10)
+    beyond = set(five.ids(ids)) | (set(ids) - set(five.ids(ids)))
+    found = describe([five] * len(beyond), beyond, ids)
+    assert not found.random and found.text.endswith(
+        "but 5 judged are not in it: not a random sample, no interval"
+    )
