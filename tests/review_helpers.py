@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 from sample_builds import REPO
 
 from irbgen.benchmark import write_benchmark
@@ -60,7 +61,7 @@ def hostile_benchmark(out: Path) -> Path:
 
 
 class ReviewServer:
-    """`irbgen review` run as a real process on a free loopback port; stop() sends Ctrl-C."""
+    """`irbgen review` run as a real process on a free port, reached at 127.0.0.1; stop() sends Ctrl-C."""
 
     def __init__(self, benchmark: Path, *args: str) -> None:
         command = [sys.executable, "-m", "irbgen", "review", str(benchmark), "--port", "0", *args]
@@ -69,11 +70,14 @@ class ReviewServer:
             command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
         self.lines = [self.process.stdout.readline(), self.process.stdout.readline()]
-        found = re.search(r"http://127\.0\.0\.1:\d+/", self.lines[-1])
+        found = re.search(r"http://[^\s/]+:(\d+)/", self.lines[-1])
         if found is None:
             self.process.kill()
             raise RuntimeError(f"no address in {self.lines!r}: {self.process.stderr.read()}")
-        self.url = found.group()
+        self.port = int(found.group(1))
+        self.url = f"http://127.0.0.1:{self.port}/"
+        # the socket listens before the server runs: the first answer means it is serving
+        httpx.get(self.url, headers={"Host": f"localhost:{self.port}"}, timeout=20, trust_env=False)
 
     def stop(self) -> tuple[int, str, str]:
         """Send SIGINT and return (exit code, rest of stdout, stderr)."""

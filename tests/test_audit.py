@@ -208,6 +208,7 @@ def test_scoring_writes_score_json_and_the_card_and_validate_passes(wiki_copy, t
     assert result.exit_code == 0, result.output
     assert result.output.startswith("audited 20 samples of run (wikipedia): 14 valid, 70.0% [48.1%, 85.5%]")
     assert "failed: well formed 1, answer correct 4, supported 1" in result.output
+    assert "drawn: a random sample of 20 with seed 0\n" in result.output
     score = json.loads((sheet / "score.json").read_text())
     assert score["overall"] == {
         "judged": 20,
@@ -223,6 +224,20 @@ def test_scoring_writes_score_json_and_the_card_and_validate_passes(wiki_copy, t
     card = (wiki_copy / "README.md").read_text(encoding="utf-8")
     assert card.index("## Audit\n") < card.index("## How to load it\n")
     assert "| all | 20 | 14 | 70.0% | [48.1%, 85.5%] |" in card
+    assert (
+        "How the samples were drawn: a random sample of 20 with seed 0. Intervals are Wilson 95% score "
+        "intervals.\n" in card
+    )
+    kept = [json.loads(line) for line in (wiki_copy / "reviews/audits/audit-seed0-n20.jsonl").open()]
+    assert [(line["sample"], line["well_formed"]) for line in kept] == [
+        (record["id"], record["judgment"]["well_formed"]) for record in records
+    ]
+    assert kept[0]["draw"] == {
+        "order": "random",
+        "seed": 0,
+        "size": 20,
+        "population": score["header"]["population"],
+    }
     checked = run("validate", wiki_copy)
     assert checked.exit_code == 0, checked.output
     before, after = json.loads(manifest), json.loads((wiki_copy / "manifest.json").read_text())
@@ -297,6 +312,7 @@ def test_a_card_that_does_not_match_its_manifest_is_left_alone(wiki_copy, tmp_pa
     result = run("audit", "--score", sheet)
     assert result.exit_code == 2 and "README.md: its sha256 does not match manifest.json" in result.stderr
     assert (wiki_copy / "README.md").read_text() == "edited by hand\n" and not (sheet / "score.json").exists()
+    assert not (wiki_copy / "reviews").exists()  # nor are its judgments kept
 
 
 def test_a_changed_benchmark_is_refused(wiki_copy, tmp_path):

@@ -24,37 +24,59 @@ CRITERION_LABELS = {
 def render_section(score: AuditScore) -> str:
     """The card's Audit section: deterministic, with no date, so re-scoring the same sheet changes nothing."""
     header = score.header
-    drawn = (
+    judged = (
         f"all {header.size} samples"
         if header.size == header.population
-        else f"{header.size} of {header.population} samples, drawn at random (seed {header.seed}),"
+        else f"{header.size} of the {header.population} samples"
     )
     intro = (
-        f"A reviewer judged {drawn} of `samples.jsonl` (sha256 `{header.samples_sha256[:12]}`) on three "
-        "criteria: the question is well formed, the gold answer is correct (for a false premise: the "
-        "premise really is false), and the evidence supports it. A sample is valid when all three hold; "
-        "intervals are Wilson 95% score intervals.\n"
+        f"A reviewer judged {judged} of `samples.jsonl` (sha256 `{header.samples_sha256[:12]}`) with "
+        "`irbgen audit`, on three criteria: the question is well formed, the gold answer is correct (for a "
+        "false premise: the premise really is false), and the evidence supports it. A sample is valid when "
+        "all three hold.\n"
     )
-    return "\n".join([f"{HEADING}\n", intro, *rate_tables(score)]) + "\n"
+    drawn = how_drawn(random_draw(header.size, header.seed), random=True)
+    return "\n".join([f"{HEADING}\n", intro, drawn, *rate_tables(score)]) + "\n"
+
+
+def random_draw(size: int, seed: int) -> str:
+    """How a random draw is stated: "a random sample of N with seed S"."""
+    return f"a random sample of {size} with seed {seed}"
+
+
+def how_drawn(text: str, random: bool) -> str:
+    """The card's sentence on how the judged samples were drawn, and whether intervals apply."""
+    tail = " Intervals are Wilson 95% score intervals." if random else ""
+    return f"How the samples were drawn: {text}.{tail}\n"
 
 
 def rate_tables(score: AuditScore) -> list[str]:
-    """The valid rate per kind and the failures per criterion, as Markdown table lines."""
+    """The valid rate per kind (with its interval, if the score has intervals) and the failures per
+    criterion, as Markdown table lines."""
     rows = [("all", score.overall)] + [
         (KIND_LABELS[kind], score.by_kind[kind]) for kind in KINDS if kind in score.by_kind
     ]
+    if has_intervals(score):
+        head = ["| kind | judged | valid | rate | 95% interval |", "|---|---|---|---|---|"]
+        cells = [
+            f"| {label} | {r.judged} | {r.valid} | {percent(r.rate)} | {interval(r)} |" for label, r in rows
+        ]
+    else:
+        head = ["| kind | judged | valid | rate |", "|---|---|---|---|"]
+        cells = [f"| {label} | {r.judged} | {r.valid} | {percent(r.rate)} |" for label, r in rows]
     return [
-        "| kind | judged | valid | rate | 95% interval |",
-        "|---|---|---|---|---|",
-        *(
-            f"| {label} | {rate.judged} | {rate.valid} | {percent(rate.rate)} | {interval(rate)} |"
-            for label, rate in rows
-        ),
+        *head,
+        *cells,
         "",
         "| criterion | failed |",
         "|---|---|",
         *(f"| {CRITERION_LABELS[name]} | {score.overall.failed[name]} |" for name in CRITERIA),
     ]
+
+
+def has_intervals(score: AuditScore) -> bool:
+    """Whether the score carries intervals (only a random sample does)."""
+    return score.overall.low is not None
 
 
 def percent(value: float | None) -> str:

@@ -1,4 +1,8 @@
-"""Score a filled audit sheet: the valid share overall and per kind, with Wilson 95% score intervals."""
+"""Score a filled audit sheet: the valid share overall and per kind, with Wilson 95% score intervals.
+
+A scored sheet's judgments are also kept in the benchmark (reviews/audits/), one line per sample as
+`irbgen review` writes them, so `irbgen export --reviewed-only` reads them too.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 from statistics import NormalDist
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -15,7 +20,11 @@ from irbgen.audit.records import CRITERIA, KINDS, AuditHeader, AuditItem, AuditS
 from irbgen.audit.sheet import HEADER, SHEET, check_benchmark, scan_samples
 from irbgen.benchmark import SAMPLES, describe_error, iter_lines
 from irbgen.errors import BadInputError
-from irbgen.io import write_json
+from irbgen.io import write_json, write_jsonl
+from irbgen.pipeline.rundir import make_directory
+
+if TYPE_CHECKING:
+    from irbgen.review.store import Review
 
 SCORE = "score.json"
 Z95 = NormalDist().inv_cdf(0.975)
@@ -40,27 +49,32 @@ def wilson(valid: int, n: int, z: float = Z95) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def rate_of(judgments: Sequence[Judgment]) -> Rate:
-    """The valid share of fully judged JUDGMENTS, its interval, and how often each criterion failed."""
+def rate_of(judgments: Sequence[Judgment], intervals: bool = True) -> Rate:
+    """The valid share of fully judged JUDGMENTS, its interval (if INTERVALS: they are a random sample),
+    and how often each criterion failed."""
     n = len(judgments)
     valid = sum(judgment.valid for judgment in judgments)
     failed = {name: sum(getattr(judgment, name) is False for judgment in judgments) for name in CRITERIA}
     if n == 0:
         return Rate(judged=0, valid=0, rate=None, low=None, high=None, failed=failed)
+    if not intervals:
+        return Rate(judged=n, valid=valid, rate=round(valid / n, 4), low=None, high=None, failed=failed)
     low, high = wilson(valid, n)
     return Rate(
         judged=n, valid=valid, rate=round(valid / n, 4), low=round(low, 4), high=round(high, 4), failed=failed
     )
 
 
-def score_items(header: AuditHeader, items: Sequence[AuditItem]) -> AuditScore:
-    """Score fully judged items overall and per kind (kinds absent from the sheet are left out)."""
+def score_items(header: AuditHeader, items: Sequence[AuditItem], intervals: bool = True) -> AuditScore:
+    """Score fully judged items overall and per kind (kinds absent from the sheet are left out); with
+    INTERVALS (the items are a random sample), each rate has its Wilson interval."""
     by_kind = {
-        kind: rate_of([item.judgment for item in items if item.kind == kind])
+        kind: rate_of([item.judgment for item in items if item.kind == kind], intervals)
         for kind in KINDS
         if any(item.kind == kind for item in items)
     }
-    return AuditScore(header=header, overall=rate_of([item.judgment for item in items]), by_kind=by_kind)
+    overall = rate_of([item.judgment for item in items], intervals)
+    return AuditScore(header=header, overall=overall, by_kind=by_kind)
 
 
 def read_header(directory: Path) -> AuditHeader:
@@ -160,6 +174,47 @@ def score_sheet(directory: Path, benchmark: Path | None = None) -> tuple[AuditSc
     bench = Path(benchmark) if benchmark is not None else Path(header.benchmark)
     check_unchanged(bench, header)
     score = score_items(header.model_copy(update={"benchmark": str(bench.resolve())}), items)
+    judgments = sheet_judgments(directory, bench, header, items)
     publish(bench, score)
+    keep_judgments(bench, header, judgments)
     write_json(directory / SCORE, score)
     return score, bench
+
+
+def sheet_judgments(
+    directory: Path, benchmark: Path, header: AuditHeader, items: Sequence[AuditItem]
+) -> list[Review]:
+    """The sheet's judgments as `irbgen review` lines, each with its sample's sha256 and the draw."""
+    from irbgen.review.draws import Draw
+    from irbgen.review.index import BenchmarkIndex
+    from irbgen.review.store import Review, sample_digest
+
+    draw = Draw(order="random", seed=header.seed, size=header.requested, population=header.population)
+    index = BenchmarkIndex.samples_only(benchmark)
+    unknown = [item.id for item in items if item.id not in index.samples]
+    if unknown:
+        raise BadInputError(
+            f"{Path(directory) / SHEET}: sample {unknown[0]!r} is not in {Path(benchmark) / SAMPLES}"
+        )
+    name = audit_name(header)
+    return [
+        # a sheet records no time: the same sheet gives the same file
+        Review.of(item.id, item.judgment, name, "", sample_digest(index.samples.raw(item.id)), draw)
+        for item in items
+    ]
+
+
+def audit_name(header: AuditHeader) -> str:
+    """The name a sheet's judgments are kept under: one per draw (seed and size)."""
+    return f"audit-seed{header.seed}-n{header.size}"
+
+
+def keep_judgments(benchmark: Path, header: AuditHeader, judgments: Sequence[Review]) -> Path:
+    """Write JUDGMENTS to BENCH/reviews/audits/audit-seedS-nN.jsonl, replacing the record of an earlier
+    sheet of the same draw."""
+    from irbgen.review.store import AUDITS, REVIEWS
+
+    target = Path(benchmark) / REVIEWS / AUDITS / f"{audit_name(header)}.jsonl"
+    make_directory(target.parent, "the judgments of scored audit sheets")
+    write_jsonl(target, judgments)
+    return target

@@ -69,6 +69,7 @@ def _sheet(benchmark: Path, size: int, seed: int, out: Path, force: bool) -> Non
 
 
 def _score(directory: Path, benchmark: Path | None) -> None:
+    from irbgen.audit.publish import random_draw
     from irbgen.audit.score import SCORE, SheetError, score_sheet
 
     reviewed = (directory / "reviews").is_dir() and (directory / "samples.jsonl").is_file()
@@ -87,7 +88,8 @@ def _score(directory: Path, benchmark: Path | None) -> None:
                 click.echo(f"({hidden} more not shown)", err=True)
             raise
     header = score.header
-    echo_rates(score, f"audited {score.overall.judged} samples of {header.name} ({header.source})")
+    drawn = random_draw(header.size, header.seed)
+    echo_rates(score, f"audited {score.overall.judged} samples of {header.name} ({header.source})", drawn)
     card = bench / "README.md"
     click.echo(f"wrote {directory / SCORE} and the Audit section of {card} (its checksum in manifest.json)")
 

@@ -120,7 +120,11 @@ def validate(directory: Path) -> None:
 )
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Folder to write.")
 @click.option("--force", is_flag=True, help="Replace --out if it holds anything.")
-@click.option("--reviewed-only", is_flag=True, help="Only the samples judged valid with irbgen review.")
+@click.option(
+    "--reviewed-only",
+    is_flag=True,
+    help="Only the samples judged valid with irbgen review or in a scored irbgen audit sheet.",
+)
 def export(directory: Path, fmt: str, out: Path, force: bool, reviewed_only: bool) -> None:
     """Export a benchmark directory to parquet or to a Hugging Face DatasetDict."""
     from irbgen.benchmark import consistent_read, staged_directory
@@ -153,8 +157,10 @@ def _reviewed(directory: Path) -> set[str]:
 
     keep = valid_ids(directory)
     if not keep:
-        raise BadInputError(f"{directory}/reviews: no sample judged valid; judge some with irbgen review")
-    click.echo(f"exporting the {len(keep)} samples judged valid in {directory}/reviews")
+        raise BadInputError(
+            f"{directory}/reviews: no sample judged valid; judge some with irbgen review or irbgen audit"
+        )
+    click.echo(f"exporting the {len(keep)} samples judged valid in {directory}/reviews (reviews and audits)")
     return keep
 
 

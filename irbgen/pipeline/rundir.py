@@ -35,8 +35,11 @@ _held: dict[Path, int] = {}  # lock file -> depth, so one process may nest block
 
 
 @contextmanager
-def locked(directory: Path, lock_file: Path | None = None) -> Iterator[None]:
-    """Hold an exclusive lock on DIRECTORY (lock file inside it unless given); a second holder exits 2."""
+def locked(
+    directory: Path, lock_file: Path | None = None, hint: str = "wait for it or use another directory"
+) -> Iterator[None]:
+    """Hold an exclusive lock on DIRECTORY (lock file inside it unless given); a second holder exits 2
+    with HINT."""
     path = Path(lock_file or Path(directory) / LOCK).absolute()
     if path in _held:
         _held[path] += 1
@@ -45,7 +48,7 @@ def locked(directory: Path, lock_file: Path | None = None) -> Iterator[None]:
         finally:
             _held[path] -= 1
         return
-    fd = _acquire(Path(directory), path)
+    fd = _acquire(Path(directory), path, hint)
     _held[path] = 1
     try:
         yield
@@ -64,7 +67,7 @@ def lock_output(out: Path) -> AbstractContextManager[None]:
     return locked(out, out.parent / f".{out.name}.lock")
 
 
-def _acquire(directory: Path, path: Path) -> int:
+def _acquire(directory: Path, path: Path, hint: str) -> int:
     while True:
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
@@ -80,8 +83,7 @@ def _acquire(directory: Path, path: Path) -> int:
             if error.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
                 raise BadInputError(f"{directory}: cannot lock: {error.strerror}") from None
             raise BadInputError(
-                f"{directory}: in use by another irbgen process (pid {holder}); wait for it or use another "
-                "directory"
+                f"{directory}: in use by another irbgen process (pid {holder}); {hint}"
             ) from None
         try:
             same = os.fstat(fd).st_ino == os.stat(path).st_ino

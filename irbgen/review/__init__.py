@@ -2,5 +2,6 @@
 
 index.py reads samples and documents by byte offset, view.py gathers what a screen shows (with the audit
 modules), page.py and assets.py render it, app.py serves it, store.py keeps the judgments as JSONL,
-scoring.py scores them into the card, and command.py is the CLI.
+draws.py records the order samples were shown in and tells whether the judged ones are a random sample,
+scoring.py scores them into the card, and irbgen/cli/review.py is the CLI.
 """

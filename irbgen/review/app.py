@@ -2,7 +2,9 @@
 
 Routes: `/` goes to the first unjudged sample, `/sample/{id}` shows one sample, and `POST /judge`
 appends a judgment. Sample ids are only ever looked up in the index, never joined to a path, so no
-request can make the app read outside the benchmark directory.
+request can make the app read outside the benchmark directory. A request whose Host header is not a
+loopback name or one of the allowed names gets 403 and no page (so no session token), whatever address
+the server listens on: a page of another site that resolves its name to this machine reads nothing.
 """
 
 from __future__ import annotations
@@ -13,15 +15,16 @@ from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from irbgen.audit.records import Judgment
-from irbgen.audit.sheet import draw
 from irbgen.errors import IrbgenError
+from irbgen.review.draws import Draw, Order
 from irbgen.review.index import BenchmarkIndex, ChangedError
 from irbgen.review.page import Screen, judgment_status, render, render_message, sample_path
 from irbgen.review.store import Review, ReviewWriter, sample_digest
@@ -31,6 +34,7 @@ from irbgen.schema import Manifest
 TOKEN_HEADER = "X-Review-Token"
 MAX_BODY = 64 * 1024  # a judgment with a long note is a few KB
 LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "[::1]", "::1"]
+FOREIGN_HOST = 403
 
 
 class JudgmentRequest(Judgment):
@@ -47,6 +51,7 @@ class Session:
     manifest: Manifest
     writer: ReviewWriter
     order: list[str]
+    draw: Draw | None = None  # how ORDER was drawn, recorded with every judgment
     token: str = field(default_factory=lambda: secrets.token_urlsafe(32))
     reviews: dict[str, Review] = field(default_factory=dict)
     position: dict[str, int] = field(init=False)
@@ -69,13 +74,20 @@ class Session:
 
     @classmethod
     def open(
-        cls, index: BenchmarkIndex, manifest: Manifest, reviewer: str, size: int | None, seed: int
+        cls,
+        index: BenchmarkIndex,
+        manifest: Manifest,
+        reviewer: str,
+        size: int | None,
+        seed: int,
+        order: Order = "random",
     ) -> Session:
-        """Start a session: every sample in file order, or SIZE drawn with SEED as `irbgen audit` draws."""
+        """Start a session: SIZE samples (default all) in a random order drawn with SEED as `irbgen audit`
+        draws, or with ORDER "file", the first SIZE in file order. The caller holds the writer's lock."""
         ids = index.samples.ids
-        order = ids if size is None else [ids[n] for n in draw(len(ids), size, seed)]
+        draw = Draw(order=order, seed=seed if order == "random" else None, size=size, population=len(ids))
         writer = ReviewWriter(index.benchmark, reviewer)
-        return cls(index, manifest, writer, order, reviews=writer.open())
+        return cls(index, manifest, writer, draw.ids(ids), draw, reviews=writer.open())
 
     def judgment(self, sample_id: str) -> Judgment:
         """This reviewer's latest judgment of the sample, or an empty one."""
@@ -84,7 +96,7 @@ class Session:
 
     def record(self, sample_id: str, judgment: Judgment) -> None:
         """Append the judgment to the reviewer's file and remember it."""
-        self.reviews[sample_id] = self.writer.append(sample_id, judgment, self.digest(sample_id))
+        self.reviews[sample_id] = self.writer.append(sample_id, judgment, self.digest(sample_id), self.draw)
         if judgment.missing():
             self.complete.discard(sample_id)
         else:
@@ -108,8 +120,33 @@ class Session:
         return None
 
 
+class HostCheck:
+    """Answer 403 with no page to a request whose Host header names none of ALLOWED (port ignored)."""
+
+    def __init__(self, app: ASGIApp, allowed: list[str]) -> None:
+        self.app = app
+        self.allowed = {name.lower() for name in allowed}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            if host_name(Headers(scope=scope).get("host", "")) not in self.allowed:
+                refusal = PlainTextResponse("irbgen review: this host name is not allowed\n", FOREIGN_HOST)
+                await refusal(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def host_name(header: str) -> str:
+    """The name in a Host header, lower case, without its port ("[::1]:80" -> "[::1]")."""
+    header = header.strip().lower()
+    if header.startswith("["):
+        end = header.find("]")
+        return header[: end + 1] if end > 0 else ""
+    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
+
+
 def create_app(session: Session, allowed_hosts: list[str] | None = None) -> Starlette:
-    """The ASGI app for SESSION; requests whose Host is not loopback (or ALLOWED_HOSTS) get 400."""
+    """The ASGI app for SESSION; requests whose Host is not loopback (or ALLOWED_HOSTS) get 403."""
 
     async def home(request: Request) -> Response:
         target = session.first_unjudged() or (session.order[0] if session.order else None)
@@ -170,7 +207,7 @@ def create_app(session: Session, allowed_hosts: list[str] | None = None) -> Star
     hosts = LOOPBACK_HOSTS + list(allowed_hosts or [])
     return Starlette(
         routes=routes,
-        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)],
+        middleware=[Middleware(HostCheck, allowed=hosts)],
         exception_handlers={IrbgenError: _failure},
     )
 

@@ -2,7 +2,8 @@
 
 Rates come from audit/score.py and the card is written by audit/publish.py, so a review and a filled
 audit sheet report the same figures the same way. Where several reviewers fully judged a sample, a
-criterion holds only if every one of them said it holds (a sample is valid when all agree it is).
+criterion holds only if every one of them said it holds (a sample is valid when all agree it is). The
+rates carry intervals only when the judged samples are a random sample (see draws.py).
 """
 
 from __future__ import annotations
@@ -13,14 +14,15 @@ from itertools import combinations
 from pathlib import Path
 
 from irbgen.audit.facts import kind_of
-from irbgen.audit.publish import HEADING, publish_section, rate_tables
+from irbgen.audit.publish import HEADING, how_drawn, publish_section, rate_tables
 from irbgen.audit.records import CRITERIA, AuditHeader, AuditItem, AuditScore, Judgment
 from irbgen.audit.score import score_items
 from irbgen.audit.sheet import check_benchmark, scan_samples
 from irbgen.benchmark import read_manifest
 from irbgen.errors import BadInputError
+from irbgen.review.draws import Drawn, describe
 from irbgen.review.index import BenchmarkIndex
-from irbgen.review.store import REVIEWS, Review, read_reviews, sample_digest
+from irbgen.review.store import AUDITS, REVIEWS, Review, read_reviews, sample_digest
 
 Reviews = Mapping[str, Mapping[str, Review]]  # reviewer -> sample id -> latest review
 
@@ -38,11 +40,12 @@ class Agreement:
 
 @dataclass(frozen=True)
 class ReviewScore:
-    """The scored reviews: rates overall and per kind, who judged, and pairwise agreement."""
+    """The scored reviews: rates overall and per kind, who judged, pairwise agreement, how drawn."""
 
     score: AuditScore
     reviewers: list[str]
     agreements: list[Agreement]
+    drawn: Drawn
 
 
 def complete(reviews: Reviews) -> dict[str, dict[str, Judgment]]:
@@ -118,12 +121,16 @@ def score_reviews(benchmark: Path) -> ReviewScore:
             f"{benchmark / REVIEWS}: {len(unknown)} judged sample(s) not in samples.jsonl (first "
             f"{unknown[0]!r}); the reviews belong to another build of this benchmark"
         )
+    counted = [
+        review.draw for samples in reviews.values() for review in samples.values() if not review.missing()
+    ]
+    drawn = describe(counted, set(combined), index.samples.ids)
     population, digest = scan_samples(benchmark)
     header = AuditHeader(
         benchmark=str(benchmark.resolve()),
         name=manifest.name,
         source=manifest.source,
-        seed=0,
+        seed=drawn.seed,
         requested=len(combined),
         size=len(combined),
         population=population,
@@ -131,7 +138,8 @@ def score_reviews(benchmark: Path) -> ReviewScore:
     )
     order = [sample for sample in index.samples.ids if sample in combined]
     items = [_item(index, sample, combined[sample]) for sample in order]
-    return ReviewScore(score_items(header, items), sorted(judged), agreements(judged))
+    score = score_items(header, items, intervals=drawn.random)
+    return ReviewScore(score, sorted(judged), agreements(judged), drawn)
 
 
 def check_current(benchmark: Path, reviews: Reviews, index: BenchmarkIndex) -> None:
@@ -151,12 +159,15 @@ def check_current(benchmark: Path, reviews: Reviews, index: BenchmarkIndex) -> N
         raise BadInputError(
             f"{Path(benchmark) / REVIEWS}: {len(stale)} judgment(s) of samples that changed since they were "
             f"judged (first {sample!r} by {reviewer}); judge them again with: irbgen review {benchmark}"
+            + (" (or score a new irbgen audit sheet)" if reviewer.startswith(f"{AUDITS}/") else "")
         )
 
 
 def valid_ids(benchmark: Path) -> set[str]:
-    """Ids of the samples judged valid in BENCH/reviews (by every reviewer who fully judged them)."""
-    reviews = read_reviews(benchmark)
+    """Ids of the samples judged valid in BENCH/reviews, by `irbgen review` and by scored audit sheets
+    (by every reviewer and sheet that fully judged them)."""
+    audits = {f"{AUDITS}/{name}": samples for name, samples in read_reviews(benchmark, AUDITS).items()}
+    reviews = {**read_reviews(benchmark), **audits}
     check_current(benchmark, reviews, BenchmarkIndex.samples_only(benchmark))
     judged = complete(reviews)
     return {sample for sample, judgment in combine(judged).items() if judgment.valid}
@@ -180,10 +191,10 @@ def render_review_section(result: ReviewScore) -> str:
         f"{who} judged {header.size} of the {header.population} samples of `samples.jsonl` (sha256 "
         f"`{header.samples_sha256[:12]}`) with `irbgen review`, on three criteria: the question is well "
         "formed, the gold answer is correct (for a false premise: the premise really is false), and the "
-        f"evidence supports it. A sample is valid when all three hold{several}; intervals are Wilson 95% "
-        "score intervals.\n"
+        f"evidence supports it. A sample is valid when all three hold{several}.\n"
     )
-    lines = [f"{HEADING}\n", intro, *rate_tables(result.score)]
+    drawn = how_drawn(result.drawn.text, result.drawn.random)
+    lines = [f"{HEADING}\n", intro, drawn, *rate_tables(result.score)]
     if result.agreements:
         lines += ["", "| reviewers | judged by both | agreed on valid | Cohen's kappa |", "|---|---|---|---|"]
         lines += [
