@@ -90,13 +90,15 @@ def phantom(
 def validate(directory: Path) -> None:
     """Check a benchmark directory: files, records, ids, qrels, manifest counts and checksums."""
     from irbgen.benchmark import run_directory_hint
-    from irbgen.validation import validate_benchmark
+    from irbgen.validation import invalid_benchmark, validate_benchmark
 
     with reporting_errors():
         hint = run_directory_hint(directory)
         if hint:
             raise BadInputError(f"{directory}: {hint}")
         report = validate_benchmark(directory)
+        if report.only_empty:
+            raise invalid_benchmark(directory, report)
     counts = ", ".join(f"{value:,} {name.replace('_', ' ')}" for name, value in report.counts.items())
     if report.ok:
         click.echo(f"{directory}: valid ({counts})")
