@@ -60,7 +60,7 @@ LICENCE = "Derived from Wikidata (CC0 1.0) and, where used, Wikipedia text (CC B
 class WikidataBuildConfig(LLMOptions, ExecutorOptions):
     """Everything that decides a Wikidata build; recorded in the manifests (never an API key)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)  # inf and nan: refused, naming the option
 
     dump: Path
     old_dump: Path | None = None

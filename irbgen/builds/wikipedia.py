@@ -69,7 +69,7 @@ LICENCE = (
 class WikipediaBuildConfig(LLMOptions, ExecutorOptions):
     """Everything that decides a Wikipedia build; recorded in the run manifest (never an API key)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)  # inf and nan: refused, naming the option
 
     dump: Path | None = None  # None only with from_facts
     from_facts: Path | None = None  # a run directory whose facts.jsonl and documents.jsonl to start from

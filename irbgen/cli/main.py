@@ -14,7 +14,13 @@ from irbgen.cli.audit import audit
 from irbgen.cli.build import build
 from irbgen.cli.eval import compare, eval_group, report
 from irbgen.cli.review import review
-from irbgen.cli.support import RedactingFormatter, counting, progress_display, reporting_errors
+from irbgen.cli.support import (
+    FINITE_FLOAT,
+    RedactingFormatter,
+    counting,
+    progress_display,
+    reporting_errors,
+)
 from irbgen.errors import BadInputError
 
 
@@ -36,7 +42,7 @@ def main(verbose: bool) -> None:
 @click.option("--tree-size", type=int, help="Maximum people per family tree.  [default: 50]")
 @click.option("--tree-depth", type=int, help="Maximum generations per family tree, minus one.  [default: 20]")
 @click.option("--max-children", type=int, help="Maximum children per couple.  [default: 5]")
-@click.option("--friendship-k", type=float, help="Mean number of friends per person.  [default: 3]")
+@click.option("--friendship-k", type=FINITE_FLOAT, help="Mean number of friends per person.  [default: 3]")
 @click.option("--duplicate-names/--unique-names", default=None, help="Allow two people to share a name.")
 @click.option("--easy-mode/--hard-mode", default=None, help="Only relations of difficulty 1.")
 @click.option("--sampling-attempts", type=int, help="Random walks tried per wanted question.  [default: 200]")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import signal
 import sys
 from collections.abc import Iterable, Iterator
@@ -12,6 +13,21 @@ import click
 
 from irbgen.errors import IrbgenError, redact
 from irbgen.progress import Progress, silent
+
+
+class FiniteFloat(click.ParamType):
+    """A number option that refuses inf and nan, naming the option (exit 2)."""
+
+    name = "float"
+
+    def convert(self, value, param, ctx) -> float:  # noqa: ANN001 - click's signature
+        number = click.FLOAT.convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
+
+
+FINITE_FLOAT = FiniteFloat()
 
 
 def _terminate(signum, frame) -> None:  # noqa: ARG001 - signal handler signature
