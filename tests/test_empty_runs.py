@@ -39,14 +39,16 @@ def unrelated_warc(path: Path) -> Path:
         headers = StatusAndHeaders("200 OK", [("Content-Type", "text/html")], protocol="HTTP/1.1")
         body = BytesIO(b"<html><body><p>Nothing cited here.</p></body></html>")
         writer.write_record(
-            writer.create_warc_record("https://unrelated.example/", "response", payload=body, http_headers=headers)
+            writer.create_warc_record(
+                "https://unrelated.example/", "response", payload=body, http_headers=headers
+            )
         )
     return path
 
 
 def offline_build(warc: Path, out: Path, *extra: str):
-    return run("build", "--source", "wikipedia-dump", "--dump", DUMP, "--offline", "--warc", warc, "--out", out,
-               "-q", *extra)  # fmt: skip
+    source = ["--source", "wikipedia-dump", "--dump", DUMP, "--offline", "--warc", warc]
+    return run("build", *source, "--out", out, "-q", *extra)
 
 
 def test_offline_build_without_cited_pages_fails_and_reruns_once_fixed(tmp_path: Path) -> None:

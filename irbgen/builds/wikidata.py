@@ -299,7 +299,9 @@ def _build(
     )
     if not samples:
         counts = manifest.counts
-        passed_over = ", ".join(f"{count:,} {why}" for why, count in sorted(sampling.passed_over.items()) if count)
+        passed_over = ", ".join(
+            f"{count:,} {why}" for why, count in sorted(sampling.passed_over.items()) if count
+        )
         reasons = main_reasons(done, done) + (f"; chains passed over: {passed_over}" if passed_over else "")
         problem = f"0 samples from {counts['entities']:,} entities and {counts['chains']:,} chains: {reasons}"
         fail_empty(problem, manifest, run_dir, shown)

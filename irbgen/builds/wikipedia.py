@@ -380,7 +380,12 @@ def _counts(done: Done, facts: list[Fact], documents: list[WebDocument], samples
 
 
 def _refuse_empty(
-    config: WikipediaBuildConfig, done: Done, manifest: RunManifest, facts: int, samples: int, run_dir: Path,
+    config: WikipediaBuildConfig,
+    done: Done,
+    manifest: RunManifest,
+    facts: int,
+    samples: int,
+    run_dir: Path,
     shown: Path,
 ) -> None:
     """Fail a build that fetched none of the cited pages, or that made no fact (part 1 only) or no sample."""
@@ -388,7 +393,9 @@ def _refuse_empty(
     if fetching is not None and fetching.totals.inputs and not fetching.totals.outputs:
         _forget_fetch_failures(run_dir, fetching)
         reasons = main_reasons(done, ["fetch_cited"], prefix=False)
-        fail_empty(f"0 of {fetching.totals.inputs:,} cited pages fetched: {reasons}", manifest, run_dir, shown)
+        fail_empty(
+            f"0 of {fetching.totals.inputs:,} cited pages fetched: {reasons}", manifest, run_dir, shown
+        )
     if config.facts_only and not facts:
         fail_empty(f"0 grounded facts: {main_reasons(done, done)}", manifest, run_dir, shown)
     if not config.facts_only and not samples:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from irbgen.cli.support import FINITE_FLOAT, progress_display, reporting_errors
+from irbgen.cli.support import REAL, progress_display, reporting_errors
 
 # The registries' keys, kept here so that --help does not import numpy and the retrievers; a test checks
 # that they match irbgen.eval.retrievers.RETRIEVERS and irbgen.eval.qa.methods.METHODS.
@@ -136,7 +136,11 @@ def _settings(
 @click.option("--base-url", help="OpenAI-compatible endpoint (default: OpenAI's).")
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True, help="Variable holding the key.")
 @click.option("--k", default=4, show_default=True, type=int, help="Documents retrieved for rag and cot-rag.")
-@click.option("--limit", type=int, help="Evaluate only the first N samples.")
+@click.option(
+    "--limit",
+    type=int,
+    help="Evaluate N samples, spread over templates and hop counts (a fixed draw, not the first N).",
+)
 @click.option(
     "--retriever",
     default="bm25",
@@ -146,12 +150,12 @@ def _settings(
 )
 @click.option("--max-steps", default=20, show_default=True, type=int, help="ReAct step limit.")
 @click.option("--concurrency", default=8, show_default=True, type=int, help="Requests in flight at once.")
-@click.option("--timeout", default=60.0, show_default=True, type=FINITE_FLOAT, help="Seconds per request.")
-@click.option("--max-cost", type=FINITE_FLOAT, help="Stop cleanly once this many USD are spent.")
+@click.option("--timeout", default=60.0, show_default=True, type=REAL, help="Seconds per request.")
+@click.option("--max-cost", type=REAL, help="Stop cleanly once this many USD are spent.")
 @click.option(
-    "--price-per-1k-input", type=FINITE_FLOAT, help="USD per 1,000 prompt tokens, for a model without a known price."
+    "--price-per-1k-input", type=REAL, help="USD per 1,000 prompt tokens, for a model without a known price."
 )
-@click.option("--price-per-1k-output", type=FINITE_FLOAT, help="USD per 1,000 completion tokens (with the above).")
+@click.option("--price-per-1k-output", type=REAL, help="USD per 1,000 completion tokens (with the above).")
 @click.option("--judge-model", help="Model that labels answers correct / incorrect / not attempted.")
 @click.option("--judge-base-url", help="Endpoint of the judge (default: --base-url).")
 @click.option("--second-judge-model", help="A second judge whose verdicts are averaged with the first.")
@@ -166,7 +170,7 @@ def _settings(
     "--closed-book-threshold",
     default=0.5,
     show_default=True,
-    type=FINITE_FLOAT,
+    type=REAL,
     help="closed-book: the F1 (or judge score) from which a sample counts as answered from memory.",
 )
 @click.option("--cache-dir", type=click.Path(path_type=Path), help="Response cache folder (default: --out).")

@@ -27,7 +27,7 @@ class FiniteFloat(click.ParamType):
         return number
 
 
-FINITE_FLOAT = FiniteFloat()
+REAL = FiniteFloat()  # a finite real number: the type of every float option
 
 
 def _terminate(signum, frame) -> None:  # noqa: ARG001 - signal handler signature
