@@ -71,6 +71,9 @@ def invalid_benchmark(path: Path, report: ValidationReport) -> BadInputError:
 
 def validate_benchmark(path: Path) -> ValidationReport:
     """Check a benchmark directory end to end and report every problem found (the first 50 listed)."""
+    hint = run_directory_hint(path)
+    if hint:  # not a broken benchmark but no benchmark at all: one line, not a list of what is missing
+        raise BadInputError(f"{path}: {hint}")
     checker = _Checker(Path(path))
     checker.run()
     return ValidationReport(
