@@ -25,7 +25,7 @@ from pydantic import ConfigDict, Field
 
 from irbgen.builds.empty import fail_empty, main_reasons
 from irbgen.builds.output import BuildOutput, Card, run_manifest, usage
-from irbgen.commandline import reproducing_command
+from irbgen.commandline import recorded_path, reproducing_command
 from irbgen.errors import BadInputError
 from irbgen.llm.backends import stage_backend
 from irbgen.llm.run_client import LEDGER, LLMOptions, run_client
@@ -325,9 +325,9 @@ def _counts(done: Done, chains: list[Chain], samples: list, rebel_stats: dict[st
 
 
 def _recorded_config(config: WikidataBuildConfig) -> dict[str, Any]:
-    """The config with file names instead of local paths, so the benchmark does not depend on them."""
+    """The config with input files as the card's command gives them (see irbgen.commandline.recorded_path)."""
     recorded = json.loads(config.model_dump_json(exclude={"api_key_env", "shared_dir", *EXECUTOR_FIELDS}))
     for name in FILE_OPTIONS:
         if recorded.get(name):
-            recorded[name] = Path(recorded[name]).name
+            recorded[name] = recorded_path(recorded[name])
     return recorded

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from irbgen.builds.empty import fail_empty, main_reasons
 from irbgen.builds.output import BuildOutput, Card, RunManifest, run_manifest, usage
-from irbgen.commandline import reproducing_command
+from irbgen.commandline import recorded_path, reproducing_command
 from irbgen.errors import BadInputError
 from irbgen.io import write_jsonl
 from irbgen.irb.facts import AssembleFacts, evidence
@@ -478,10 +478,10 @@ def _part1_prompts() -> list[PromptRef]:
 
 
 def _benchmark_config(config: WikipediaBuildConfig) -> dict:
-    """The config as recorded in the benchmark: file names rather than local paths, for reproducibility."""
+    """The config as recorded in the benchmark: input files as the card's command gives them."""
     recorded = json.loads(config.model_dump_json(exclude={"api_key_env", *EXECUTOR_FIELDS}))
     for name in ("dump", "index", "titles", "from_facts"):
         if recorded.get(name):
-            recorded[name] = Path(recorded[name]).name
-    recorded["warc"] = [Path(path).name for path in recorded.get("warc", [])]
+            recorded[name] = recorded_path(recorded[name])
+    recorded["warc"] = [recorded_path(path) for path in recorded.get("warc", [])]
     return recorded
