@@ -205,6 +205,7 @@ def qa(
     quiet: bool,
 ) -> None:
     """Ask an LLM every question; score answer sets (F1, EM), containment and a judge. Resumable."""
+    from irbgen.eval.qa.judge import check_judged
     from irbgen.eval.qa.run import QAOptions, run_qa
 
     cache = cache_dir if cache_dir is not None else out
@@ -230,7 +231,8 @@ def qa(
             closed_book_threshold=closed_book_threshold,
         )
         summary = run_qa(benchmark, out, options, progress)
-    click.echo(_qa_summary(method, model, out, summary))
+        click.echo(_qa_summary(method, model, out, summary))
+        check_judged(summary.get("judge"))
 
 
 def _qa_summary(method: str, model: str, out: Path, summary: dict) -> str:

@@ -18,6 +18,7 @@ from irbgen.cli.eval import compare, eval_group, report
 from irbgen.cli.review import review
 from irbgen.cli.support import (
     REAL,
+    OnceHandler,
     RedactingFormatter,
     counting,
     progress_display,
@@ -61,9 +62,10 @@ def _output_failed(error: OSError) -> None:
 @click.option("--verbose", "-v", is_flag=True, help="Log what each stage does.")
 def main(verbose: bool) -> None:
     """Generate fresh QA and retrieval benchmarks, and check or export them."""
-    handler = logging.StreamHandler()
+    handler = OnceHandler()  # 40 failed calls with one cause are one warning and a count, not 40 lines
     handler.setFormatter(RedactingFormatter("%(levelname)s %(message)s"))
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, handlers=[handler])
+    click.get_current_context().call_on_close(handler.summarise)
 
 
 @main.command()

@@ -69,6 +69,37 @@ class RedactingFormatter(logging.Formatter):
         return redact(super().format(record))
 
 
+class OnceHandler(logging.StreamHandler):
+    """Writes each distinct log line once; `summarise` then gives each repeated one again, with a count."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.repeats: dict[str, int] = {}  # line -> times seen after the first
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            line = self.format(record)
+        except Exception:  # noqa: BLE001 - logging's own contract: report, never raise
+            self.handleError(record)
+            return
+        if line in self.repeats:
+            self.repeats[line] += 1
+            return
+        self.repeats[line] = 0
+        super().emit(record)
+
+    def summarise(self) -> None:
+        """One line per message that came again: "<line> (N more times)"."""
+        repeated = {line: count for line, count in self.repeats.items() if count}
+        self.repeats.clear()
+        for line, count in repeated.items():
+            try:
+                self.stream.write(f"{line} ({count:,} more {'time' if count == 1 else 'times'})\n")
+                self.flush()
+            except (OSError, ValueError):
+                return
+
+
 @contextmanager
 def progress_display(enabled: bool) -> Iterator[Progress]:
     """A progress callback drawn with rich on a terminal (stderr), silent elsewhere.
