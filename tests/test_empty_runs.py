@@ -114,6 +114,11 @@ def test_a_build_with_no_sample_fails(tmp_path: Path) -> None:
     (line,) = error_lines(result)
     assert line.startswith("irbgen: error: 0 samples from 0 grounded facts: ")
     assert "nothing to evaluate" in line
+    facts_only = run("build", "--source", "wikipedia-dump", "--dump", DUMP, "--offline", "--warc", CITED,
+                     "--titles", titles, "--facts-only", "--out", tmp_path / "part1", "-q")  # fmt: skip
+    assert facts_only.exit_code == 1, facts_only.output
+    (line,) = error_lines(facts_only)
+    assert line.startswith("irbgen: error: 0 grounded facts: ") and "nothing to evaluate" in line
 
 
 def test_a_wikidata_build_with_no_sample_fails(tmp_path: Path) -> None:
