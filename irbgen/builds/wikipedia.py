@@ -412,8 +412,9 @@ def _forget_fetch_failures(run_dir: Path, fetching: StageResult) -> None:
         return
     index = WarcIndex(path)
     try:
-        for reject in fetching.rejects():
-            index.forget_failure(reject.key)
+        for reject in fetching.rejects():  # the cited URL, and where its redirects led
+            for url in {reject.key, reject.extra.get("final_url") or reject.key}:
+                index.forget_failure(url)
     finally:
         index.close()
 
