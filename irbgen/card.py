@@ -160,14 +160,17 @@ def _how_made(manifest: Manifest) -> str:
         f"`{manifest.source}` source with seed {seed}:\n",
         _code_block(manifest.command, ""),
     ]
-    placeholder = manifest.command.rsplit(" ", 1)[-1]
-    if manifest.command.endswith((" --out OUT", " --out RUN")):
-        where = f" (its benchmark is then `{placeholder}/benchmark`)" if placeholder == "RUN" else ""
+    if manifest.command.endswith(" --out OUT"):
+        lines.append(
+            "This command rebuilds it byte for byte, with the last word, OUT, replaced by the directory to "
+            "write.\n"
+        )
+    elif manifest.command.endswith(" --out RUN"):
         lines.append(
             "This command rebuilds it byte for byte when run in the folder the first build ran in: input "
             "files appear as their paths were given there (a path given in full appears as its file name "
-            f"alone: put that file in the folder). Replace the last word, {placeholder}, by the directory to "
-            f"write{where}; naming it `{manifest.name}` gives the same bytes.\n"
+            "alone: put that file in the folder). Replace the last word, RUN, by the run directory to write, "
+            f"named `{manifest.name}` for the same bytes; its benchmark is then `RUN/benchmark`.\n"
         )
     if manifest.config:
         rows = [(f"`{key}`", _value(manifest.config[key])) for key in sorted(manifest.config)]
