@@ -58,10 +58,7 @@ class ValidationReport:
 
 
 def invalid_benchmark(path: Path, report: ValidationReport) -> BadInputError:
-    """The one-line error for a benchmark that failed validation (a run directory gets a pointer)."""
-    hint = run_directory_hint(path)
-    if hint:
-        return BadInputError(f"{path}: {hint}")
+    """The one-line error for a benchmark that failed validation."""
     if report.only_empty:
         return BadInputError(f"{path}: {report.problems[0]}")
     more = report.total_problems - 1

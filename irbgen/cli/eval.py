@@ -231,7 +231,8 @@ def qa(
             closed_book_threshold=closed_book_threshold,
         )
         summary = run_qa(benchmark, out, options, progress)
-        click.echo(_qa_summary(method, model, out, summary))
+    click.echo(_qa_summary(method, model, out, summary))
+    with reporting_errors():
         check_judged(summary.get("judge"))
 
 
