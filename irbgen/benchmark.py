@@ -451,6 +451,9 @@ def read_samples(path: Path) -> Iterator[Sample]:
 
 def read_manifest(path: Path) -> Manifest:
     """Read and validate manifest.json of a benchmark directory."""
+    hint = run_directory_hint(path)
+    if hint:  # a run directory has a manifest.json too, of another kind
+        raise BadInputError(f"{path}: {hint}")
     file = _existing(Path(path), MANIFEST)
     try:
         return Manifest.model_validate_json(file.read_bytes())
@@ -568,10 +571,20 @@ def _existing(path: Path, name: str) -> Path:
 
 
 def run_directory_hint(path: Path) -> str:
-    """For a build's run directory given where a benchmark is wanted: the benchmark inside it; else ''."""
-    inner = Path(path) / "benchmark"
-    if not (Path(path) / MANIFEST).is_file() and (inner / MANIFEST).is_file():
-        return f"a build's run directory, not a benchmark; did you mean {inner}?"
+    """For a build's run directory given where a benchmark is wanted: the benchmark inside it; else ''.
+
+    A run directory holds fingerprint.json (see irbgen.pipeline.rundir) and, once built, benchmark/.
+    """
+    path = Path(path)
+    inner = path / "benchmark"
+    run_dir = (path / "fingerprint.json").is_file()
+    if run_dir and not inner.is_dir():
+        return (
+            f"a build's run directory that holds no benchmark (the build did not finish; its {MANIFEST} "
+            "says why if it failed)"
+        )
+    if run_dir or (not (path / MANIFEST).is_file() and (inner / MANIFEST).is_file()):  # or an older run
+        return f"a build's run directory, not a benchmark: {inner} is the benchmark"
     return ""
 
 

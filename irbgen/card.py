@@ -146,7 +146,7 @@ def render_card(manifest: Manifest, stats: BenchmarkStats, description: str, lic
         _how_made(manifest),
         _layout(),
         _statistics(stats),
-        _how_to_load(manifest),
+        _how_to_load(),
         _licence(manifest, licence),
     ]
     return "\n".join(parts)
@@ -160,10 +160,17 @@ def _how_made(manifest: Manifest) -> str:
         f"`{manifest.source}` source with seed {seed}:\n",
         _code_block(manifest.command, ""),
     ]
-    if manifest.command.endswith((" --out OUT", " --out RUN")):
+    if manifest.command.endswith(" --out OUT"):
         lines.append(
-            "This command rebuilds it byte for byte. Input files are recorded by name: run it in the folder "
-            "that holds them, with the last word replaced by the directory to write.\n"
+            "This command rebuilds it byte for byte, with the last word, OUT, replaced by the directory to "
+            "write.\n"
+        )
+    elif manifest.command.endswith(" --out RUN"):
+        lines.append(
+            "This command rebuilds it byte for byte when run in the folder the first build ran in: input "
+            "files appear as their paths were given there (a path given in full appears as its file name "
+            "alone: put that file in the folder). Replace the last word, RUN, by the run directory to write, "
+            f"named `{manifest.name}` for the same bytes; its benchmark is then `RUN/benchmark`.\n"
         )
     if manifest.config:
         rows = [(f"`{key}`", _value(manifest.config[key])) for key in sorted(manifest.config)]
@@ -218,34 +225,35 @@ def _statistics(stats: BenchmarkStats) -> str:
     return "\n".join(sections)
 
 
-def _how_to_load(manifest: Manifest) -> str:
-    snippet = f"""import json
+def _how_to_load() -> str:
+    snippet = """import json
 from pathlib import Path
 
-root = Path({json.dumps(manifest.name, ensure_ascii=False)})  # this directory
-corpus = {{}}
+root = Path(".")  # this directory: the one that holds this card
+corpus = {}
 with open(root / "corpus.jsonl", encoding="utf-8") as f:
     for line in f:
         doc = json.loads(line)
-        corpus[doc["_id"]] = {{"title": doc["title"], "text": doc["text"]}}
+        corpus[doc["_id"]] = {"title": doc["title"], "text": doc["text"]}
 with open(root / "queries.jsonl", encoding="utf-8") as f:
-    queries = {{q["_id"]: q["text"] for q in map(json.loads, f)}}
-qrels = {{}}
+    queries = {q["_id"]: q["text"] for q in map(json.loads, f)}
+qrels = {}
 with open(root / "qrels" / "test.tsv", encoding="utf-8") as f:
     next(f)  # header
     for line in f:
         query_id, corpus_id, score = line.rstrip("\\n").split("\\t")
-        qrels.setdefault(query_id, {{}})[corpus_id] = int(score)
+        qrels.setdefault(query_id, {})[corpus_id] = int(score)
 """
     return "\n".join(
         [
             "## How to load it\n",
             "The corpus, queries and qrels follow the BEIR layout, so BEIR's `GenericDataLoader` reads them "
-            '(`split="test"`). With the standard library alone:\n',
+            '(`split="test"`). With the standard library alone, run in this directory (the one that holds '
+            "this card):\n",
             _code_block(snippet.rstrip("\n"), "python"),
             "`samples.jsonl` holds the full records (all answers, reasoning chain, attributes, provenance). "
-            "Check the directory against its manifest with:\n",
-            _code_block(f"irbgen validate {_shell_word(manifest.name)}", "sh"),
+            "Check the directory against its manifest, from the same place, with:\n",
+            _code_block("irbgen validate .", "sh"),
         ]
     )
 
@@ -306,9 +314,3 @@ def _code_block(code: str, language: str) -> str:
     while fence in code:
         fence += "`"
     return f"{fence}{language}\n{code}\n{fence}\n"
-
-
-def _shell_word(word: str) -> str:
-    if word and all(c.isalnum() or c in "-_./" for c in word):
-        return word
-    return "'" + word.replace("'", "'\\''") + "'"

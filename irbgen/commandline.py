@@ -1,12 +1,14 @@
 """The command line that reproduces a benchmark: its generator's command with every non-default option.
 
-Manifests record input files by name only (so a manifest does not depend on where files lie), so the
-command is run in the folder that holds them. It writes to OUT (phantom) or RUN (builds).
+Manifests record input files by the relative path they were given as, so the command runs in the folder
+the first build ran in; a path given in full is recorded by its file name alone, so a manifest never
+holds a local absolute path. The command writes to OUT (phantom) or RUN (builds).
 """
 
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -50,6 +52,12 @@ def _same(value: Any, default: Any) -> bool:
     if isinstance(default, tuple):
         default = list(default)
     return value == default
+
+
+def recorded_path(path: str | Path) -> str:
+    """An input file as a manifest records it: a relative path as given, an absolute one by its name."""
+    path = Path(path)
+    return path.name if path.is_absolute() else path.as_posix()
 
 
 def base_command(source: str) -> str | None:

@@ -39,6 +39,7 @@ from irbgen.schema import Document, Manifest, Sample
 __all__ = ["ValidationReport", "validate_benchmark"]
 
 MAX_LISTED_PROBLEMS = 50
+EMPTY = "an empty benchmark"  # how the problem of a benchmark without samples or queries starts
 
 
 @dataclass
@@ -50,12 +51,16 @@ class ValidationReport:
     total_problems: int
     counts: dict[str, int]
 
+    @property
+    def only_empty(self) -> bool:
+        """Whether the one thing wrong is that the benchmark holds no sample or no query."""
+        return self.total_problems == 1 and self.problems[0].startswith(EMPTY)
+
 
 def invalid_benchmark(path: Path, report: ValidationReport) -> BadInputError:
-    """The one-line error for a benchmark that failed validation (a run directory gets a pointer)."""
-    hint = run_directory_hint(path)
-    if hint:
-        return BadInputError(f"{path}: {hint}")
+    """The one-line error for a benchmark that failed validation."""
+    if report.only_empty:
+        return BadInputError(f"{path}: {report.problems[0]}")
     more = report.total_problems - 1
     suffix = f" (and {more} more; run irbgen validate {path})" if more else ""
     return BadInputError(f"{path}: not a valid benchmark: {report.problems[0]}{suffix}")
@@ -63,6 +68,9 @@ def invalid_benchmark(path: Path, report: ValidationReport) -> BadInputError:
 
 def validate_benchmark(path: Path) -> ValidationReport:
     """Check a benchmark directory end to end and report every problem found (the first 50 listed)."""
+    hint = run_directory_hint(path)
+    if hint:  # not a broken benchmark but no benchmark at all: one line, not a list of what is missing
+        raise BadInputError(f"{path}: {hint}")
     checker = _Checker(Path(path))
     checker.run()
     return ValidationReport(
@@ -118,6 +126,7 @@ class _Checker:
             self.check_hop_qrels()
         if MANIFEST in present:
             self.check_manifest()
+        self.check_not_empty()
 
     def lines(self, name: str) -> Iterator[tuple[int, bytes]]:
         hasher = hashlib.sha256()
@@ -283,6 +292,14 @@ class _Checker:
         for hop_id, (_, evidence) in self.hop_expected.items():
             if found.get(hop_id, set()) != evidence:
                 self.add(f"{HOP_QRELS}: the qrels of {hop_id!r} differ from that hop's evidence in {SAMPLES}")
+
+    def check_not_empty(self) -> None:
+        empty = [name for name in ("samples", "queries") if self.counts.get(name) == 0]
+        if empty:
+            self.add(
+                f"{EMPTY}: no {' and no '.join(empty)}, nothing to evaluate (if a build wrote it, the "
+                "rejects.jsonl of its run directory says why every record was dropped)"
+            )
 
     def check_manifest(self) -> None:
         try:

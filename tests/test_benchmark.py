@@ -192,7 +192,7 @@ def test_card(tmp_path: Path) -> None:
     assert "```\nirbgen phantom --n 2 --seed 1\n```" in card
     assert '| `universe` | {"people": 3} |' in card
     assert "| 7 | `Who is the friend of <x>?` | 1 |" in card
-    assert "irbgen validate tiny" in card
+    assert "```sh\nirbgen validate .\n```" in card and 'root = Path(".")' in card  # run in this directory
     assert "CC0-1.0" in card
     stats = BenchmarkStats()
     assert render_card(make_manifest(), stats, "", "") == render_card(make_manifest(), stats, "", "")

@@ -44,11 +44,11 @@ def toml(path: Path, text: str) -> Path:
 
 
 def test_the_file_sets_values_and_a_flag_given_wins(tmp_path):
-    config = toml(tmp_path / "c.toml", '[wikidata-dump]\nseed = 7\nper_hop = 3\nhops = "1-2"\nlimit = 20\n')
+    config = toml(tmp_path / "c.toml", '[wikidata-dump]\nseed = 7\nper_hop = 3\nhops = "1-2"\nlimit = 150\n')
     result = build(*WIKIDATA, "--config", config, "--seed", 5, "--out", tmp_path / "run")
     assert result.exit_code == 0, result.output
     options = settings(tmp_path / "run")
-    assert (options["seed"], options["per_hop"], options["hops"], options["limit"]) == (5, 3, "1-2", 20)
+    assert (options["seed"], options["per_hop"], options["hops"], options["limit"]) == (5, 3, "1-2", 150)
     command = json.loads((tmp_path / "run" / "manifest.json").read_text())["command"]
     assert "--per-hop 3" in command and "--seed 5" in command  # the card's command rebuilds it
 
@@ -70,14 +70,14 @@ def test_flags_override_the_file_for_every_kind_of_option(tmp_path):
 
 
 def test_a_changed_value_in_the_file_is_refused_like_a_changed_flag(tmp_path):
-    config = toml(tmp_path / "c.toml", "[wikidata-dump]\nper_hop = 3\nlimit = 20\n")
+    config = toml(tmp_path / "c.toml", "[wikidata-dump]\nper_hop = 3\nlimit = 150\n")
     run = tmp_path / "run"
     assert build(*WIKIDATA, "--config", config, "--out", run).exit_code == 0
     assert build(*WIKIDATA, "--config", config, "--out", run).exit_code == 0  # the same settings resume
-    assert build(*WIKIDATA, "--per-hop", 3, "--limit", 20, "--out", run).exit_code == 0  # as flags too
-    toml(config, "[wikidata-dump]\nper_hop = 4\nlimit = 20\n")
+    assert build(*WIKIDATA, "--per-hop", 3, "--limit", 150, "--out", run).exit_code == 0  # as flags too
+    toml(config, "[wikidata-dump]\nper_hop = 4\nlimit = 150\n")
     by_file = build(*WIKIDATA, "--config", config, "--out", run)
-    by_flag = build(*WIKIDATA, "--per-hop", 4, "--limit", 20, "--out", run)
+    by_flag = build(*WIKIDATA, "--per-hop", 4, "--limit", 150, "--out", run)
     for result in (by_file, by_flag):
         assert result.exit_code == 2
         assert f"{run}: made with other settings (--per-hop 3 -> 4)" in result.output

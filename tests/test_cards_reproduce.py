@@ -34,6 +34,30 @@ def card_command(benchmark: Path) -> list[str]:
     return shlex.split(lines[0])
 
 
+def card_blocks(benchmark: Path, language: str) -> list[str]:
+    """The code blocks of one language in the card's "How to load it" section."""
+    section = (benchmark / "README.md").read_text().split("## How to load it")[1].split("\n## ")[0]
+    return [part.split("\n```", 1)[0] for part in section.split(f"```{language}\n")[1:]]
+
+
+def run_card_loaders(benchmark: Path) -> None:
+    """The card's validate command and Python snippet, as printed, where the card says: in its directory."""
+    assert "run in this directory (the one that holds this card)" in (benchmark / "README.md").read_text()
+    (validate,) = card_blocks(benchmark, "sh")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    words = shlex.split(validate)
+    done = subprocess.run([sys.executable, "-m", "irbgen", *words[1:]], cwd=benchmark, env=env,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0 and ": valid (" in done.stdout, done.stderr
+    (snippet,) = card_blocks(benchmark, "python")
+    script = snippet + "\nprint(len(corpus), len(queries), len(qrels))\n"
+    done = subprocess.run([sys.executable, "-c", script], cwd=benchmark, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    counts = json.loads((benchmark / "manifest.json").read_text())["counts"]
+    written = [counts["benchmark_documents"] if "benchmark_documents" in counts else counts["documents"]]
+    assert done.stdout.split()[:2] == [str(written[0]), str(counts["samples"])], (done.stdout, counts)
+
+
 def files(directory: Path) -> dict[str, bytes]:
     paths = sorted(directory.rglob("*"))
     return {str(p.relative_to(directory)): p.read_bytes() for p in paths if p.is_file()}
@@ -53,12 +77,43 @@ def rerun_from_card(benchmark: Path, folder: Path, placeholder: str, out: str) -
     return words
 
 
+def test_a_card_gives_input_paths_as_they_were_given(tmp_path: Path) -> None:
+    """Inputs in two folders, given by relative paths: the card's commands run as printed from the folder
+    the build ran in, and a path given in full is recorded by its name alone."""
+    first = tmp_path / "first"
+    (first / "wiki").mkdir(parents=True)
+    (first / "web").mkdir()
+    shutil.copyfile(SAMPLES / "wiki" / "sample-pages-articles.xml.bz2", first / "wiki" / "pages.xml.bz2")
+    shutil.copyfile(SAMPLES / "web" / "cited-pages.warc.gz", first / "web" / "pages.warc.gz")
+    irbgen("build", "--source", "wikipedia-dump", "--dump", "wiki/pages.xml.bz2", "--offline",
+           "--warc", "web/pages.warc.gz", "--out", "run-sample", cwd=first)  # fmt: skip
+    benchmark = first / "run-sample" / "benchmark"
+    words = card_command(benchmark)
+    assert words[words.index("--dump") + 1] == "wiki/pages.xml.bz2"
+    assert words[words.index("--warc") + 1] == "web/pages.warc.gz"
+    run_card_loaders(benchmark)
+    second = tmp_path / "second"
+    shutil.copytree(first, second, ignore=shutil.ignore_patterns("run-sample"))
+    rerun_from_card(benchmark, second, "RUN", "run-sample")  # as printed, the last word as the card says
+    assert files(benchmark) == files(second / "run-sample" / "benchmark")
+    run_card_loaders(second / "run-sample" / "benchmark")
+
+    absolute = tmp_path / "third"
+    absolute.mkdir()
+    dump, warc = first / "wiki" / "pages.xml.bz2", first / "web" / "pages.warc.gz"
+    irbgen("build", "--source", "wikipedia-dump", "--dump", str(dump), "--offline", "--warc", str(warc),
+           "--out", "run-sample", cwd=absolute)  # fmt: skip
+    words = card_command(absolute / "run-sample" / "benchmark")
+    assert words[words.index("--dump") + 1] == "pages.xml.bz2" and str(tmp_path) not in " ".join(words)
+
+
 def test_phantom_card_reproduces(tmp_path: Path) -> None:
     config = tmp_path / "phantom.toml"
     config.write_text("[phantom]\nsampling_attempts = 50\ntree_size = 30\n")
     irbgen("phantom", "--n", "90", "--seed", "3", "--depth", "6", "--questions-per-template", "3",
            "--friendship-k", "2.5", "--easy-mode", "--config", str(config), "--quiet", "--out", "first",
            cwd=tmp_path)
+    run_card_loaders(tmp_path / "first")
     words = rerun_from_card(tmp_path / "first", tmp_path, "OUT", "second")
     assert words[1:-2] == ["phantom", "--n", "90", "--seed", "3", "--depth", "6", "--questions-per-template",
                            "3", "--tree-size", "30", "--friendship-k", "2.5", "--easy-mode",
@@ -93,6 +148,7 @@ def test_build_cards_reproduce(source: str, given: list[str], expected: list[str
     sample_files = [SAMPLES / name for name in sample_files]
     first, second = inputs(tmp_path / "a", *sample_files), inputs(tmp_path / "b", *sample_files)
     irbgen("build", "--source", source, *given, "--out", "run", cwd=first)
+    run_card_loaders(first / "run" / "benchmark")
     words = rerun_from_card(first / "run" / "benchmark", second, "RUN", "run")
     run_manifest = json.loads((first / "run" / "manifest.json").read_text())
     assert run_manifest["command"] == shlex.join(words)  # the run directory's manifest says it too

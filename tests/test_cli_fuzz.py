@@ -165,4 +165,7 @@ def test_every_base_command_line_works(world, tmp_path):
         out = tmp_path / f"base-{number}"
         options = [str(out) if item == str(tmp_path / "o") else item for item in options]
         result = CliRunner().invoke(main, [*path[:1 if path[0] == "build" else 2], *positionals, *options])
+        if path[0] == "build":  # kept fast by reading (almost) nothing: the build runs to its end and fails
+            assert result.exit_code == 1 and "nothing to evaluate" in result.output, (path, result.output)
+            continue
         assert result.exit_code == 0, (path, result.output)

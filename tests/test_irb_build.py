@@ -201,7 +201,8 @@ def test_real_http_and_llm_paths(tmp_path, web, monkeypatch):
             "stub",
         ]
         refused = run(*args, "--out", tmp_path / "refused")
-        assert refused.exit_code == 0, refused.output
+        assert refused.exit_code == 1, refused.output  # no page fetched: a failed build, said in one line
+        assert "0 of 2 cited pages fetched: 2 ssrf_refused; nothing to evaluate" in refused.output
         assert served == []  # loopback is a private address: refused without --allow-private-hosts
         reasons = {
             r["reason"] for r in _lines(tmp_path / "refused" / "rejects.jsonl") if r["stage"] == "fetch_cited"

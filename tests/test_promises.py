@@ -19,12 +19,18 @@ def run(*args: object):
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A directory shaped like a build's run directory: the benchmark is one level down."""
+    """A directory shaped like a build's run directory: the benchmark is one level down, and beside it the
+    run's fingerprint.json and its own manifest.json (of another kind than a benchmark's)."""
+    from irbgen.builds.output import RunManifest
+
     root = tmp_path_factory.mktemp("run") / "run-sample"
     result = run("phantom", "--n", 60, "--depth", 6, "--questions-per-template", 2, "--quiet",
                  "--out", root / "benchmark")
     assert result.exit_code == 0, result.output
     (root / "facts.jsonl").write_text("")
+    (root / "fingerprint.json").write_text('{"options": {"source": "wikipedia-dump"}}\n')
+    recorded = RunManifest(source="wikipedia", config={}, counts={})
+    (root / "manifest.json").write_text(recorded.model_dump_json())
     return root
 
 
@@ -74,7 +80,9 @@ def test_unknown_choices_list_the_valid_ones(args: list[str], run_dir: Path, tmp
         ["eval", "qa", "--benchmark", "RUN", "--method", "closed-book", "--model", "m",
          "--base-url", "http://127.0.0.1:9/v1", "--out", "OUT"],
         ["compare", "RUN", "--no-bm25"],
+        ["compare", "RUN"],
         ["audit", "RUN", "--out", "OUT"],
+        ["review", "RUN", "--score"],
     ],
 )
 def test_a_run_directory_given_as_a_benchmark_points_inside(
@@ -85,10 +93,25 @@ def test_a_run_directory_given_as_a_benchmark_points_inside(
     result = run(*[run_dir if a == "RUN" else out if a == "OUT" else a for a in args])
     assert result.exit_code == 2, result.output
     assert result.output.strip() == (
-        f"irbgen: error: {run_dir}: a build's run directory, not a benchmark; "
-        f"did you mean {run_dir}/benchmark?"
+        f"irbgen: error: {run_dir}: a build's run directory, not a benchmark: "
+        f"{run_dir}/benchmark is the benchmark"
     )
     assert not out.exists()
+
+
+def test_a_run_directory_without_a_benchmark_says_so(tmp_path: Path) -> None:
+    dump = Path(__file__).resolve().parents[1] / "data" / "samples" / "wiki" / "sample-pages-articles.xml.bz2"
+    out, titles = tmp_path / "run", tmp_path / "titles.txt"
+    titles.write_text("No Such Article\n")
+    built = run("build", "--source", "wikipedia-dump", "--dump", dump, "--offline", "--titles", titles,
+                "--out", out, "-q")  # fmt: skip
+    assert built.exit_code == 1  # the build failed: nothing to evaluate
+    result = run("validate", out)
+    assert result.exit_code == 2
+    assert result.output.strip() == (
+        f"irbgen: error: {out}: a build's run directory that holds no benchmark (the build did not finish; "
+        "its manifest.json says why if it failed)"
+    )
 
 
 def test_a_missing_key_names_the_flag(run_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -119,7 +142,7 @@ def test_a_second_judge_without_a_first_names_the_flags(run_dir: Path, tmp_path:
         (["eval", "qa", "--max-steps", "0"], "--max-steps must be at least 1, got 0"),
         (["eval", "qa", "--concurrency", "0"], "--concurrency: Input should be greater than or equal to 1"),
         (["eval", "qa", "--max-cost", "-1"], "--max-cost: Input should be greater than or equal to 0"),
-        (["eval", "qa", "--price-per-1k-input", "nan", "--price-per-1k-output", "1"],
+        (["eval", "qa", "--price-per-1k-input", "-1", "--price-per-1k-output", "1"],
          "--price-per-1k-input and --price-per-1k-output must be numbers, 0 or more"),
     ],
 )

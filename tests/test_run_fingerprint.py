@@ -76,7 +76,7 @@ def wikipedia_base(inputs) -> dict[str, object]:
 
 
 def wikidata_base(inputs) -> dict[str, object]:
-    return {"source": "wikidata-dump", "dump": inputs["wd"], "limit": 60}
+    return {"source": "wikidata-dump", "dump": inputs["wd"], "limit": 150}  # enough items for samples
 
 
 # option -> a value that changes it (None: drop a flag of the base run), for each source.
@@ -128,7 +128,7 @@ def wikidata_changes(inputs) -> dict[str, object]:
         "mix": "*=1",
         "chunk_tokens": 256,
         "seed": 3,
-        "limit": 61,
+        "limit": 151,
         "shards": 2,
         "offline": True,
     }

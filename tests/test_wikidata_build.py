@@ -137,7 +137,8 @@ def test_a_sitelink_filter_or_an_entity_list_restricts_both_dumps(sample_run, tm
     listed = tmp_path / "ids.txt"
     listed.write_text("\n".join(sorted(kept)[:40]) + "\n", encoding="utf-8")
     subset = tmp_path / "subset"
-    assert run(*BUILD, "--entities", listed, "--hops", "1-2", "--out", subset).exit_code == 0
+    few = run(*BUILD, "--entities", listed, "--hops", "1-2", "--out", subset)
+    assert few.exit_code == 1 and "0 samples from " in few.output  # 40 items chain into no question
     subset_items = {i for i in (subset / "kept-entities.txt").read_text().split() if i.startswith("Q")}
     assert subset_items == {i for i in sorted(kept)[:40] if i.startswith("Q")}
     subset_manifest = json.loads((subset / "manifest.json").read_text())

@@ -43,6 +43,7 @@ class RunManifest(Record):
     reference_date: str | None = None  # Wikipedia: the date the questions' "now" refers to
     popularity: dict[str, Any] | None = None  # Wikidata: how popularity was measured, and its threshold
     chain_sampling: dict[str, int] | None = None  # Wikidata: why candidate chains were passed over
+    failed: str | None = None  # why the build wrote no benchmark (no page fetched, no sample made)
 
 
 @dataclass(frozen=True)

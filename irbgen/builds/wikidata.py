@@ -23,8 +23,9 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
+from irbgen.builds.empty import fail_empty, main_reasons
 from irbgen.builds.output import BuildOutput, Card, run_manifest, usage
-from irbgen.commandline import reproducing_command
+from irbgen.commandline import recorded_path, reproducing_command
 from irbgen.errors import BadInputError
 from irbgen.llm.backends import stage_backend
 from irbgen.llm.run_client import LEDGER, LLMOptions, run_client
@@ -59,7 +60,7 @@ LICENCE = "Derived from Wikidata (CC0 1.0) and, where used, Wikipedia text (CC B
 class WikidataBuildConfig(LLMOptions, ExecutorOptions):
     """Everything that decides a Wikidata build; recorded in the manifests (never an API key)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)  # inf and nan: refused, naming the option
 
     dump: Path
     old_dump: Path | None = None
@@ -237,15 +238,20 @@ def build_wikidata(
 ) -> BuildOutput:
     """Run (or resume) every step in RUN_DIR; returns documents, samples and the run manifest to write."""
     _check_inputs(config)
-    name = run_dir.name or "wikidata"
+    name, shown = run_dir.name or "wikidata", run_dir
     run_dir = run_dir.resolve()  # workers in other processes (Ray actors) start in other folders
     run_dir.mkdir(parents=True, exist_ok=True)
     with executor_for(config, executor) as running:
-        return _build(config, run_dir, progress, running, name)
+        return _build(config, run_dir, progress, running, name, shown)
 
 
 def _build(
-    config: WikidataBuildConfig, run_dir: Path, progress: Progress | None, executor: Any, name: str
+    config: WikidataBuildConfig,
+    run_dir: Path,
+    progress: Progress | None,
+    executor: Any,
+    name: str,
+    shown: Path,
 ) -> BuildOutput:
     started = time.perf_counter()
     context = StageContext(run_dir=run_dir)
@@ -291,6 +297,14 @@ def _build(
         popularity={"kind": popularity_kind(config), "threshold": sampling.threshold},
         chain_sampling=sampling.passed_over,
     )
+    if not samples:
+        counts = manifest.counts
+        passed_over = ", ".join(
+            f"{count:,} {why}" for why, count in sorted(sampling.passed_over.items()) if count
+        )
+        reasons = main_reasons(done, done) + (f"; chains passed over: {passed_over}" if passed_over else "")
+        problem = f"0 samples from {counts['entities']:,} entities and {counts['chains']:,} chains: {reasons}"
+        fail_empty(problem, manifest, run_dir, shown)
     card = Card(name, COMMAND, recorded, DESCRIPTION, LICENCE)
     return BuildOutput(documents, samples, manifest, card)
 
@@ -311,9 +325,9 @@ def _counts(done: Done, chains: list[Chain], samples: list, rebel_stats: dict[st
 
 
 def _recorded_config(config: WikidataBuildConfig) -> dict[str, Any]:
-    """The config with file names instead of local paths, so the benchmark does not depend on them."""
+    """The config with input files as the card's command gives them (see irbgen.commandline.recorded_path)."""
     recorded = json.loads(config.model_dump_json(exclude={"api_key_env", "shared_dir", *EXECUTOR_FIELDS}))
     for name in FILE_OPTIONS:
         if recorded.get(name):
-            recorded[name] = Path(recorded[name]).name
+            recorded[name] = recorded_path(recorded[name])
     return recorded

@@ -22,8 +22,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from irbgen.builds.output import BuildOutput, Card, run_manifest, usage
-from irbgen.commandline import reproducing_command
+from irbgen.builds.empty import fail_empty, main_reasons
+from irbgen.builds.output import BuildOutput, Card, RunManifest, run_manifest, usage
+from irbgen.commandline import recorded_path, reproducing_command
 from irbgen.errors import BadInputError
 from irbgen.io import write_jsonl
 from irbgen.irb.facts import AssembleFacts, evidence
@@ -68,7 +69,7 @@ LICENCE = (
 class WikipediaBuildConfig(LLMOptions, ExecutorOptions):
     """Everything that decides a Wikipedia build; recorded in the run manifest (never an API key)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)  # inf and nan: refused, naming the option
 
     dump: Path | None = None  # None only with from_facts
     from_facts: Path | None = None  # a run directory whose facts.jsonl and documents.jsonl to start from
@@ -296,7 +297,7 @@ def build_wikipedia(
     """Run (or resume) the build in RUN_DIR; returns documents, samples and the run manifest to write."""
     _check_inputs(config)
     given = read_facts(config.from_facts) if config.from_facts is not None else None  # before any model
-    name = run_dir.name or "irb"
+    name, shown = run_dir.name or "irb", run_dir
     run_dir = run_dir.resolve()  # workers in other processes (Ray actors) start in other folders
     run_dir.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
@@ -345,6 +346,7 @@ def build_wikipedia(
             config, facts, documents, planned=done["node_types"].totals.outputs > 0
         ).isoformat(),
     )
+    _refuse_empty(config, done, manifest, len(facts), len(samples), run_dir, shown)
     card = None
     if not config.facts_only:
         card = Card(name, COMMAND, _benchmark_config(config), DESCRIPTION, LICENCE)
@@ -375,6 +377,46 @@ def _counts(done: Done, facts: list[Fact], documents: list[WebDocument], samples
             "samples": len(samples),
         }
     return counts
+
+
+def _refuse_empty(
+    config: WikipediaBuildConfig,
+    done: Done,
+    manifest: RunManifest,
+    facts: int,
+    samples: int,
+    run_dir: Path,
+    shown: Path,
+) -> None:
+    """Fail a build that fetched none of the cited pages, or that made no fact (part 1 only) or no sample."""
+    fetching = done.get("fetch_cited")
+    if fetching is not None and fetching.totals.inputs and not fetching.totals.outputs:
+        _forget_fetch_failures(run_dir, fetching)
+        reasons = main_reasons(done, ["fetch_cited"], prefix=False)
+        fail_empty(
+            f"0 of {fetching.totals.inputs:,} cited pages fetched: {reasons}", manifest, run_dir, shown
+        )
+    if config.facts_only and not facts:
+        fail_empty(f"0 grounded facts: {main_reasons(done, done)}", manifest, run_dir, shown)
+    if not config.facts_only and not samples:
+        problem = f"0 samples from {facts:,} grounded facts: {main_reasons(done, done)}"
+        fail_empty(problem, manifest, run_dir, shown)
+
+
+def _forget_fetch_failures(run_dir: Path, fetching: StageResult) -> None:
+    """Every fetch failed (no network, say): forget the failures, so a rerun with --force tries again."""
+    from irbgen.web.warc import WarcIndex
+
+    path = run_dir / "warc" / "index.sqlite"
+    if not path.is_file():
+        return
+    index = WarcIndex(path)
+    try:
+        for reject in fetching.rejects():  # the cited URL, and where its redirects led
+            for url in {reject.key, reject.extra.get("final_url") or reject.key}:
+                index.forget_failure(url)
+    finally:
+        index.close()
 
 
 def _check_inputs(config: WikipediaBuildConfig) -> None:
@@ -437,10 +479,10 @@ def _part1_prompts() -> list[PromptRef]:
 
 
 def _benchmark_config(config: WikipediaBuildConfig) -> dict:
-    """The config as recorded in the benchmark: file names rather than local paths, for reproducibility."""
+    """The config as recorded in the benchmark: input files as the card's command gives them."""
     recorded = json.loads(config.model_dump_json(exclude={"api_key_env", *EXECUTOR_FIELDS}))
     for name in ("dump", "index", "titles", "from_facts"):
         if recorded.get(name):
-            recorded[name] = Path(recorded[name]).name
-    recorded["warc"] = [Path(path).name for path in recorded.get("warc", [])]
+            recorded[name] = recorded_path(recorded[name])
+    recorded["warc"] = [recorded_path(path) for path in recorded.get("warc", [])]
     return recorded

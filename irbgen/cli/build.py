@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from irbgen.cli.support import progress_display, reporting_errors
+from irbgen.cli.support import REAL, progress_display, reporting_errors
 
 if TYPE_CHECKING:
     from irbgen.builds.output import RunManifest
@@ -120,12 +120,12 @@ def kept_on_force(changed: set[str]) -> dict[str, str]:
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True, help="Variable holding the key.")
 @click.option("--llm-concurrency", default=16, show_default=True, type=int, help="Model calls in flight.")
 @click.option(
-    "--max-cost", type=float, help="Never spend more than this many USD: each call reserves its worst case."
+    "--max-cost", type=REAL, help="Never spend more than this many USD: each call reserves its worst case."
 )
 @click.option(
-    "--price-per-1k-input", type=float, help="USD per 1,000 prompt tokens, for a model without a known price."
+    "--price-per-1k-input", type=REAL, help="USD per 1,000 prompt tokens, for a model without a known price."
 )
-@click.option("--price-per-1k-output", type=float, help="USD per 1,000 completion tokens (with the above).")
+@click.option("--price-per-1k-output", type=REAL, help="USD per 1,000 completion tokens (with the above).")
 @click.option(
     "--offline/--no-offline", default=False, help="Fetch nothing: read cited pages only from WARC files."
 )
@@ -144,25 +144,25 @@ def kept_on_force(changed: set[str]) -> dict[str, str]:
     "--fetch-timeout",
     default=15.0,
     show_default=True,
-    type=float,
+    type=REAL,
     help="Wikipedia: seconds a connect, read or write may take before the fetch gives up.",
 )
 @click.option(
     "--grounding-threshold",
     default=0.6,
     show_default=True,
-    type=float,
+    type=REAL,
     help="Wikipedia, --llm rules: least support score (0-1) for a cited page to ground a keypoint.",
 )
 @click.option(
-    "--kg-coverage", default=0.85, show_default=True, type=float, help="Least keypoint coverage of a graph."
+    "--kg-coverage", default=0.85, show_default=True, type=REAL, help="Least keypoint coverage of a graph."
 )
 @click.option("--max-hops", default=2, show_default=True, type=int, help="Longest multi-hop chain (1-4).")
 @click.option(
     "--false-premise-share",
     default=0.2,
     show_default=True,
-    type=float,
+    type=REAL,
     help="Share of false-premise samples.",
 )
 @click.option(
@@ -216,7 +216,7 @@ def kept_on_force(changed: set[str]) -> dict[str, str]:
     "denied properties), so passages state them too.",
 )
 @click.option("--counts-file", type=click.Path(path_type=Path), help="Wikidata: popularity counts (TSV).")
-@click.option("--popular-threshold", type=float, help="Wikidata: popular at or above this score.")
+@click.option("--popular-threshold", type=REAL, help="Wikidata: popular at or above this score.")
 @click.option(
     "--hops", default="1-4", show_default=True, help="Wikidata: chain lengths, N or N-M within 1-4."
 )

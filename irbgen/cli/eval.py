@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from irbgen.cli.support import progress_display, reporting_errors
+from irbgen.cli.support import REAL, progress_display, reporting_errors
 
 # The registries' keys, kept here so that --help does not import numpy and the retrievers; a test checks
 # that they match irbgen.eval.retrievers.RETRIEVERS and irbgen.eval.qa.methods.METHODS.
@@ -136,7 +136,11 @@ def _settings(
 @click.option("--base-url", help="OpenAI-compatible endpoint (default: OpenAI's).")
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True, help="Variable holding the key.")
 @click.option("--k", default=4, show_default=True, type=int, help="Documents retrieved for rag and cot-rag.")
-@click.option("--limit", type=int, help="Evaluate only the first N samples.")
+@click.option(
+    "--limit",
+    type=int,
+    help="Evaluate N samples, spread over templates and hop counts (a fixed draw, not the first N).",
+)
 @click.option(
     "--retriever",
     default="bm25",
@@ -146,14 +150,14 @@ def _settings(
 )
 @click.option("--max-steps", default=20, show_default=True, type=int, help="ReAct step limit.")
 @click.option("--concurrency", default=8, show_default=True, type=int, help="Requests in flight at once.")
-@click.option("--timeout", default=60.0, show_default=True, type=float, help="Seconds per request.")
+@click.option("--timeout", default=60.0, show_default=True, type=REAL, help="Seconds per request.")
 @click.option(
-    "--max-cost", type=float, help="Never spend more than this many USD: each call reserves its worst case."
+    "--max-cost", type=REAL, help="Never spend more than this many USD: each call reserves its worst case."
 )
 @click.option(
-    "--price-per-1k-input", type=float, help="USD per 1,000 prompt tokens, for a model without a known price."
+    "--price-per-1k-input", type=REAL, help="USD per 1,000 prompt tokens, for a model without a known price."
 )
-@click.option("--price-per-1k-output", type=float, help="USD per 1,000 completion tokens (with the above).")
+@click.option("--price-per-1k-output", type=REAL, help="USD per 1,000 completion tokens (with the above).")
 @click.option("--judge-model", help="Model that labels answers correct / incorrect / not attempted.")
 @click.option("--judge-base-url", help="Endpoint of the judge (default: --base-url).")
 @click.option("--second-judge-model", help="A second judge whose verdicts are averaged with the first.")
@@ -168,7 +172,7 @@ def _settings(
     "--closed-book-threshold",
     default=0.5,
     show_default=True,
-    type=float,
+    type=REAL,
     help="closed-book: the F1 (or judge score) from which a sample counts as answered from memory.",
 )
 @click.option("--cache-dir", type=click.Path(path_type=Path), help="Response cache folder (default: --out).")
@@ -203,6 +207,7 @@ def qa(
     quiet: bool,
 ) -> None:
     """Ask an LLM every question; score answer sets (F1, EM), containment and a judge. Resumable."""
+    from irbgen.eval.qa.judge import check_judged
     from irbgen.eval.qa.run import QAOptions, run_qa
 
     cache = cache_dir if cache_dir is not None else out
@@ -229,6 +234,8 @@ def qa(
         )
         summary = run_qa(benchmark, out, options, progress)
     click.echo(_qa_summary(method, model, out, summary))
+    with reporting_errors():
+        check_judged(summary.get("judge"))
 
 
 def _qa_summary(method: str, model: str, out: Path, summary: dict) -> str:

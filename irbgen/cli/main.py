@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import logging
+import os
 import sys
 import time
 from pathlib import Path
@@ -14,18 +16,56 @@ from irbgen.cli.audit import audit
 from irbgen.cli.build import build
 from irbgen.cli.eval import compare, eval_group, report
 from irbgen.cli.review import review
-from irbgen.cli.support import RedactingFormatter, counting, progress_display, reporting_errors
+from irbgen.cli.support import (
+    REAL,
+    OnceHandler,
+    RedactingFormatter,
+    counting,
+    progress_display,
+    reporting_errors,
+)
 from irbgen.errors import BadInputError
 
+# Errors of writing the output itself (a full disk, a dead terminal), not of what a command did.
+_OUTPUT_ERRORS = {errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG, errno.EPIPE}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+class _Irbgen(click.Group):
+    """The irbgen group: a stdout that cannot be written (`> /dev/full`) ends in one line and exit 1."""
+
+    def main(self, *args, **kwargs):  # noqa: ANN002, ANN003 - click's signature
+        try:
+            try:
+                return super().main(*args, **kwargs)
+            finally:
+                sys.stdout.flush()  # what is still buffered fails here, not in the interpreter's exit
+        except OSError as error:
+            if error.errno not in _OUTPUT_ERRORS:
+                raise
+            _output_failed(error)
+
+
+def _output_failed(error: OSError) -> None:
+    try:  # send what stdout still buffers nowhere, so the interpreter's exit does not fail on it again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass  # not a real file (a test runner's buffer)
+    try:
+        click.echo(f"irbgen: error: stdout: {error.strerror or error}", err=True)
+    except OSError:
+        pass  # stderr is gone too: the exit code says it
+    sys.exit(1)
+
+
+@click.group(cls=_Irbgen, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="irbgen")
 @click.option("--verbose", "-v", is_flag=True, help="Log what each stage does.")
 def main(verbose: bool) -> None:
     """Generate fresh QA and retrieval benchmarks, and check or export them."""
-    handler = logging.StreamHandler()
+    handler = OnceHandler()  # 40 failed calls with one cause are one warning and a count, not 40 lines
     handler.setFormatter(RedactingFormatter("%(levelname)s %(message)s"))
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, handlers=[handler])
+    click.get_current_context().call_on_close(handler.summarise)
 
 
 @main.command()
@@ -36,7 +76,7 @@ def main(verbose: bool) -> None:
 @click.option("--tree-size", type=int, help="Maximum people per family tree.  [default: 50]")
 @click.option("--tree-depth", type=int, help="Maximum generations per family tree, minus one.  [default: 20]")
 @click.option("--max-children", type=int, help="Maximum children per couple.  [default: 5]")
-@click.option("--friendship-k", type=float, help="Mean number of friends per person.  [default: 3]")
+@click.option("--friendship-k", type=REAL, help="Mean number of friends per person.  [default: 3]")
 @click.option("--duplicate-names/--unique-names", default=None, help="Allow two people to share a name.")
 @click.option("--easy-mode/--hard-mode", default=None, help="Only relations of difficulty 1.")
 @click.option("--sampling-attempts", type=int, help="Random walks tried per wanted question.  [default: 200]")
@@ -89,14 +129,12 @@ def phantom(
 @click.argument("directory", type=click.Path(path_type=Path))
 def validate(directory: Path) -> None:
     """Check a benchmark directory: files, records, ids, qrels, manifest counts and checksums."""
-    from irbgen.benchmark import run_directory_hint
-    from irbgen.validation import validate_benchmark
+    from irbgen.validation import invalid_benchmark, validate_benchmark
 
     with reporting_errors():
-        hint = run_directory_hint(directory)
-        if hint:
-            raise BadInputError(f"{directory}: {hint}")
-        report = validate_benchmark(directory)
+        report = validate_benchmark(directory)  # a run directory given instead: one line naming its benchmark
+        if report.only_empty:
+            raise invalid_benchmark(directory, report)
     counts = ", ".join(f"{value:,} {name.replace('_', ' ')}" for name, value in report.counts.items())
     if report.ok:
         click.echo(f"{directory}: valid ({counts})")

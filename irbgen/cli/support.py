@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import signal
 import sys
 from collections.abc import Iterable, Iterator
@@ -12,6 +13,21 @@ import click
 
 from irbgen.errors import IrbgenError, redact
 from irbgen.progress import Progress, silent
+
+
+class FiniteFloat(click.ParamType):
+    """A number option that refuses inf and nan, naming the option (exit 2)."""
+
+    name = "float"
+
+    def convert(self, value, param, ctx) -> float:  # noqa: ANN001 - click's signature
+        number = click.FLOAT.convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
+
+
+REAL = FiniteFloat()  # a finite real number: the type of every float option
 
 
 def _terminate(signum, frame) -> None:  # noqa: ARG001 - signal handler signature
@@ -51,6 +67,37 @@ class RedactingFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         return redact(super().format(record))
+
+
+class OnceHandler(logging.StreamHandler):
+    """Writes each distinct log line once; `summarise` then gives each repeated one again, with a count."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.repeats: dict[str, int] = {}  # line -> times seen after the first
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            line = self.format(record)
+        except Exception:  # noqa: BLE001 - logging's own contract: report, never raise
+            self.handleError(record)
+            return
+        if line in self.repeats:
+            self.repeats[line] += 1
+            return
+        self.repeats[line] = 0
+        super().emit(record)
+
+    def summarise(self) -> None:
+        """One line per message that came again: "<line> (N more times)"."""
+        repeated = {line: count for line, count in self.repeats.items() if count}
+        self.repeats.clear()
+        for line, count in repeated.items():
+            try:
+                self.stream.write(f"{line} ({count:,} more {'time' if count == 1 else 'times'})\n")
+                self.flush()
+            except (OSError, ValueError):
+                return
 
 
 @contextmanager

@@ -13,7 +13,7 @@ from irbgen.configfile import load_settings
 class PhantomConfig(BaseModel):
     """Everything that decides a phantom benchmark; together with the vocabulary it fixes the output."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)  # inf and nan: refused, naming the option
 
     n: int = Field(500, ge=1, le=10_000_000, description="number of people in the world")
     seed: int = Field(0, ge=0, description="drives every random choice")

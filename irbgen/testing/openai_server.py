@@ -6,6 +6,9 @@
         ... point a client at server.base_url ...
         assert server.requests == 3
 
+Replies echo the last user message, except that a judge request (irbgen's qa_judge prompt, asking for
+JSON) gets a verdict, so `eval qa --judge-model` runs offline end to end (see `stub_reply`).
+
 Fault kinds: any HTTP status as a string ("400" .. "599"), "timeout" (hold the reply for `seconds`),
 "malformed" (200 with a body that is not JSON) and "cut" (close the socket mid-response). Queued faults
 are consumed one per request; rules (`add_rule`) apply to every request their predicate matches.
@@ -14,6 +17,7 @@ are consumed one per request; rules (`add_rule`) apply to every request their pr
 from __future__ import annotations
 
 import json
+import re
 import select
 import socket
 import threading
@@ -83,6 +87,38 @@ def echo_last_user_message(request: dict[str, Any]) -> str:
             content = message.get("content")
             return content if isinstance(content, str) else json.dumps(content)
     return ""
+
+
+# The user message of irbgen's qa_judge prompt: the question, the gold answers (" | " between them) and
+# the response to grade.
+_JUDGE_REQUEST = re.compile(
+    r"\AQuestion: .*?\nGold answer\(s\): (?P<gold>[^\n]*)\nResponse: (?P<response>.*)\Z", re.S
+)
+_DECLINES = ("", "(empty)", "i don't know", "i do not know")
+
+
+def judge_label(gold: str, response: str) -> str:
+    """A judge's label by plain rules: correct when the response holds every gold answer (for a false
+    premise, when it says "false premise"), not_attempted when it declines, else incorrect."""
+    from irbgen.eval.qa.judge import FALSE_PREMISE_GOLD
+
+    said = " ".join(response.lower().split())
+    if said.rstrip(".") in _DECLINES:
+        return "not_attempted"
+    if gold == FALSE_PREMISE_GOLD:
+        return "correct" if "false premise" in said else "incorrect"
+    answers = [" ".join(answer.lower().split()) for answer in gold.split(" | ") if answer.strip()]
+    return "correct" if answers and all(answer in said for answer in answers) else "incorrect"
+
+
+def stub_reply(request: dict[str, Any]) -> str:
+    """The default responder: a judge's JSON verdict for a judge request, else the last user message."""
+    text = echo_last_user_message(request)
+    if request.get("response_format"):
+        judged = _JUDGE_REQUEST.match(text.strip())
+        if judged is not None:
+            return json.dumps({"label": judge_label(judged["gold"], judged["response"])})
+    return text
 
 
 def _count_tokens(request: dict[str, Any]) -> int:
@@ -292,7 +328,7 @@ class OpenAIStubServer:
         nodelay: bool = True,
         usage: Counter | None = None,
     ) -> None:
-        self.responder: Responder = responder or echo_last_user_message
+        self.responder: Responder = responder or stub_reply
         self.usage = usage  # the token counts to report; default: words of the messages and of the reply
         self.latency = latency
         self.model = model
@@ -495,7 +531,9 @@ def main(argv: list[str] | None = None) -> None:
     import argparse
     import signal
 
-    parser = argparse.ArgumentParser(description="A loopback OpenAI-compatible stub server (echo replies).")
+    parser = argparse.ArgumentParser(
+        description="A loopback OpenAI-compatible stub server (echo replies; verdicts to judge requests)."
+    )
     parser.add_argument("--latency", type=float, default=0.0, help="seconds to hold each reply")
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free port)")
     parser.add_argument("--no-nodelay", action="store_true", help="leave Nagle's algorithm on")

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from irbgen.errors import IrbgenError
 from irbgen.llm.prompts import Prompt, load_prompt
 
 if TYPE_CHECKING:
@@ -162,3 +163,17 @@ def judged_text(summary: dict[str, Any]) -> str:
     if unasked:
         extra.append(f"{unasked} not asked: no prediction")
     return text + (f" ({'; '.join(extra)})" if extra else "")
+
+
+class JudgeFailed(IrbgenError):
+    """The judges were asked and not one call succeeded: the run lacks the score it was asked for (exit 1)."""
+
+
+def check_judged(summary: dict[str, Any] | None) -> None:
+    """JudgeFailed when samples were put to the judges and none got a verdict (a wrong judge model or URL,
+    a judge that does not answer in JSON): one line, never a silent 0 and exit 0."""
+    if summary and summary["judged"] == 0 and summary.get("failed"):
+        raise JudgeFailed(
+            f"{judged_text(summary)}: every judge call failed, so there is no judge score (the errors are "
+            "in predictions.jsonl; fix --judge-model or --judge-base-url, then rerun to ask the judge again)"
+        )
