@@ -82,6 +82,17 @@ def splice_section(card: str, section: str) -> str:
     return "".join(lines).rstrip("\n") + "\n\n" + section
 
 
+def section_of(card: str, heading: str) -> str:
+    """CARD's section under HEADING as `splice_section` takes it (up to the next heading), or ''."""
+    lines = card.splitlines(keepends=True)
+    headings = _headings(lines)
+    if heading not in headings:
+        return ""
+    start = headings[heading]
+    end = min((i for i in headings.values() if i > start), default=len(lines))
+    return "".join(lines[start:end]).rstrip("\n") + "\n"
+
+
 def _headings(lines: list[str]) -> dict[str, int]:
     """Second-level headings outside code fences -> line index (first occurrence)."""
     found: dict[str, int] = {}

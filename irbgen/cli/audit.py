@@ -51,8 +51,10 @@ def _sheet(benchmark: Path, size: int, seed: int, out: Path, force: bool) -> Non
     from irbgen.audit.publish import KIND_LABELS
     from irbgen.audit.records import KINDS
     from irbgen.audit.sheet import HEADER, MARKDOWN, SHEET, make_sheet, write_sheet
+    from irbgen.benchmark import check_output
 
     with reporting_errors():
+        check_output(out, force, "audit", {"BENCHMARK": benchmark})
         sheet = make_sheet(benchmark, size, seed)
         write_sheet(out, sheet, force)
     header = sheet.header

@@ -68,7 +68,7 @@ def phantom(
     with reporting_errors(), progress_display(not quiet) as progress:
         started = time.perf_counter()
         config = load_config(config_path, flags)
-        check_output(out, force)
+        check_output(out, force, "benchmark", {"--config": config_path, "--vocab-dir": vocab_dir})
         vocabulary = load_vocabulary(vocab_dir)
         with lock_output(out):
             build = build_phantom(config, vocabulary, progress)
@@ -128,9 +128,8 @@ def export(directory: Path, fmt: str, out: Path, force: bool, reviewed_only: boo
     from irbgen.validation import invalid_benchmark, validate_benchmark
 
     with reporting_errors():
-        if out.is_dir() and not out.is_symlink() and not any(out.iterdir()):
-            out.rmdir()  # an empty folder holds nothing to lose
-        with consistent_read(directory), staged_directory(out, force) as tmp:
+        inputs = {"DIRECTORY": directory}
+        with consistent_read(directory), staged_directory(out, force, "export", inputs) as tmp:
             report = validate_benchmark(directory)
             if not report.ok:
                 raise invalid_benchmark(directory, report)

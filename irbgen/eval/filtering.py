@@ -68,7 +68,7 @@ def filter_closed_book(
 ) -> dict[str, Any]:
     """Write OUT: BENCHMARK_DIR without the samples EVAL_DIR marks closed_book_correct; return the filter."""
     benchmark_dir, eval_dir, out = Path(benchmark_dir), Path(eval_dir), Path(out)
-    check_output(out, force)
+    check_output(out, force, "benchmark", {"BENCHMARK": benchmark_dir, "--drop-closed-book": eval_dir})
     config, marks = closed_book_marks(eval_dir)
     with consistent_read(benchmark_dir):
         report = validate_benchmark(benchmark_dir)
