@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -50,9 +51,10 @@ def test_export_refuses_a_non_empty_out_and_force_replaces_it_whole(bench, tmp_p
     out = tmp_path / "export"
     out.mkdir()
     (out / "mine.txt").write_text("keep")
-    refused = run("export", bench, "--format", "parquet", "--out", out)
-    assert refused.exit_code == 2 and "already exists; pass --force" in refused.output
-    assert (out / "mine.txt").read_text() == "keep"
+    for force in ((), ("--force",)):
+        refused = run("export", bench, "--format", "parquet", "--out", out, *force)
+        assert refused.exit_code == 2 and "holds files that are not an export (mine.txt)" in refused.output
+    assert sorted(p.name for p in out.iterdir()) == ["mine.txt"]
     empty = tmp_path / "empty"
     empty.mkdir()
     assert run("export", bench, "--format", "parquet", "--out", empty).exit_code == 0
@@ -66,8 +68,16 @@ def test_eval_qa_refuses_a_benchmark_or_foreign_files_as_out(bench, tmp_path):
     foreign = tmp_path / "notes"
     foreign.mkdir()
     (foreign / "thesis.tex").write_text("mine")
+    other = tmp_path / "other"
+    shutil.copytree(bench, other)
+    cases = (
+        (bench, "--out is the input --benchmark"),
+        (bench / "qa", "--out is inside the input --benchmark"),
+        (other, "holds a benchmark, not a QA evaluation"),
+        (foreign, "not a QA evaluation (thesis.tex)"),
+    )
     with OpenAIStubServer() as server:
-        for out, message in ((bench, "holds a benchmark"), (foreign, "not a QA evaluation (thesis.tex)")):
+        for out, message in cases:
             result = run(
                 "eval", "qa", "--benchmark", bench, "--method", "closed-book", "--model", "m",
                 "--base-url", server.base_url, "--out", out,

@@ -50,10 +50,11 @@ def audit(
 def _sheet(benchmark: Path, size: int, seed: int, out: Path, force: bool) -> None:
     from irbgen.audit.publish import KIND_LABELS
     from irbgen.audit.records import KINDS
-    from irbgen.audit.sheet import HEADER, MARKDOWN, SHEET, make_sheet, write_sheet
+    from irbgen.audit.sheet import HEADER, MARKDOWN, SHEET, check_benchmark, make_sheet, write_sheet
     from irbgen.benchmark import check_output
 
     with reporting_errors():
+        check_benchmark(benchmark)
         check_output(out, force, "audit", {"BENCHMARK": benchmark})
         sheet = make_sheet(benchmark, size, seed)
         write_sheet(out, sheet, force)

@@ -7,8 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from irbgen.errors import BadInputError
-from irbgen.eval.evaldir import CONFIG
+from irbgen.eval.evaldir import CONFIG, METRICS, PER_QUERY
 from irbgen.outputs import check_replaceable
+
+__all__ = ["CONFIG", "LEDGER", "METRICS", "PER_QUERY", "PREDICTIONS", "check_out_contents", "check_resumable"]
 
 PREDICTIONS = "predictions.jsonl"
 LEDGER = "ledger.json"
