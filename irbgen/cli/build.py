@@ -279,6 +279,7 @@ def build(**options: Any) -> None:
         _refuse_foreign_flags(context, Config.model_fields, source)
         given = {name: options[name] for name in context.params if _given(context, name)}
         config = load_build_config(Config, source, options["config_path"], given)
+        from irbgen.benchmark import check_output
         from irbgen.builds.output import BENCHMARK, write_output
         from irbgen.cli.preflight import check_build_inputs
         from irbgen.outputs import check_inputs
@@ -294,6 +295,7 @@ def build(**options: Any) -> None:
         with locked(out):
             keep = partial(kept_on_force, run_dir=out)
             prepare_run_dir(out, fingerprint, force=options["force"], keep=keep, inputs=inputs)
+            check_output(out / BENCHMARK, True)  # refused now, not after the build, if it holds others' files
             manifest = write_output(run(config, out, progress), out / BENCHMARK, out)
     line = summary_line(manifest, out) if source == "wikipedia-dump" else wikidata_summary(manifest, out)
     click.echo(line)
