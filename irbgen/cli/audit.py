@@ -21,7 +21,7 @@ MAX_LISTED_PROBLEMS = 50
 )
 @click.option("--seed", type=int, help="Seed of the draw.  [default: 0]")
 @click.option("--out", type=click.Path(path_type=Path), help="Folder to write the sheet to.")
-@click.option("--force", is_flag=True, help="Replace --out if it holds an earlier output of this command (nothing else is replaced).")
+@click.option("--force", is_flag=True, help="Replace --out if it holds irbgen's output of this kind.")
 @click.option(
     "--score",
     "score_dir",

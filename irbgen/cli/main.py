@@ -52,7 +52,7 @@ def main(verbose: bool) -> None:
     help="Folder of word lists (default: irbgen's own, irbgen/resources/phantom).",
 )
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Benchmark directory to write.")
-@click.option("--force", is_flag=True, help="Replace --out if it holds an earlier output of this command (nothing else is replaced).")
+@click.option("--force", is_flag=True, help="Replace --out if it holds irbgen's output of this kind.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display and no summary.")
 def phantom(
     config_path: Path | None, vocab_dir: Path | None, out: Path, force: bool, quiet: bool, **flags
@@ -119,7 +119,7 @@ def validate(directory: Path) -> None:
     help="parquet files, or a Hugging Face DatasetDict saved to disk.",
 )
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Folder to write.")
-@click.option("--force", is_flag=True, help="Replace --out if it holds an earlier output of this command (nothing else is replaced).")
+@click.option("--force", is_flag=True, help="Replace --out if it holds irbgen's output of this kind.")
 @click.option("--reviewed-only", is_flag=True, help="Only the samples judged valid with irbgen review.")
 def export(directory: Path, fmt: str, out: Path, force: bool, reviewed_only: bool) -> None:
     """Export a benchmark directory to parquet or to a Hugging Face DatasetDict."""
@@ -167,7 +167,7 @@ def _reviewed(directory: Path) -> set[str]:
     help="A closed-book evaluation (eval qa --method closed-book) of BENCHMARK: drop what it got right.",
 )
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Benchmark directory to write.")
-@click.option("--force", is_flag=True, help="Replace --out if it holds an earlier output of this command (nothing else is replaced).")
+@click.option("--force", is_flag=True, help="Replace --out if it holds irbgen's output of this kind.")
 def filter_benchmark(benchmark: Path, eval_dir: Path, out: Path, force: bool) -> None:
     """Write BENCHMARK without the samples a model answered closed-book (a contamination probe)."""
     from irbgen.eval.filtering import filter_closed_book
