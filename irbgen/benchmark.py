@@ -17,9 +17,8 @@ import logging
 import os
 import re
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -28,7 +27,6 @@ from pydantic import BaseModel, ValidationError
 from irbgen.card import BenchmarkStats, Spread, render_card
 from irbgen.commandline import base_command, reproducing_command
 from irbgen.errors import BadInputError, IrbgenError, OutputExistsError, redact
-from irbgen.humanwork import REVIEWS, Carried, carry_card, count_reviews, describe, move_reviews
 from irbgen.io import manifest_text
 from irbgen.outputs import Inputs, check_inputs, check_replaceable, entries, real_output
 from irbgen.schema import Document, Manifest, Sample
@@ -67,6 +65,7 @@ FILES = (CORPUS, QUERIES, QRELS, SAMPLES, MANIFEST, CARD)
 HOP_QUERIES = "queries_hops.jsonl"
 HOP_QRELS = "qrels/hops.tsv"
 HOP_FILES = (HOP_QUERIES, HOP_QRELS)
+REVIEWS = "reviews"  # judgments made with `irbgen review`: moved into a benchmark that replaces this one
 HOP_SEPARATOR = "#h"
 QRELS_HEADER = "query-id\tcorpus-id\tscore"
 CHUNK_BYTES = 1 << 22  # hash and write in 4 MiB chunks rather than line by line
@@ -77,6 +76,7 @@ _INTEGER = re.compile(r"-?[0-9]+")
 _TSV_UNSAFE = re.compile(r"[\t\n\r]")
 
 M = TypeVar("M", bound=BaseModel)
+Carry = Callable[[Path, Path], str]  # (the benchmark replaced, the staged one) -> a line on what was kept
 
 
 # ---------------------------------------------------------------------------------------------- write
@@ -133,17 +133,18 @@ def write_benchmark(
     force: bool = False,
     description: str = "",
     licence: str = "",
+    carry: Carry | None = None,
 ) -> BenchmarkStats:
     """Write a benchmark directory atomically from streams of documents and samples.
 
-    Replacing a benchmark keeps its reviews/ and its card's Audit section (see irbgen.humanwork), and
+    Replacing a benchmark moves its reviews/ into the new one and, after CARRY (see `staged_directory`),
     leaves it untouched when the new one has the same files.
     """
     out = Path(out)
     if manifest.command == base_command(manifest.source):  # a builder that named only its command
         command = reproducing_command(manifest.source, manifest.config)
         manifest = manifest.model_copy(update={"command": command})
-    with staged_directory(out, force) as tmp:
+    with staged_directory(out, force, carry=carry) as tmp:
         stats = _write_files(tmp, documents, samples, manifest, description, licence)
     log.info("wrote %s: %d documents, %d samples, %d qrels", out, stats.documents, stats.samples, stats.qrels)
     return stats
@@ -358,13 +359,16 @@ class _Sink:
 
 @contextmanager
 def staged_directory(
-    out: Path, force: bool, kind: str = "benchmark", inputs: Inputs = None
+    out: Path, force: bool, kind: str = "benchmark", inputs: Inputs = None, carry: Carry | None = None
 ) -> Iterator[Path]:
     """A temporary sibling of OUT to fill; it replaces OUT when the block ends, and vanishes on error.
 
     OUT is checked first (see `check_output`: KIND is the kind of output written, INPUTS the command's
     inputs) and locked while this runs (a second writer exits 2); temporary siblings left by a killed
     writer of OUT are removed first. A symlink OUT keeps linking to its target, which is replaced.
+    A benchmark that replaces another gets its reviews/; CARRY(OUT, staged) may copy more into the staged
+    one first and returns a line to log once OUT is replaced. If the staged benchmark then has the same
+    files as OUT, OUT is left as it was.
     """
     from irbgen.pipeline.rundir import lock_output
 
@@ -377,7 +381,7 @@ def staged_directory(
         try:
             tmp.mkdir()
             yield tmp
-            _move_into_place(tmp, out, force, kind)
+            _move_into_place(tmp, out, force, kind, carry)
         except BaseException:
             _remove(tmp)
             raise
@@ -391,7 +395,7 @@ def remove_stale_siblings(out: Path) -> None:
             _remove(sibling)
 
 
-def _move_into_place(tmp: Path, out: Path, force: bool, kind: str) -> None:
+def _move_into_place(tmp: Path, out: Path, force: bool, kind: str, carry: Carry | None) -> None:
     if _exists(out) and out.is_dir() and not entries(out):
         out.rmdir()  # an empty folder holds nothing to lose
     if not _exists(out):
@@ -399,30 +403,30 @@ def _move_into_place(tmp: Path, out: Path, force: bool, kind: str) -> None:
         return
     if not force:  # someone created OUT while we were writing
         raise OutputExistsError(f"{out}: already exists; pass --force to replace it")
-    carried = Carried()
+    line = ""
     if kind == "benchmark":
-        carried = Carried(section=carry_card(out, tmp))
+        line = carry(out, tmp) if carry is not None else ""
         if _same_files(tmp, out):
             _remove(tmp)
             log.info("%s: unchanged, left as it was", out)
             return
-        carried = replace(count_reviews(out, tmp), section=carried.section)
     old = out.parent / f".{out.name}.old-{os.getpid()}"
     _remove(old)
     os.rename(out, old)
+    reviews = _exists(old / REVIEWS) and kind == "benchmark"
     try:
-        moved = move_reviews(old, tmp)
+        if reviews:  # a rename: a line a reviewer appends meanwhile is not lost
+            os.rename(old / REVIEWS, tmp / REVIEWS)
         try:
             os.rename(tmp, out)
         except BaseException:
-            if moved:
-                move_reviews(tmp, old)
+            if reviews:
+                os.rename(tmp / REVIEWS, old / REVIEWS)
             raise
     except BaseException:
         os.rename(old, out)
         raise
     _remove(old)
-    line = describe(out, carried)
     if line:
         log.warning("%s", line)
 

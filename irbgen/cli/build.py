@@ -55,7 +55,7 @@ def kept_on_force(changed: set[str], run_dir: Path | None = None) -> dict[str, s
     A benchmark holding reviews or an audit is kept too: the new one replaces it and carries them over.
     """
     from irbgen.builds.output import BENCHMARK
-    from irbgen.humanwork import holds_human_work
+    from irbgen.cli.humanwork import holds_human_work
 
     kept = KEPT_ON_FORCE if changed & DECIDE_FETCHES else {**KEPT_ON_FORCE, "warc": "fetched pages"}
     if run_dir is not None and holds_human_work(run_dir / BENCHMARK):
@@ -281,6 +281,7 @@ def build(**options: Any) -> None:
         config = load_build_config(Config, source, options["config_path"], given)
         from irbgen.benchmark import check_output
         from irbgen.builds.output import BENCHMARK, write_output
+        from irbgen.cli.humanwork import carry_human_work
         from irbgen.cli.preflight import check_build_inputs
         from irbgen.outputs import check_inputs
         from irbgen.pipeline.rundir import locked, make_directory, prepare_run_dir
@@ -296,7 +297,7 @@ def build(**options: Any) -> None:
             keep = partial(kept_on_force, run_dir=out)
             prepare_run_dir(out, fingerprint, force=options["force"], keep=keep, inputs=inputs)
             check_output(out / BENCHMARK, True)  # refused now, not after the build, if it holds others' files
-            manifest = write_output(run(config, out, progress), out / BENCHMARK, out)
+            manifest = write_output(run(config, out, progress), out / BENCHMARK, out, carry_human_work)
     line = summary_line(manifest, out) if source == "wikipedia-dump" else wikidata_summary(manifest, out)
     click.echo(line)
 

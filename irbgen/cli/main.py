@@ -61,6 +61,7 @@ def phantom(
     from irbgen.benchmark import check_output
     from irbgen.builds.output import write_output
     from irbgen.builds.phantom import build_phantom
+    from irbgen.cli.humanwork import carry_human_work
     from irbgen.phantom.config import load_config
     from irbgen.phantom.vocabulary import load_vocabulary
     from irbgen.pipeline.rundir import lock_output
@@ -74,7 +75,7 @@ def phantom(
             build = build_phantom(config, vocabulary, progress)
             writing = time.perf_counter()
             build.documents = counting(build.documents, "articles", build.universe.size, progress)
-            manifest = write_output(build, out)
+            manifest = write_output(build, out, carry=carry_human_work)
             finished = time.perf_counter()
     if not quiet:
         timings = ", ".join(f"{stage} {seconds:.2f}s" for stage, seconds in build.timings.items())
@@ -170,10 +171,11 @@ def _reviewed(directory: Path) -> set[str]:
 @click.option("--force", is_flag=True, help="Replace --out if it holds irbgen's output of this kind.")
 def filter_benchmark(benchmark: Path, eval_dir: Path, out: Path, force: bool) -> None:
     """Write BENCHMARK without the samples a model answered closed-book (a contamination probe)."""
+    from irbgen.cli.humanwork import carry_human_work
     from irbgen.eval.filtering import filter_closed_book
 
     with reporting_errors():
-        done = filter_closed_book(benchmark, eval_dir, out, force=force)
+        done = filter_closed_book(benchmark, eval_dir, out, force=force, carry=carry_human_work)
     click.echo(
         f"dropped {done['dropped']:,} of {done['evaluated']:,} evaluated samples that {done['model']} "
         f"answered closed-book ({done['by']} >= {done['threshold']:g}); "

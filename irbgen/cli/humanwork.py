@@ -1,23 +1,24 @@
 """Human work in a benchmark (reviews/ and the card's Audit section), carried into the one that replaces it.
 
-Reviews are moved over as they are: each judgment carries the sha256 of the sample's line it was made on,
-so one whose sample changed (or is gone) is stale by that record alone. The Audit section is copied into
-the new card; when samples.jsonl changed it gains a first line saying it was measured on an earlier build.
+The benchmark writer moves reviews/ over as it is (irbgen.benchmark): each judgment carries the sha256 of
+the sample's line it was made on, so one whose sample changed (or is gone) is stale by that record alone.
+`carry_human_work` is the writer's `carry` hook for the commands that replace benchmarks: it copies the
+card's Audit section into the new card (when samples.jsonl changed, with a first line saying it was
+measured on an earlier build) and says how many judgments stay current and how many went stale.
 """
 
 from __future__ import annotations
 
 import json
-import logging
-import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from irbgen.audit.publish import HEADING, publish_section, section_of
+from irbgen.benchmark import REVIEWS
 from irbgen.errors import BadInputError
+from irbgen.review.index import BenchmarkIndex
+from irbgen.review.store import read_reviews, sample_digest
 
-log = logging.getLogger(__name__)
-
-REVIEWS = "reviews"
 EARLIER = "> Measured on an earlier build of this benchmark:"
 
 
@@ -37,10 +38,14 @@ def holds_human_work(benchmark: Path) -> bool:
     return (reviews.is_dir() and any(reviews.iterdir())) or bool(_audit_section(Path(benchmark)))
 
 
+def carry_human_work(old: Path, new: Path) -> str:
+    """Copy OLD's Audit section into the staged benchmark NEW; one line on what NEW keeps of OLD, or ''."""
+    carried = replace(count_reviews(old, new), section=carry_card(old, new))
+    return describe(old, carried)
+
+
 def carry_card(old: Path, new: Path) -> str:
     """Copy OLD's Audit section into NEW's card (and its checksum into NEW's manifest); what was done."""
-    from irbgen.audit.publish import publish_section
-
     section = _audit_section(old)
     if not section:
         return ""
@@ -53,9 +58,6 @@ def carry_card(old: Path, new: Path) -> str:
 
 def count_reviews(old: Path, new: Path) -> Carried:
     """How many of OLD's latest judgments still hold for NEW's samples, and how many went stale."""
-    from irbgen.review.index import BenchmarkIndex
-    from irbgen.review.store import read_reviews, sample_digest
-
     try:
         reviews = read_reviews(old)
     except (BadInputError, OSError) as error:
@@ -71,15 +73,6 @@ def count_reviews(old: Path, new: Path) -> Carried:
             else:
                 stale += 1
     return Carried(kept, stale)
-
-
-def move_reviews(old: Path, new: Path) -> bool:
-    """Move OLD/reviews to NEW/reviews (a rename: a line a reviewer appends meanwhile is not lost)."""
-    source = Path(old) / REVIEWS
-    if not os.path.lexists(source):
-        return False
-    os.rename(source, Path(new) / REVIEWS)
-    return True
 
 
 def describe(out: Path, carried: Carried) -> str:
@@ -101,8 +94,6 @@ def describe(out: Path, carried: Carried) -> str:
 
 
 def _audit_section(benchmark: Path) -> str:
-    from irbgen.audit.publish import HEADING, section_of
-
     try:
         card = (benchmark / "README.md").read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
