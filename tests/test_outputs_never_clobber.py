@@ -286,3 +286,14 @@ def test_a_rerun_or_forced_rebuild_keeps_reviews_and_the_audit(tmp_path, caplog)
     assert "judgment(s) in reviews/" in caplog.text and "went stale" in caplog.text
     assert "> Measured on an earlier build" in (benchmark / "README.md").read_text()
     assert run("validate", benchmark).exit_code == 0
+
+
+def test_a_benchmark_holding_files_irbgen_did_not_write_is_not_replaced(bench, tmp_path):
+    out = tmp_path / "B"
+    shutil.copytree(bench, out)
+    (out / "notes.txt").write_text("mine")
+    before = tree(out)
+    result = run("phantom", "--n", 30, "--depth", 4, "--out", out, "--force")
+    assert result.exit_code == 2
+    assert "holds a benchmark and files irbgen did not write there (notes.txt)" in result.output
+    assert tree(out) == before
