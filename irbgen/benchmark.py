@@ -9,6 +9,7 @@ irbgen.validation and the Parquet / HF export in irbgen.export.
 
 from __future__ import annotations
 
+import filecmp
 import glob
 import hashlib
 import json
@@ -16,7 +17,7 @@ import logging
 import os
 import re
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -27,6 +28,7 @@ from irbgen.card import BenchmarkStats, Spread, render_card
 from irbgen.commandline import base_command, reproducing_command
 from irbgen.errors import BadInputError, IrbgenError, OutputExistsError, redact
 from irbgen.io import manifest_text
+from irbgen.outputs import Inputs, check_inputs, check_replaceable, entries, real_output
 from irbgen.schema import Document, Manifest, Sample
 
 __all__ = [
@@ -63,6 +65,7 @@ FILES = (CORPUS, QUERIES, QRELS, SAMPLES, MANIFEST, CARD)
 HOP_QUERIES = "queries_hops.jsonl"
 HOP_QRELS = "qrels/hops.tsv"
 HOP_FILES = (HOP_QUERIES, HOP_QRELS)
+REVIEWS = "reviews"  # judgments made with `irbgen review`: moved into a benchmark that replaces this one
 HOP_SEPARATOR = "#h"
 QRELS_HEADER = "query-id\tcorpus-id\tscore"
 CHUNK_BYTES = 1 << 22  # hash and write in 4 MiB chunks rather than line by line
@@ -73,21 +76,29 @@ _INTEGER = re.compile(r"-?[0-9]+")
 _TSV_UNSAFE = re.compile(r"[\t\n\r]")
 
 M = TypeVar("M", bound=BaseModel)
+Carry = Callable[[Path, Path], str]  # (the benchmark replaced, the staged one) -> a line on what was kept
 
 
 # ---------------------------------------------------------------------------------------------- write
 
 
-def check_output(out: Path, force: bool) -> None:
-    """Fail early if OUT exists (without force) or its nearest existing parent is not writable."""
+def check_output(out: Path, force: bool, kind: str = "benchmark", inputs: Inputs = None) -> None:
+    """Fail early unless OUT may be written: absent, empty, or (with force) irbgen's own output of KIND.
+
+    An OUT that is, lies inside or holds one of INPUTS ({flag: path}) is refused, and so is one that
+    holds anything else (a user's files, another kind of output), with or without force; its nearest
+    existing parent must be writable.
+    """
     out = Path(out)
     if out.name in ("", ".", ".."):
-        raise BadInputError(f"{out}: name a new directory for the benchmark")
-    if _exists(out):
+        raise BadInputError(f"{out}: name a new directory for the output")
+    check_inputs(out, inputs)
+    out = real_output(out)
+    if check_replaceable(out, kind):
         if not force:
             raise OutputExistsError(f"{out}: already exists; pass --force to replace it")
-        if not out.is_dir():
-            raise BadInputError(f"{out}: exists and is not a directory; refusing to replace it")
+        if kind == "audit":
+            _check_no_judgments(out)
     parent = out.parent
     while not _exists(parent):
         parent = parent.parent
@@ -95,6 +106,22 @@ def check_output(out: Path, force: bool) -> None:
         raise BadInputError(f"{parent}: not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise BadInputError(f"{parent}: not writable")
+
+
+def _check_no_judgments(sheet: Path) -> None:
+    """Refuse to replace an audit sheet that holds judgments made by hand."""
+    judged = 0
+    try:
+        for _, raw in iter_lines(sheet / "audit.jsonl"):
+            judgment = json.loads(raw).get("judgment") or {}
+            judged += any(value not in (None, "") for value in judgment.values())
+    except (OSError, ValueError, AttributeError):
+        judged = judged or 1  # unreadable: it may hold judgments
+    if judged:
+        raise BadInputError(
+            f"{sheet}: holds {judged} judgment(s) made by hand, which irbgen does not replace; score them "
+            f"(irbgen audit --score {sheet}) or give --out another directory"
+        )
 
 
 def write_benchmark(
@@ -106,13 +133,18 @@ def write_benchmark(
     force: bool = False,
     description: str = "",
     licence: str = "",
+    carry: Carry | None = None,
 ) -> BenchmarkStats:
-    """Write a benchmark directory atomically from streams of documents and samples."""
+    """Write a benchmark directory atomically from streams of documents and samples.
+
+    Replacing a benchmark moves its reviews/ into the new one and, after CARRY (see `staged_directory`),
+    leaves it untouched when the new one has the same files.
+    """
     out = Path(out)
     if manifest.command == base_command(manifest.source):  # a builder that named only its command
         command = reproducing_command(manifest.source, manifest.config)
         manifest = manifest.model_copy(update={"command": command})
-    with staged_directory(out, force) as tmp:
+    with staged_directory(out, force, carry=carry) as tmp:
         stats = _write_files(tmp, documents, samples, manifest, description, licence)
     log.info("wrote %s: %d documents, %d samples, %d qrels", out, stats.documents, stats.samples, stats.qrels)
     return stats
@@ -326,24 +358,30 @@ class _Sink:
 
 
 @contextmanager
-def staged_directory(out: Path, force: bool) -> Iterator[Path]:
+def staged_directory(
+    out: Path, force: bool, kind: str = "benchmark", inputs: Inputs = None, carry: Carry | None = None
+) -> Iterator[Path]:
     """A temporary sibling of OUT to fill; it replaces OUT when the block ends, and vanishes on error.
 
-    OUT is locked while this runs (a second writer exits 2), and temporary siblings left by a killed
-    writer of OUT are removed first.
+    OUT is checked first (see `check_output`: KIND is the kind of output written, INPUTS the command's
+    inputs) and locked while this runs (a second writer exits 2); temporary siblings left by a killed
+    writer of OUT are removed first. A symlink OUT keeps linking to its target, which is replaced.
+    A benchmark that replaces another gets its reviews/; CARRY(OUT, staged) may copy more into the staged
+    one first and returns a line to log once OUT is replaced. If the staged benchmark then has the same
+    files as OUT, OUT is left as it was.
     """
     from irbgen.pipeline.rundir import lock_output
 
-    out = Path(out)
-    check_output(out, force)
+    check_output(out, force, kind, inputs)
+    out = real_output(Path(out))
     with lock_output(out):
-        check_output(out, force)  # again: another writer may have finished while we waited
+        check_output(out, force, kind)  # again: another writer may have finished while we waited
         remove_stale_siblings(out)
         tmp = out.parent / f".{out.name}.tmp-{os.getpid()}"
         try:
             tmp.mkdir()
             yield tmp
-            _move_into_place(tmp, out, force)
+            _move_into_place(tmp, out, force, kind, carry)
         except BaseException:
             _remove(tmp)
             raise
@@ -357,21 +395,57 @@ def remove_stale_siblings(out: Path) -> None:
             _remove(sibling)
 
 
-def _move_into_place(tmp: Path, out: Path, force: bool) -> None:
+def _move_into_place(tmp: Path, out: Path, force: bool, kind: str, carry: Carry | None) -> None:
+    if _exists(out) and out.is_dir() and not entries(out):
+        out.rmdir()  # an empty folder holds nothing to lose
     if not _exists(out):
         os.rename(tmp, out)
         return
     if not force:  # someone created OUT while we were writing
         raise OutputExistsError(f"{out}: already exists; pass --force to replace it")
+    line = ""
+    if kind == "benchmark":
+        line = carry(out, tmp) if carry is not None else ""
+        if _same_files(tmp, out):
+            _remove(tmp)
+            log.info("%s: unchanged, left as it was", out)
+            return
     old = out.parent / f".{out.name}.old-{os.getpid()}"
     _remove(old)
     os.rename(out, old)
+    reviews = _exists(old / REVIEWS) and kind == "benchmark"
     try:
-        os.rename(tmp, out)
+        if reviews:  # a rename: a line a reviewer appends meanwhile is not lost
+            os.rename(old / REVIEWS, tmp / REVIEWS)
+        try:
+            os.rename(tmp, out)
+        except BaseException:
+            if reviews:
+                os.rename(tmp / REVIEWS, old / REVIEWS)
+            raise
     except BaseException:
         os.rename(old, out)
         raise
     _remove(old)
+    if line:
+        log.warning("%s", line)
+
+
+def _same_files(new: Path, old: Path) -> bool:
+    """Whether every file of the benchmark NEW is in OLD with the same bytes, and OLD has no other."""
+    names = [name for name in entries(old) if name != REVIEWS]
+    if sorted(names) != entries(new):
+        return False
+    for name in names:
+        a, b = new / name, old / name
+        if a.is_dir() != b.is_dir():
+            return False
+        if a.is_dir():
+            if not _same_files(a, b):
+                return False
+        elif not filecmp.cmp(a, b, shallow=False):
+            return False
+    return True
 
 
 def _exists(path: Path) -> bool:

@@ -225,23 +225,36 @@ def test_byte_identical(tmp_path: Path) -> None:
 
 def test_existing_output_without_force(tmp_path: Path) -> None:
     out = tmp_path / "bench"
-    out.mkdir()
-    (out / "keep.txt").write_text("precious")
+    write(out)
+    before = snapshot(out)
     with pytest.raises(OutputExistsError, match="already exists; pass --force to replace it"):
         write(out)
     with pytest.raises(OutputExistsError):
         check_output(out, force=False)
+    assert snapshot(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bench"]
+
+
+def test_a_folder_irbgen_did_not_write_is_refused_even_with_force(tmp_path: Path) -> None:
+    out = tmp_path / "bench"
+    out.mkdir()
+    (out / "keep.txt").write_text("precious")
+    for force in (False, True):
+        with pytest.raises(BadInputError, match=r"holds files that are not a benchmark \(keep.txt\)"):
+            write(out, force=force)
     assert snapshot(out) == {"keep.txt": b"precious"}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bench"]
 
 
 def test_existing_output_with_force(tmp_path: Path) -> None:
     out = tmp_path / "bench"
-    out.mkdir()
-    (out / "keep.txt").write_text("old")
+    out.mkdir()  # an empty folder may be used
+    write(out)
+    (out / "corpus.jsonl").write_text("old")
     check_output(out, force=True)
     write(out, force=True)
     assert sorted(snapshot(out)) == FILES
+    assert (out / "corpus.jsonl").read_text() != "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bench"]  # no .old-* or .tmp-* left
 
 
@@ -266,8 +279,8 @@ def test_failure_mid_way_leaves_nothing(tmp_path: Path) -> None:
 
 def test_failure_with_force_keeps_old_output(tmp_path: Path) -> None:
     out = tmp_path / "bench"
-    out.mkdir()
-    (out / "keep.txt").write_text("old")
+    write(out)
+    before = snapshot(out)
 
     def samples() -> Iterator[Sample]:
         yield make_samples()[0]
@@ -275,7 +288,7 @@ def test_failure_with_force_keeps_old_output(tmp_path: Path) -> None:
 
     with pytest.raises(KeyboardInterrupt):
         write_benchmark(out, make_documents(), samples(), make_manifest(), force=True)
-    assert snapshot(out) == {"keep.txt": b"old"}
+    assert snapshot(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bench"]
 
 

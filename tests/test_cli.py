@@ -82,12 +82,16 @@ def test_existing_output_needs_force(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     (out / "keep.txt").write_text("mine")
+    for force in ((), ("--force",)):  # a folder irbgen did not write is never replaced
+        result = run("phantom", "--n", 60, "--out", out, *force)
+        assert result.exit_code == 2
+        assert "holds files that are not a benchmark (keep.txt)" in result.output
+        assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
+    (out / "keep.txt").unlink()
+    assert run("phantom", "--n", 60, "--out", out).exit_code == 0  # an empty folder is fine
     result = run("phantom", "--n", 60, "--out", out)
-    assert result.exit_code == 2
-    assert "already exists; pass --force" in result.output
-    assert (out / "keep.txt").read_text() == "mine"
-    assert run("phantom", "--n", 60, "--out", out, "--force").exit_code == 0
-    assert not (out / "keep.txt").exists() and (out / "corpus.jsonl").exists()
+    assert result.exit_code == 2 and "already exists; pass --force" in result.output
+    assert run("phantom", "--n", 60, "--seed", 1, "--out", out, "--force").exit_code == 0
 
 
 def test_unwritable_output_is_bad_input(tmp_path):

@@ -168,18 +168,23 @@ def test_answer_types_and_tokens() -> None:
 def test_compare_refuses_existing_out_without_force(tmp_path: Path) -> None:
     bench = literal_benchmark(tmp_path / "bench")
     out = tmp_path / "cmp"
-    out.mkdir()
+    out.mkdir()  # an empty folder may be used
+    compare_benchmarks([bench], out, bm25=False)
     with pytest.raises(OutputExistsError):
         compare_benchmarks([bench], out, bm25=False)
     compare_benchmarks([bench], out, force=True, bm25=False)
     assert (out / "compare.md").is_file()
+    for target in (bench, bench / "cmp", tmp_path):  # the input, inside it, around it
+        with pytest.raises(BadInputError, match=r"--out (is|is inside|holds) the input BENCH_DIRS"):
+            compare_benchmarks([bench], target, force=True, bm25=False)
 
 
 def test_compare_bad_input(tmp_path: Path) -> None:
     with pytest.raises(BadInputError, match="no benchmark directories"):
         compare_benchmarks([], None, bm25=False)
+    (tmp_path / "empty").mkdir()
     with pytest.raises(BadInputError, match="manifest.json: no such file"):
-        compare_benchmarks([tmp_path], tmp_path / "cmp", bm25=False)
+        compare_benchmarks([tmp_path / "empty"], tmp_path / "cmp", bm25=False)
     assert not (tmp_path / "cmp").exists()
 
 

@@ -232,11 +232,19 @@ def test_report_refuses_existing_out_without_force(tmp_path: Path, runs: list[Pa
     out = tmp_path / "report"
     out.mkdir()
     (out / "keep.txt").write_text("x", encoding="utf-8")
+    for force in (False, True):  # a folder irbgen did not write is never replaced
+        with pytest.raises(BadInputError, match=r"holds files that are not a report \(keep.txt\)"):
+            write_report(runs, out, force=force)
+    assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
+    (out / "keep.txt").unlink()
+    write_report(runs, out)  # an empty folder may be used
     with pytest.raises(OutputExistsError):
         write_report(runs, out)
-    assert (out / "keep.txt").exists()
+    (out / "report.md").write_text("old", encoding="utf-8")
     write_report(runs, out, force=True)
-    assert not (out / "keep.txt").exists() and (out / "report.md").is_file()
+    assert (out / "report.md").read_text(encoding="utf-8") != "old"
+    with pytest.raises(BadInputError, match="--out is the input EVAL_DIRS"):
+        write_report(runs, runs[0], force=True)
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
 
 

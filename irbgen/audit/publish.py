@@ -92,16 +92,30 @@ def interval(rate: Rate) -> str:
 def splice_section(card: str, section: str) -> str:
     """CARD with its Audit section replaced by SECTION, or SECTION added before "How to load it"."""
     lines = card.splitlines(keepends=True)
+    span = _span(lines, HEADING)
+    if span is not None:
+        lines[span[0] : span[1]] = []
     headings = _headings(lines)
-    if HEADING in headings:
-        start = headings[HEADING]
-        end = min((i for i in headings.values() if i > start), default=len(lines))
-        lines[start:end] = []
-        headings = _headings(lines)
     if BEFORE in headings:
         at = headings[BEFORE]
         return "".join(lines[:at]) + section + "\n" + "".join(lines[at:])
     return "".join(lines).rstrip("\n") + "\n\n" + section
+
+
+def section_of(card: str, heading: str) -> str:
+    """CARD's section under HEADING as `splice_section` takes it (up to the next heading), or ''."""
+    lines = card.splitlines(keepends=True)
+    span = _span(lines, heading)
+    return "" if span is None else "".join(lines[span[0] : span[1]]).rstrip("\n") + "\n"
+
+
+def _span(lines: list[str], heading: str) -> tuple[int, int] | None:
+    """Line indices [start, end) of the section under HEADING, or None."""
+    headings = _headings(lines)
+    if heading not in headings:
+        return None
+    start = headings[heading]
+    return start, min((i for i in headings.values() if i > start), default=len(lines))
 
 
 def _headings(lines: list[str]) -> dict[str, int]:

@@ -66,8 +66,9 @@ def make_sheet(benchmark: Path, size: int, seed: int) -> Sheet:
 
 
 def write_sheet(out: Path, sheet: Sheet, force: bool = False) -> None:
-    """Write audit.json, audit.jsonl and audit.md into OUT atomically."""
-    with staged_directory(Path(out), force) as tmp:
+    """Write audit.json, audit.jsonl and audit.md into OUT atomically (never over the benchmark)."""
+    inputs = {"BENCHMARK": Path(sheet.header.benchmark)}
+    with staged_directory(Path(out), force, "audit", inputs) as tmp:
         write_json(tmp / HEADER, sheet.header)
         write_jsonl(tmp / SHEET, sheet.items)  # the judgment near the start of a line, easy to find
         (tmp / MARKDOWN).write_text(render_markdown(sheet.header, sheet.items), encoding="utf-8")

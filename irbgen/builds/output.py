@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from irbgen import __version__
-from irbgen.benchmark import write_benchmark
+from irbgen.benchmark import Carry, write_benchmark
 from irbgen.card import BenchmarkStats
 from irbgen.io import write_manifest
 from irbgen.pipeline.runner import StageResult
@@ -99,8 +99,12 @@ def usage(llm: Any) -> dict[str, Any]:
     return llm.ledger.summary() if llm is not None else {"backend": "rules"}
 
 
-def write_output(output: BuildOutput, benchmark_dir: Path, run_dir: Path | None = None) -> RunManifest:
+def write_output(
+    output: BuildOutput, benchmark_dir: Path, run_dir: Path | None = None, carry: Carry | None = None
+) -> RunManifest:
     """Write the benchmark (replacing an earlier one) and, with RUN_DIR, RUN/manifest.json; the manifest.
+
+    CARRY is what the replaced benchmark passes on beside its reviews (see irbgen.benchmark.staged_directory).
 
     The benchmark's own manifest takes the run's counts (less rejects, which it counts itself), its
     rejects per reason and its model usage; the run manifest gains the benchmark's document and qrel
@@ -108,7 +112,7 @@ def write_output(output: BuildOutput, benchmark_dir: Path, run_dir: Path | None 
     """
     manifest = output.manifest
     if output.card is not None:
-        stats = _write_benchmark(output, benchmark_dir)
+        stats = _write_benchmark(output, benchmark_dir, carry)
         written = {"benchmark_documents": stats.documents, "benchmark_qrels": stats.qrels}
         manifest = manifest.model_copy(update={"counts": {**manifest.counts, **written}})
     if run_dir is not None:
@@ -117,7 +121,7 @@ def write_output(output: BuildOutput, benchmark_dir: Path, run_dir: Path | None 
     return manifest
 
 
-def _write_benchmark(output: BuildOutput, out: Path) -> BenchmarkStats:
+def _write_benchmark(output: BuildOutput, out: Path, carry: Carry | None) -> BenchmarkStats:
     card, manifest = output.card, output.manifest
     assert card is not None
     return write_benchmark(
@@ -138,4 +142,5 @@ def _write_benchmark(output: BuildOutput, out: Path) -> BenchmarkStats:
         force=True,
         description=card.description,
         licence=card.licence,
+        carry=carry,
     )

@@ -21,7 +21,7 @@ MAX_LISTED_PROBLEMS = 50
 )
 @click.option("--seed", type=int, help="Seed of the draw.  [default: 0]")
 @click.option("--out", type=click.Path(path_type=Path), help="Folder to write the sheet to.")
-@click.option("--force", is_flag=True, help="Replace --out if it exists.")
+@click.option("--force", is_flag=True, help="Replace --out if it holds irbgen's output of this kind.")
 @click.option(
     "--score",
     "score_dir",
@@ -50,9 +50,12 @@ def audit(
 def _sheet(benchmark: Path, size: int, seed: int, out: Path, force: bool) -> None:
     from irbgen.audit.publish import KIND_LABELS
     from irbgen.audit.records import KINDS
-    from irbgen.audit.sheet import HEADER, MARKDOWN, SHEET, make_sheet, write_sheet
+    from irbgen.audit.sheet import HEADER, MARKDOWN, SHEET, check_benchmark, make_sheet, write_sheet
+    from irbgen.benchmark import check_output
 
     with reporting_errors():
+        check_benchmark(benchmark)
+        check_output(out, force, "audit", {"BENCHMARK": benchmark})
         sheet = make_sheet(benchmark, size, seed)
         write_sheet(out, sheet, force)
     header = sheet.header

@@ -6,6 +6,7 @@ source does not use is refused rather than silently ignored.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,9 +49,29 @@ KEPT_ON_FORCE = {
 DECIDE_FETCHES = {"source", "warc", "offline", "wayback", "allow_private_hosts", "irbgen"}
 
 
-def kept_on_force(changed: set[str]) -> dict[str, str]:
-    """Entries of a run directory that --force keeps, given the fingerprint names that changed."""
-    return KEPT_ON_FORCE if changed & DECIDE_FETCHES else {**KEPT_ON_FORCE, "warc": "fetched pages"}
+def kept_on_force(changed: set[str], run_dir: Path | None = None) -> dict[str, str]:
+    """Entries of a run directory that --force keeps, given the fingerprint names that changed.
+
+    A benchmark holding reviews or an audit is kept too: the new one replaces it and carries them over.
+    """
+    from irbgen.builds.output import BENCHMARK
+    from irbgen.cli.humanwork import holds_human_work
+
+    kept = KEPT_ON_FORCE if changed & DECIDE_FETCHES else {**KEPT_ON_FORCE, "warc": "fetched pages"}
+    if run_dir is not None and holds_human_work(run_dir / BENCHMARK):
+        kept = {**kept, BENCHMARK: "the benchmark's reviews and audit (carried into the new benchmark)"}
+    return kept
+
+
+def build_inputs(config: Any, config_path: Path | None) -> dict[str, Any]:
+    """The files and folders a build reads, by flag: --out may be none of them, nor inside or around one."""
+    inputs: dict[str, Any] = {"--config": config_path}
+    for name in sorted(type(config).model_fields):
+        value = getattr(config, name)
+        paths = isinstance(value, Path) or (isinstance(value, list) and value and isinstance(value[0], Path))
+        if paths and name != "shared_dir":
+            inputs["--" + name.replace("_", "-")] = value
+    return inputs
 
 
 @click.command()
@@ -260,18 +281,25 @@ def build(**options: Any) -> None:
         _refuse_foreign_flags(context, Config.model_fields, source)
         given = {name: options[name] for name in context.params if _given(context, name)}
         config = load_build_config(Config, source, options["config_path"], given)
+        from irbgen.benchmark import check_output
         from irbgen.builds.output import BENCHMARK, write_output
+        from irbgen.cli.humanwork import carry_human_work
         from irbgen.cli.preflight import check_build_inputs
+        from irbgen.outputs import check_inputs
         from irbgen.pipeline.rundir import locked, make_directory, prepare_run_dir
 
         check_build_inputs(config)
         if config.executor == "ray":
             require("ray", "--executor ray")
         fingerprint = build_fingerprint(source, config)
+        inputs = build_inputs(config, options["config_path"])
+        check_inputs(out, inputs)
         make_directory(out)
         with locked(out):
-            prepare_run_dir(out, fingerprint, force=options["force"], keep=kept_on_force)
-            manifest = write_output(run(config, out, progress), out / BENCHMARK, out)
+            keep = partial(kept_on_force, run_dir=out)
+            prepare_run_dir(out, fingerprint, force=options["force"], keep=keep, inputs=inputs)
+            check_output(out / BENCHMARK, True)  # refused now, not after the build, if it holds others' files
+            manifest = write_output(run(config, out, progress), out / BENCHMARK, out, carry_human_work)
     line = summary_line(manifest, out) if source == "wikipedia-dump" else wikidata_summary(manifest, out)
     click.echo(line)
 

@@ -41,7 +41,7 @@ def eval_group() -> None:
     help="Also rank each hop's sub-question against its own evidence (per_hop.jsonl, evidence chain recall).",
 )
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Evaluation directory to write.")
-@click.option("--force", is_flag=True, help="Replace --out if it exists.")
+@click.option("--force", is_flag=True, help="Replace --out if it holds irbgen's output of this kind.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 def retrieval(
     benchmark: Path,
@@ -264,7 +264,7 @@ def _qa_summary(method: str, model: str, out: Path, summary: dict) -> str:
 @click.command()
 @click.argument("eval_dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Report directory to write.")
-@click.option("--force", is_flag=True, help="Replace --out if it exists.")
+@click.option("--force", is_flag=True, help="Replace --out if it holds irbgen's output of this kind.")
 def report(eval_dirs: tuple[Path, ...], out: Path, force: bool) -> None:
     """Markdown and HTML report with plots from one or more evaluation directories."""
     from irbgen.eval.report import write_report
@@ -279,7 +279,7 @@ def report(eval_dirs: tuple[Path, ...], out: Path, force: bool) -> None:
 @click.option(
     "--out", type=click.Path(path_type=Path), help="Write compare.md, compare.json and a plot here."
 )
-@click.option("--force", is_flag=True, help="Replace --out if it exists.")
+@click.option("--force", is_flag=True, help="Replace --out if it holds irbgen's output of this kind.")
 @click.option("--no-bm25", is_flag=True, help="Skip the BM25 nDCG@10 column.")
 @click.option(
     "--closed-book",

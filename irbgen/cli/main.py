@@ -92,7 +92,7 @@ def main(verbose: bool) -> None:
     help="Folder of word lists (default: irbgen's own, irbgen/resources/phantom).",
 )
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Benchmark directory to write.")
-@click.option("--force", is_flag=True, help="Replace --out if it exists.")
+@click.option("--force", is_flag=True, help="Replace --out if it holds irbgen's output of this kind.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display and no summary.")
 def phantom(
     config_path: Path | None, vocab_dir: Path | None, out: Path, force: bool, quiet: bool, **flags
@@ -101,6 +101,7 @@ def phantom(
     from irbgen.benchmark import check_output
     from irbgen.builds.output import write_output
     from irbgen.builds.phantom import build_phantom
+    from irbgen.cli.humanwork import carry_human_work
     from irbgen.phantom.config import load_config
     from irbgen.phantom.vocabulary import load_vocabulary
     from irbgen.pipeline.rundir import lock_output
@@ -108,13 +109,13 @@ def phantom(
     with reporting_errors(), progress_display(not quiet) as progress:
         started = time.perf_counter()
         config = load_config(config_path, flags)
-        check_output(out, force)
+        check_output(out, force, "benchmark", {"--config": config_path, "--vocab-dir": vocab_dir})
         vocabulary = load_vocabulary(vocab_dir)
         with lock_output(out):
             build = build_phantom(config, vocabulary, progress)
             writing = time.perf_counter()
             build.documents = counting(build.documents, "articles", build.universe.size, progress)
-            manifest = write_output(build, out)
+            manifest = write_output(build, out, carry=carry_human_work)
             finished = time.perf_counter()
     if not quiet:
         timings = ", ".join(f"{stage} {seconds:.2f}s" for stage, seconds in build.timings.items())
@@ -157,7 +158,7 @@ def validate(directory: Path) -> None:
     help="parquet files, or a Hugging Face DatasetDict saved to disk.",
 )
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Folder to write.")
-@click.option("--force", is_flag=True, help="Replace --out if it holds anything.")
+@click.option("--force", is_flag=True, help="Replace --out if it holds irbgen's output of this kind.")
 @click.option(
     "--reviewed-only",
     is_flag=True,
@@ -170,9 +171,8 @@ def export(directory: Path, fmt: str, out: Path, force: bool, reviewed_only: boo
     from irbgen.validation import invalid_benchmark, validate_benchmark
 
     with reporting_errors():
-        if out.is_dir() and not out.is_symlink() and not any(out.iterdir()):
-            out.rmdir()  # an empty folder holds nothing to lose
-        with consistent_read(directory), staged_directory(out, force) as tmp:
+        inputs = {"DIRECTORY": directory}
+        with consistent_read(directory), staged_directory(out, force, "export", inputs) as tmp:
             report = validate_benchmark(directory)
             if not report.ok:
                 raise invalid_benchmark(directory, report)
@@ -212,13 +212,14 @@ def _reviewed(directory: Path) -> set[str]:
     help="A closed-book evaluation (eval qa --method closed-book) of BENCHMARK: drop what it got right.",
 )
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Benchmark directory to write.")
-@click.option("--force", is_flag=True, help="Replace --out if it exists.")
+@click.option("--force", is_flag=True, help="Replace --out if it holds irbgen's output of this kind.")
 def filter_benchmark(benchmark: Path, eval_dir: Path, out: Path, force: bool) -> None:
     """Write BENCHMARK without the samples a model answered closed-book (a contamination probe)."""
+    from irbgen.cli.humanwork import carry_human_work
     from irbgen.eval.filtering import filter_closed_book
 
     with reporting_errors():
-        done = filter_closed_book(benchmark, eval_dir, out, force=force)
+        done = filter_closed_book(benchmark, eval_dir, out, force=force, carry=carry_human_work)
     click.echo(
         f"dropped {done['dropped']:,} of {done['evaluated']:,} evaluated samples that {done['model']} "
         f"answered closed-book ({done['by']} >= {done['threshold']:g}); "

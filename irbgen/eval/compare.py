@@ -102,7 +102,8 @@ def compare_benchmarks(
     if not bench_dirs:
         raise BadInputError("no benchmark directories given")
     if out is not None:
-        with staged_directory(Path(out), force) as tmp:  # fails early if OUT exists
+        inputs = {"BENCH_DIRS": bench_dirs, "--closed-book": closed_book}
+        with staged_directory(Path(out), force, "comparison", inputs) as tmp:  # fails early if OUT exists
             result = _compare(bench_dirs, bm25, list(closed_book))
             _write(result, tmp)
     else:

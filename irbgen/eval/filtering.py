@@ -16,6 +16,7 @@ from typing import Any
 from irbgen.benchmark import (
     CARD,
     SAMPLES,
+    Carry,
     check_output,
     consistent_read,
     read_documents,
@@ -64,11 +65,11 @@ def closed_book_marks(eval_dir: Path) -> tuple[dict[str, Any], dict[str, bool | 
 
 
 def filter_closed_book(
-    benchmark_dir: Path, eval_dir: Path, out: Path, force: bool = False
+    benchmark_dir: Path, eval_dir: Path, out: Path, force: bool = False, carry: Carry | None = None
 ) -> dict[str, Any]:
     """Write OUT: BENCHMARK_DIR without the samples EVAL_DIR marks closed_book_correct; return the filter."""
     benchmark_dir, eval_dir, out = Path(benchmark_dir), Path(eval_dir), Path(out)
-    check_output(out, force)
+    check_output(out, force, "benchmark", {"BENCHMARK": benchmark_dir, "--drop-closed-book": eval_dir})
     config, marks = closed_book_marks(eval_dir)
     with consistent_read(benchmark_dir):
         report = validate_benchmark(benchmark_dir)
@@ -129,6 +130,7 @@ def filter_closed_book(
             force=force,
             description=description,
             licence=_licence(benchmark_dir / CARD),
+            carry=carry,
         )
     return record["drop_closed_book"] | {"kept": stats.samples}
 

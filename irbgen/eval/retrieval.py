@@ -90,7 +90,8 @@ def evaluate_retrieval(
     names = [str(measure) for measure in parsed]
     engine = build_retriever(retriever, **options)
     engine.progress = progress
-    check_output(out_dir, force)
+    inputs = {"--benchmark": benchmark_dir, "--model-path": options.get("model_path")}
+    check_output(out_dir, force, "retrieval", inputs)
 
     with consistent_read(benchmark_dir):
         with _stage("validate"):
@@ -180,7 +181,7 @@ def _write(
     negatives: list[dict[str, Any]] | None = None,
     hops: tuple[Any, list[dict[str, Any]], Any] | None = None,
 ) -> None:
-    with staged_directory(out, force) as tmp:
+    with staged_directory(out, force, "retrieval") as tmp:
         (tmp / CONFIG).write_text(_pretty(config), encoding="utf-8")
         write_run(tmp / RUN, rankings)
         with (tmp / PER_QUERY).open("w", encoding="utf-8") as file:

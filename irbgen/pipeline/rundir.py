@@ -23,6 +23,7 @@ from typing import Any
 
 from irbgen.errors import BadInputError
 from irbgen.io import write_json
+from irbgen.outputs import Inputs, check_inputs
 
 log = logging.getLogger(__name__)
 
@@ -195,15 +196,23 @@ Keep = Callable[[set[str]], Mapping[str, str]]  # changed names -> {entry to kee
 
 
 def prepare_run_dir(
-    run_dir: Path, fingerprint: dict[str, Any], *, force: bool, keep: Keep = lambda changed: {}
+    run_dir: Path,
+    fingerprint: dict[str, Any],
+    *,
+    force: bool,
+    keep: Keep = lambda changed: {},
+    inputs: Inputs = None,
 ) -> bool:
     """Check RUN_DIR (held locked by the caller) against FINGERPRINT; True when resuming.
+
+    A RUN_DIR that is, lies inside or holds one of INPUTS ({flag: path}) is refused first.
 
     An empty directory starts fresh. A directory with our fingerprint resumes if it matches; otherwise it
     is refused with what changed. With `force` it is emptied and started over, except the entries that
     `keep` names given what changed (caches still valid); the log says which. Anything else (a
     benchmark, files irbgen did not write) is refused even with `force`.
     """
+    check_inputs(run_dir, inputs)
     path = run_dir / FINGERPRINT
     remove_stale_temps(run_dir)
     entries = [p for p in run_dir.iterdir() if p.name != LOCK]

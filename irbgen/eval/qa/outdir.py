@@ -8,8 +8,9 @@ from typing import Any
 
 from irbgen.errors import BadInputError
 from irbgen.eval.evaldir import CONFIG, METRICS, PER_QUERY
-from irbgen.llm.ledger import JOURNAL
-from irbgen.pipeline.rundir import LOCK
+from irbgen.outputs import check_replaceable
+
+__all__ = ["CONFIG", "LEDGER", "METRICS", "PER_QUERY", "PREDICTIONS", "check_out_contents", "check_resumable"]
 
 PREDICTIONS = "predictions.jsonl"
 LEDGER = "ledger.json"
@@ -33,17 +34,7 @@ FLAGS = {
 
 def check_out_contents(out_dir: Path) -> None:
     """Refuse an --out that holds a benchmark, or files that no QA evaluation wrote."""
-    names = {p.name for p in out_dir.iterdir() if p.name != LOCK}
-    if "corpus.jsonl" in names or "samples.jsonl" in names:
-        raise BadInputError(f"{out_dir}: holds a benchmark; give --out a new or empty directory")
-    ours = {CONFIG, PREDICTIONS, PER_QUERY, METRICS, LEDGER, JOURNAL}
-    foreign = {name for name in names if name not in ours and not name.startswith("llm-cache.sqlite")}
-    if foreign:
-        shown = ", ".join(sorted(foreign)[:3])
-        raise BadInputError(
-            f"{out_dir}: holds files that are not a QA evaluation ({shown}); "
-            "give --out a new or empty directory"
-        )
+    check_replaceable(out_dir, "qa")
 
 
 def check_resumable(path: Path, config: dict[str, Any]) -> None:

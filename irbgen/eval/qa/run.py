@@ -62,6 +62,7 @@ from irbgen.llm.client import LLMClient, check_reachable
 from irbgen.llm.ledger import JOURNAL, Ledger
 from irbgen.llm.prompts import Prompt, load_prompt
 from irbgen.llm.settings import LLMSettings
+from irbgen.outputs import check_inputs
 from irbgen.pipeline.rundir import locked, make_directory, remove_stale_temps
 from irbgen.progress import Progress, silent
 from irbgen.schema import Sample
@@ -136,6 +137,7 @@ async def evaluate_qa(
 ) -> dict[str, Any]:
     """Evaluate a method and model (see QAOptions) on a benchmark; write OUT_DIR and return a summary."""
     benchmark_dir, out_dir = Path(benchmark_dir), Path(out_dir)
+    check_inputs(out_dir, {"--benchmark": benchmark_dir})
     spec = _check_options(options)
     settings, judge_settings, second_judge = options.settings, options.judge_settings, options.second_judge
     with consistent_read(benchmark_dir):  # a rewrite of the benchmark mid-run: exit 1, not mixed results

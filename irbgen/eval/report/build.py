@@ -21,14 +21,11 @@ def write_report(eval_dirs: list[Path], out: Path, force: bool = False) -> Path:
     out = Path(out)
     if not eval_dirs:
         raise BadInputError("no evaluation directories given")
-    check_output(out, force)
+    check_output(out, force, "report", {"EVAL_DIRS": eval_dirs})
     runs = [read_eval(Path(path)) for path in eval_dirs]
-    for run in runs:
-        if _same(run.path, out):
-            raise BadInputError(f"{out}: is one of the evaluation directories; name a new directory")
     unique_labels(runs)
     histograms, missing = answer_histograms(runs)
-    with staged_directory(out, force) as tmp:
+    with staged_directory(out, force, "report") as tmp:
         blocks = _sections(runs, histograms, missing, tmp)
         (tmp / "report.md").write_bytes(render_markdown(blocks).encode())
         (tmp / "report.html").write_bytes(render_html(blocks, "irbgen evaluation report").encode())
@@ -76,10 +73,3 @@ def _sections(
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-def _same(a: Path, b: Path) -> bool:
-    try:
-        return a.resolve() == b.resolve()
-    except OSError:
-        return False
