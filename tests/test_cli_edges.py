@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 import pytest
+from cli_commands import commands
 from click.testing import CliRunner
 
 from irbgen.cli import main
@@ -18,15 +19,6 @@ from irbgen.schema import Sample
 
 ROOT = Path(__file__).resolve().parents[1]
 
-
-def commands(group: click.Group = main, prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], click.Command]:
-    found = {}
-    for name, command in sorted(group.commands.items()):
-        if isinstance(command, click.Group):
-            found.update(commands(command, (*prefix, name)))
-        else:
-            found[(*prefix, name)] = command
-    return found
 
 
 def float_options() -> list[tuple[tuple[str, ...], str]]:

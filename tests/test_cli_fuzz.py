@@ -15,6 +15,7 @@ from pathlib import Path
 
 import click
 import pytest
+from cli_commands import commands
 from click.testing import CliRunner
 
 from irbgen.audit.records import Judgment
@@ -36,15 +37,6 @@ def value(kind: str, root: Path) -> str:
         "missing": str(root / "no-such-file"),
     }[kind]
 
-
-def commands(group: click.Group = main, prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], click.Command]:
-    found = {}
-    for name, command in sorted(group.commands.items()):
-        if isinstance(command, click.Group):
-            found.update(commands(command, (*prefix, name)))
-        else:
-            found[(*prefix, name)] = command
-    return found
 
 
 @pytest.fixture(scope="module")
