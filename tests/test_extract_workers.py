@@ -178,3 +178,28 @@ def test_workers_exit_with_their_parent(signum: int) -> None:
         for pid in pids:
             if alive(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_sigterm_while_pages_are_extracted_stops_the_build_and_a_rerun_resumes(tmp_path: Path) -> None:
+    from test_sample_build_hashes import BUILDS, EXPECTED, sha256
+
+    def build() -> subprocess.Popen:
+        command = [sys.executable, "-m", "irbgen", *BUILDS["wikipedia"], "--quiet", "--out", "wikipedia"]
+        return subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+    victim = build()
+    fetching = tmp_path / "wikipedia" / "stages" / "fetch_cited"
+    deadline = time.monotonic() + 120
+    while not fetching.exists() and victim.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    victim.send_signal(signal.SIGTERM)
+    _, stderr = victim.communicate(timeout=60)  # a guard against hanging, not a timing
+    assert victim.returncode == 128 + signal.SIGTERM, stderr.decode()
+    assert not (fetching / "complete").exists()  # stopped inside the stage
+
+    rerun = build()
+    _, stderr = rerun.communicate(timeout=240)
+    assert rerun.returncode == 0, stderr.decode()
+    expected = EXPECTED["wikipedia"]
+    benchmark = tmp_path / "wikipedia" / "benchmark"
+    assert {file: sha256(benchmark / file) for file in expected} == expected
