@@ -1,16 +1,17 @@
 """Build on real web pages N times while busy processes load the CPUs; every run must exit 0, alike.
 
-    python bench/extract_stress.py [--runs 10] [--busy 3] [--processes 1] [--dump DUMP] [--pages DIR ...]
+    python bench/extract_stress.py [--runs 10] [--busy 3] [--processes 1] [--dump DUMP] [--limit N]
+                                   [--pages DIR ...]
 
 The WARC it writes serves every URL cited by DUMP (default: the 196-page real Wikipedia export of
 ../shared/realdata/, 155 cited URLs) with a real HTML page from the folders given by --pages (default:
 the Node.js, libxslt and valgrind manuals a Debian system installs under /usr/share/doc, the pages
 their projects publish on the web), taken in sorted order and cycled, each with its citing passages
 appended to its body. Each run is `irbgen build --source wikipedia-dump --offline --facts-only` on
-that WARC, in a fresh folder, while BUSY processes spin. A run that exceeds --run-timeout is killed
-(SIGTERM, then SIGKILL 10 s later) and counted as hung. The script prints one line per run (exit
-code, seconds, hash of facts.jsonl, documents.jsonl and rejects.jsonl) and exits 0 only if every run
-exited 0 with the same hash.
+that WARC (with `--limit N` if given), in a fresh folder, while BUSY processes spin. A run that
+exceeds --run-timeout is killed (SIGTERM, then SIGKILL 10 s later) and counted as hung. The script
+prints one line per run (exit code, seconds, hash of facts.jsonl, documents.jsonl and rejects.jsonl)
+and exits 0 only if every run exited 0 with the same hash.
 """
 
 from __future__ import annotations
@@ -92,6 +93,7 @@ def main() -> int:
     parser.add_argument("--busy", type=int, default=3, help="busy-loop processes during the runs")
     parser.add_argument("--processes", type=int, default=1, help="the build's --processes")
     parser.add_argument("--dump", type=Path, default=DEFAULT_DUMP)
+    parser.add_argument("--limit", type=int, default=None, help="the build's --limit (articles read)")
     parser.add_argument("--pages", type=Path, nargs="+", default=DEFAULT_PAGES)
     parser.add_argument("--run-timeout", type=float, default=600.0, help="seconds before a run is hung")
     parser.add_argument("--work", type=Path, default=None, help="folder for the WARC and the runs")
@@ -108,6 +110,7 @@ def main() -> int:
     warc = work / "cited.warc.gz"
     count = stress_warc(args.dump, pages, warc)
     print(f"{count} cited URLs served from {len(pages)} real pages in {warc}; {args.busy} busy processes")
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))  # the busy loops stop too
     busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.busy)]
     results: list[tuple[int | str, float, str]] = []
     try:
@@ -118,6 +121,8 @@ def main() -> int:
                 "--facts-only", "--dump", str(args.dump), "--warc", str(warc),
                 "--processes", str(args.processes), "--out", str(run),
             ]  # fmt: skip
+            if args.limit is not None:
+                command += ["--limit", str(args.limit)]
             code, seconds = one_run(command, args.run_timeout, work / f"run-{number}.log")
             digest = output_hash(run) if code == 0 else "-"
             results.append((code, seconds, digest))
