@@ -137,15 +137,9 @@ class WorkerPool:
         return [worker.process.pid for worker in [*self._idle, *self._busy] if worker.process.pid is not None]
 
     def close(self) -> None:
-        """Stop every worker: idle ones end when their pipe closes, busy ones are killed."""
-        for worker in self._busy:
+        """Stop every worker now: a worker holds nothing to save, and a stopping build must not wait."""
+        for worker in [*self._busy, *self._idle]:
             worker.kill()
-        for worker in self._idle:
-            worker.conn.close()
-        for worker in self._idle:
-            worker.process.join(5)
-            if worker.process.is_alive():
-                worker.kill()
         self._idle, self._busy = [], set()
 
     def _semaphore(self) -> asyncio.Semaphore:
