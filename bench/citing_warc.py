@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from pathlib import Path
@@ -57,8 +58,10 @@ def page_html(url: str, passages: list[str]) -> bytes:
     ).encode()
 
 
-def write_warc(passages: dict[str, list[str]], out: Path) -> int:
-    """One 200 response per URL, in sorted URL order; returns how many."""
+def write_warc(
+    passages: dict[str, list[str]], out: Path, page: Callable[[str, list[str]], bytes] = page_html
+) -> int:
+    """One 200 response per URL, in sorted URL order, its body made by PAGE; returns how many."""
     writer = WarcWriter(out.parent, filename=out.name, warcinfo_date=format_warc_date(BASE_TIME))
     for number, url in enumerate(sorted(passages)):
         moment = BASE_TIME + STEP * (number + 1)
@@ -68,7 +71,7 @@ def write_warc(passages: dict[str, list[str]], out: Path) -> int:
             host = parsed.netloc.decode("ascii")
         except (httpx.InvalidURL, UnicodeError):
             continue
-        body = page_html(url, passages[url])
+        body = page(url, passages[url])
         writer.write_exchange(
             url,
             request_line=f"GET {path} HTTP/1.1",

@@ -677,6 +677,6 @@ def test_an_io_stage_offloads_its_cpu_part_to_the_executors_processes(tmp_path: 
     with LocalExecutor(processes=processes) as executor:
         result = run_stage(OffloadsWork(), texts(6), context(tmp_path), executor=executor)
     where = {row["text"] for row in rows(result)}
-    assert (where == {str(os.getpid())}) is (processes == 1)  # one process: a thread here; else the pool
+    assert str(os.getpid()) not in where and len(where) <= processes  # worker processes, never a thread here
     (failed,) = run_rejects(tmp_path)
     assert (failed["key"], failed["reason"]) == ("t003", "error:ValueError")  # raised as itself

@@ -93,7 +93,13 @@ def build_inputs(config: Any, config_path: Path | None) -> dict[str, Any]:
     "--index", type=click.Path(path_type=Path), help="Multistream index (found next to the dump if omitted)."
 )
 @click.option("--shards", default=1, show_default=True, type=int, help="Read the dump in this many shards.")
-@click.option("--processes", default=1, show_default=True, type=int, help="Processes for CPU stages.")
+@click.option(
+    "--processes",
+    default=1,
+    show_default=True,
+    type=int,
+    help="Processes for CPU stages and page extraction.",
+)
 @click.option(
     "--executor",
     type=click.Choice(["local", "ray"]),

@@ -48,7 +48,7 @@ from ray.exceptions import RayError, RayTaskError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from irbgen.pipeline.runner import Sink, WorkItem, arun_one, chunked, in_order, iter_one, run_async, run_one
-from irbgen.pipeline.stage import Stage, StageContext, is_batch_stage, is_io_stage
+from irbgen.pipeline.stage import Stage, StageContext, WorkerCrashed, is_batch_stage, is_io_stage
 from irbgen.pipeline.stats import ERROR_PREFIX
 from irbgen.records import Reject
 
@@ -371,7 +371,8 @@ class _Offloader:
         try:
             outcomes = await _offload_batch.remote([work for work, _ in batch])
         except RayError as error:  # the worker was lost past its retries: each piece fails with it
-            outcomes = [(False, error)] * len(batch)
+            lost = WorkerCrashed(f"its Ray worker was lost: {type(error).__name__}: {error}"[:2000])
+            outcomes = [(False, lost)] * len(batch)
         for (_, future), (ok, value) in zip(batch, outcomes, strict=True):
             if future.done():  # its caller was cancelled
                 continue

@@ -35,6 +35,7 @@ from pydantic import BaseModel
 from irbgen.pipeline.checkpoint import CheckpointStore
 from irbgen.pipeline.stage import Stage, StageContext, is_batch_stage, is_io_stage
 from irbgen.pipeline.stats import DUPLICATE_KEY, ERROR_PREFIX, StageStats
+from irbgen.pipeline.workers import WorkerPool, watch_parent
 from irbgen.progress import Progress
 from irbgen.records import Reject
 
@@ -44,6 +45,7 @@ logger = logging.getLogger(__name__)
 _DETAIL_LIMIT = 2000
 _PROGRESS_SECONDS = 0.1
 _RECORDS_EVERY = 1000  # results of one key between progress reports inside it
+OFFLOAD_SECONDS = 120.0  # at most this long for one piece of an I/O stage's offloaded work (one page)
 
 
 @dataclass(frozen=True)
@@ -79,12 +81,16 @@ class LocalExecutor:
 
     The processes start on first use and serve every stage until `shutdown` (or the end of a `with`
     block), so what a stage loads once per process (a spaCy model) is loaded once per build. An I/O stage
-    may offload its CPU-heavy part to them (`stage.offload`). A stage over one `Batch` runs inline.
+    offloads its CPU-heavy part (`stage.offload`) to `processes` worker processes of its own (one piece
+    of work per process, `offload_seconds` at most each: see irbgen.pipeline.workers), never to threads.
+    A stage over one `Batch` runs inline. Every process exits with this one, even if it is SIGKILLed.
     """
 
     processes: int = 1
     chunk_size: int = 32  # inputs per task sent to a pool process
+    offload_seconds: float = OFFLOAD_SECONDS
     _pool: ProcessPoolExecutor | None = field(default=None, init=False, repr=False)
+    _workers: WorkerPool | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.processes < 1 or self.chunk_size < 1:
@@ -93,13 +99,20 @@ class LocalExecutor:
     def __enter__(self) -> LocalExecutor:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.shutdown()
+    def __exit__(self, error_type: object, *exc: object) -> None:
+        self.shutdown(kill=error_type is not None)
 
-    def shutdown(self) -> None:
-        """Stop the pool's processes, if any started."""
+    def shutdown(self, kill: bool = False) -> None:
+        """Stop the processes, if any started: KILL stops them at once (the build is stopping), else
+        the pool's processes finish their running work first."""
+        if self._workers is not None:
+            self._workers.close()
+            self._workers = None
         if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            if kill:
+                for process in list(self._pool._processes.values()):  # no public way before Python 3.14
+                    process.kill()
+            self._pool.shutdown(wait=not kill, cancel_futures=True)
             self._pool = None
 
     def __call__(
@@ -107,8 +120,7 @@ class LocalExecutor:
     ) -> None:
         """Run the stage's items here, the way its kind asks."""
         if is_io_stage(stage):
-            if self.processes > 1:
-                context = replace(context, offload=self._offload)
+            context = replace(context, offload=self._offload_workers().run)
             asyncio.run(run_async(stage, items, context, sink, concurrency))
         elif not callable(getattr(stage, "process", None)):
             raise TypeError(f"stage {stage.name!r} has neither process() nor aprocess()")
@@ -120,11 +132,15 @@ class LocalExecutor:
     def _processes(self) -> ProcessPoolExecutor:
         if self._pool is None:
             spawn = multiprocessing.get_context("spawn")
-            self._pool = ProcessPoolExecutor(self.processes, mp_context=spawn)
+            self._pool = ProcessPoolExecutor(
+                self.processes, mp_context=spawn, initializer=watch_parent, initargs=(os.getpid(),)
+            )
         return self._pool
 
-    def _offload(self, work: Callable[[], Any]) -> asyncio.Future[Any]:
-        return asyncio.get_running_loop().run_in_executor(self._processes(), work)
+    def _offload_workers(self) -> WorkerPool:
+        if self._workers is None:
+            self._workers = WorkerPool(self.processes, self.offload_seconds)
+        return self._workers
 
 
 @dataclass
@@ -215,17 +231,19 @@ def run_stage(
     total = len(inputs) if hasattr(inputs, "__len__") else None  # type: ignore[arg-type]
     started = time.perf_counter()
     store.open()
+    stopped = True
     try:
         finished = store.finished_keys()
         if finished:
             logger.info("%s: resuming; %d input keys already finished", stage.name, len(finished))
         writer = _Writer(stage.name, store, stats, progress, total)
         run(stage, _plan(stage, inputs, finished, writer), context, writer.write, concurrency)
+        stopped = False
     finally:
         stats.wall_seconds = time.perf_counter() - started
         store.close()
         if owned is not None:
-            owned.shutdown()
+            owned.shutdown(kill=stopped)
     totals = store.summary()
     totals.wall_seconds = stats.wall_seconds
     store.finish(totals)

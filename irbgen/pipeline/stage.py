@@ -8,7 +8,6 @@ runs locally, in tests against loopback servers, or later on Ray.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,12 +30,23 @@ class StageContext:
     offload: Callable[[Callable[[], Any]], Awaitable[Any]] | None = None
 
 
+class WorkerCrashed(Exception):
+    """Offloaded work whose process died (a parser crash, the OOM killer); its worker was replaced."""
+
+
+class WorkTimedOut(Exception):
+    """Offloaded work that ran past the executor's time limit; its worker was stopped and replaced."""
+
+
 async def offload(context: StageContext, work: Callable[[], Any]) -> Any:
-    """WORK's result, computed off the event loop: on the executor's CPU workers if it lends them (other
-    processes, Ray tasks), else on a thread here. For the CPU-heavy part of an I/O stage (HTML extraction).
+    """WORK's result, computed off the event loop on the executor's workers (processes, Ray tasks).
+
+    For the CPU-heavy part of an I/O stage (HTML extraction). It may raise WorkerCrashed or WorkTimedOut.
+    Without an executor's workers (a stage called directly) WORK runs here, one at a time: never on
+    several threads at once, since parsers such as lxml are not safe that way.
     """
     if context.offload is None:
-        return await asyncio.to_thread(work)
+        return work()
     return await context.offload(work)
 
 

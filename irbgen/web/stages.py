@@ -7,7 +7,7 @@ import functools
 from pydantic import BaseModel
 
 from irbgen.errors import IrbgenError
-from irbgen.pipeline.stage import StageContext, offload
+from irbgen.pipeline.stage import StageContext, WorkerCrashed, WorkTimedOut, offload
 from irbgen.records import Reject
 from irbgen.web.extract import extract_document
 from irbgen.web.records import WebDocument
@@ -15,14 +15,16 @@ from irbgen.wikipedia.records import Citation
 
 
 class FetchCited:
-    """Fetch one cited URL through context.fetcher and extract its main text (callers de-duplicate URLs)."""
+    """Fetch one cited URL through context.fetcher and extract its main text (callers de-duplicate URLs).
+
+    Extraction runs on the executor's worker processes (`offload`), never on a thread: a page whose
+    extraction kills its worker is a Reject "extract_crashed", one past the time limit "extract_timeout".
+    """
 
     name = "fetch_cited"
     input_model = Citation
     output_model = WebDocument
-
-    def __init__(self, extract_in_thread: bool = True) -> None:
-        self.extract_in_thread = extract_in_thread  # keep the event loop free while lxml parses (offload)
+    extract = staticmethod(extract_document)  # what runs on a worker; tests put a faulty one here
 
     def key(self, record: BaseModel) -> str:
         """The cited URL."""
@@ -46,7 +48,7 @@ class FetchCited:
                 Reject(stage=self.name, reason=outcome.reason, key=url, detail=outcome.detail, extra=extra)
             ]
         extract = functools.partial(
-            extract_document,
+            self.extract,
             url,
             outcome.final_url,
             outcome.status or 0,
@@ -58,8 +60,12 @@ class FetchCited:
             content_type=outcome.content_type,
             stage=self.name,
         )
-        result = await offload(context, extract) if self.extract_in_thread else extract()
-        return [result]
+        try:
+            return [await offload(context, extract)]
+        except WorkerCrashed as error:
+            return [Reject(stage=self.name, reason="extract_crashed", key=url, detail=str(error))]
+        except WorkTimedOut as error:
+            return [Reject(stage=self.name, reason="extract_timeout", key=url, detail=str(error))]
 
 
 def _citation(record: BaseModel, stage: str) -> Citation:
