@@ -634,9 +634,26 @@ def test_shard_stats_merge_to_a_one_shard_run(tmp_path: Path) -> None:
         merged + other  # noqa: B018
 
 
+class WaitsForAnother(WhichProcess):
+    """WhichProcess whose item waits (up to 60 s) until another process holds the other item, so a slow
+    machine cannot let one process take both."""
+
+    def __init__(self, meeting: Path) -> None:
+        self.meeting = meeting
+
+    def process(self, record: Text, context: StageContext) -> list[Text]:
+        (self.meeting / record.id).write_text(str(os.getpid()))
+        deadline = time.monotonic() + 60
+        while len(list(self.meeting.iterdir())) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return [Text(id=record.id, text=str(os.getpid()))]
+
+
 def test_two_heavy_items_run_on_two_processes(tmp_path: Path) -> None:
     shards = [Text(id="shard-0", text=""), Text(id="shard-1", text="")]  # like a dump read in two shards
-    result = run_stage(WhichProcess(), shards, context(tmp_path), processes=2)
+    meeting = tmp_path / "meeting"
+    meeting.mkdir()
+    result = run_stage(WaitsForAnother(meeting), shards, context(tmp_path / "run"), processes=2)
     assert len({row["text"] for row in rows(result)}) == 2
 
 
