@@ -11,7 +11,6 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 from statistics import NormalDist
-from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -20,11 +19,7 @@ from irbgen.audit.records import CRITERIA, KINDS, AuditHeader, AuditItem, AuditS
 from irbgen.audit.sheet import HEADER, SHEET, check_benchmark, scan_samples
 from irbgen.benchmark import SAMPLES, describe_error, iter_lines
 from irbgen.errors import BadInputError
-from irbgen.io import write_json, write_jsonl
-from irbgen.pipeline.rundir import make_directory
-
-if TYPE_CHECKING:
-    from irbgen.review.store import Review
+from irbgen.io import write_json
 
 SCORE = "score.json"
 Z95 = NormalDist().inv_cdf(0.975)
@@ -166,55 +161,19 @@ def check_unchanged(benchmark: Path, header: AuditHeader) -> None:
         )
 
 
-def score_sheet(directory: Path, benchmark: Path | None = None) -> tuple[AuditScore, Path]:
-    """Score a fully judged sheet, write score.json beside it and the Audit section into the card."""
+def read_sheet(directory: Path, benchmark: Path | None = None) -> tuple[AuditHeader, list[AuditItem], Path]:
+    """A fully judged sheet's header and items, and its benchmark, checked unchanged since the draw."""
     directory = Path(directory)
     header = read_header(directory)
     items = read_judged(directory, header.size)
     bench = Path(benchmark) if benchmark is not None else Path(header.benchmark)
     check_unchanged(bench, header)
-    score = score_items(header.model_copy(update={"benchmark": str(bench.resolve())}), items)
-    judgments = sheet_judgments(directory, bench, header, items)
+    return header, items, bench
+
+
+def score_sheet(directory: Path, bench: Path, header: AuditHeader, items: Sequence[AuditItem]) -> AuditScore:
+    """Score a read sheet, write score.json beside it and the Audit section into the card."""
+    score = score_items(header.model_copy(update={"benchmark": str(Path(bench).resolve())}), items)
     publish(bench, score)
-    keep_judgments(bench, header, judgments)
-    write_json(directory / SCORE, score)
-    return score, bench
-
-
-def sheet_judgments(
-    directory: Path, benchmark: Path, header: AuditHeader, items: Sequence[AuditItem]
-) -> list[Review]:
-    """The sheet's judgments as `irbgen review` lines, each with its sample's sha256 and the draw."""
-    from irbgen.review.draws import Draw
-    from irbgen.review.index import BenchmarkIndex
-    from irbgen.review.store import Review, sample_digest
-
-    draw = Draw(order="random", seed=header.seed, size=header.requested, population=header.population)
-    index = BenchmarkIndex.samples_only(benchmark)
-    unknown = [item.id for item in items if item.id not in index.samples]
-    if unknown:
-        raise BadInputError(
-            f"{Path(directory) / SHEET}: sample {unknown[0]!r} is not in {Path(benchmark) / SAMPLES}"
-        )
-    name = audit_name(header)
-    return [
-        # a sheet records no time: the same sheet gives the same file
-        Review.of(item.id, item.judgment, name, "", sample_digest(index.samples.raw(item.id)), draw)
-        for item in items
-    ]
-
-
-def audit_name(header: AuditHeader) -> str:
-    """The name a sheet's judgments are kept under: one per draw (seed and size)."""
-    return f"audit-seed{header.seed}-n{header.size}"
-
-
-def keep_judgments(benchmark: Path, header: AuditHeader, judgments: Sequence[Review]) -> Path:
-    """Write JUDGMENTS to BENCH/reviews/audits/audit-seedS-nN.jsonl, replacing the record of an earlier
-    sheet of the same draw."""
-    from irbgen.review.store import AUDITS, REVIEWS
-
-    target = Path(benchmark) / REVIEWS / AUDITS / f"{audit_name(header)}.jsonl"
-    make_directory(target.parent, "the judgments of scored audit sheets")
-    write_jsonl(target, judgments)
-    return target
+    write_json(Path(directory) / SCORE, score)
+    return score

@@ -73,7 +73,8 @@ def _sheet(benchmark: Path, size: int, seed: int, out: Path, force: bool) -> Non
 
 def _score(directory: Path, benchmark: Path | None) -> None:
     from irbgen.audit.publish import random_draw
-    from irbgen.audit.score import SCORE, SheetError, score_sheet
+    from irbgen.audit.score import SCORE, SheetError, read_sheet, score_sheet
+    from irbgen.review.audits import keep_judgments, sheet_judgments
 
     reviewed = (directory / "reviews").is_dir() and (directory / "samples.jsonl").is_file()
     if benchmark is None and reviewed:  # a benchmark judged in irbgen review
@@ -82,7 +83,10 @@ def _score(directory: Path, benchmark: Path | None) -> None:
 
     with reporting_errors():
         try:
-            score, bench = score_sheet(directory, benchmark)
+            header, items, bench = read_sheet(directory, benchmark)
+            judgments = sheet_judgments(directory, bench, header, items)  # checked before anything is written
+            score = score_sheet(directory, bench, header, items)
+            keep_judgments(bench, header, judgments)
         except SheetError as error:
             for problem in error.problems[:MAX_LISTED_PROBLEMS]:
                 click.echo(problem, err=True)
