@@ -60,6 +60,11 @@ DESCRIPTION = (
     "against the pages it cites, turned into a knowledge graph, masked, paraphrased or perturbed, and "
     "asked step by step. Qrels are the cited pages that support the facts behind each question."
 )
+REFERENCE_NOTE = (
+    ' Relative dates in the questions ("2 years ago") count completed years, under a year completed '
+    "months, from the reference date {date}; tell a model that today is {date} (each sample's "
+    "`attributes.extra.as_of` gives it)."
+)
 LICENCE = (
     "Questions derive from Wikipedia text (CC BY-SA 4.0); corpus documents are excerpts of third-party "
     "web pages kept for research evaluation, under their own terms."
@@ -167,6 +172,7 @@ def part2_steps(
             "facts": by_id,
             "documents": {document.id: document for document in documents},
             "graphs": graphs(done),
+            "reference_date": reference_date(config, facts, documents, planned=bool(graphs(done))),
         }
         return Batch(name="samples", parts=parts)
 
@@ -349,7 +355,9 @@ def build_wikipedia(
     _refuse_empty(config, done, manifest, len(facts), len(samples), run_dir, shown)
     card = None
     if not config.facts_only:
-        card = Card(name, COMMAND, _benchmark_config(config), DESCRIPTION, LICENCE)
+        recorded = _benchmark_config(config) | {"reference_date": manifest.reference_date}
+        described = DESCRIPTION + REFERENCE_NOTE.format(date=manifest.reference_date)
+        card = Card(name, COMMAND, recorded, described, LICENCE)
     return BuildOutput(corpus_documents(documents), samples, manifest, card)
 
 
