@@ -96,6 +96,35 @@ def test_relative_time(text, reference, expected):
     assert relative_time(text, reference) == expected
 
 
+REALDATA_REFERENCE = date(2016, 5, 1)  # newest revision of ../shared/realdata/enwiki-2016-pages-articles-106
+
+
+@pytest.mark.parametrize(
+    ("sentence", "node", "expected"),
+    [
+        # sentences of that dump; each date was rounded up before ("7 years ago", "3 months ago", ...)
+        ("In October 2009, Algeria cancelled a weapons deal with France", "October 2009", "6 years ago"),
+        ("Einstein's prediction was confirmed on 11 February 2016", "11 February 2016", "2 months ago"),
+        (
+            "The state's seasonally adjusted unemployment rate was 5.8% in April 2015.",
+            "April 2015",
+            "1 year ago",
+        ),
+        ("was being re-excavated in Austria in December 2014", "December 2014", "1 year ago"),
+        ("General Clinton replaced Howe ... on May 24, 1778.", "May 24, 1778", "237 years ago"),
+        (
+            "until they were established as provinces on September 1, 1905.",
+            "September 1, 1905",
+            "110 years ago",
+        ),
+        ("the Albanian side was completed in June 2009", "June 2009", "6 years ago"),  # 6 years 11 months
+        ("entitling Azerbaijan to host the contest in 2012, in Baku.", "2012", "4 years ago"),
+    ],
+)
+def test_relative_time_on_real_sentences(sentence, node, expected):
+    assert node in sentence and relative_time(node, REALDATA_REFERENCE) == expected
+
+
 @pytest.mark.parametrize("text", ["last year", "31 February 2024", "the 1990s", "", "310 m", "Vellmouth"])
 def test_relative_time_is_none_when_unparseable(text):
     assert relative_time(text, IRB_REFERENCE) is None
@@ -107,6 +136,7 @@ def test_relative_time_is_none_when_unparseable(text):
         ("2019", date(2021, 12, 1), {1, 2, 3}),  # any day of 2019 is 1.9 to 2.9 years before
         ("May 2019", date(2021, 12, 1), {2, 3}),  # 2.5 to 2.6 years
         ("30 Nov 2024", IRB_REFERENCE, {1}),  # 0.8 years: "1 year ago" reads as roughly true
+        ("2012", REALDATA_REFERENCE, {3, 4, 5}),  # "host the contest 5 years ago" was a false premise
     ],
 )
 def test_wrong_relative_time_is_a_year_away_from_every_day_the_date_may_mean(text, reference, never):
