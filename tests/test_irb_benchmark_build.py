@@ -85,6 +85,7 @@ def test_the_reference_date_is_in_every_sample_and_in_the_card(sample_run, tmp_p
     assert {sample["attributes"]["extra"]["as_of"] for sample in samples} == {as_of} == {"2025-06-18"}
     card = (bench / "README.md").read_text()
     assert f"from the reference date {as_of}" in card and f"| `reference_date` | {as_of} |" in card
+    assert f"--reference-date {as_of} " in card  # the rebuild keeps the date, whatever revisions come later
     assert json.loads((bench / "manifest.json").read_text())["config"]["reference_date"] == as_of
     changes = [
         c for s in samples for c in s["attributes"]["extra"]["changes"] if c["rule"] == "relative_date"
