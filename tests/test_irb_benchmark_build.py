@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from irbgen.cli import main
+from irbgen.irb.transforms import relative_time
 from irbgen.text import contains_answer
 
 REPO = Path(__file__).resolve().parents[1]
@@ -72,6 +74,32 @@ def test_run_manifest_accounts_for_every_graph_plan_and_question(sample_run):
     question_rejects = sum(v for k, v in rejects.items() if k.startswith("questions:"))
     assert counts["questions"] + question_rejects == counts["plans"] == counts["samples"] + question_rejects
     assert counts["rejects"] == len(lines(sample_run / "rejects.jsonl"))
+
+
+def test_the_reference_date_is_in_every_sample_and_in_the_card(sample_run, tmp_path):
+    """A model can be told the date the relative dates count from: each sample's attributes, the card's
+    text and settings, and the benchmark manifest (which `irbgen eval qa` reads) give it."""
+    as_of = json.loads((sample_run / "manifest.json").read_text())["reference_date"]
+    bench = sample_run / "benchmark"
+    samples = lines(bench / "samples.jsonl")
+    assert {sample["attributes"]["extra"]["as_of"] for sample in samples} == {as_of} == {"2025-06-18"}
+    card = (bench / "README.md").read_text()
+    assert f"from the reference date {as_of}" in card and f"| `reference_date` | {as_of} |" in card
+    assert f"--reference-date {as_of} " in card  # the rebuild keeps the date, whatever revisions come later
+    assert json.loads((bench / "manifest.json").read_text())["config"]["reference_date"] == as_of
+    changes = [
+        c for s in samples for c in s["attributes"]["extra"]["changes"] if c["rule"] == "relative_date"
+    ]
+    assert changes and all(
+        relative_time(c["node"], date.fromisoformat(as_of)) == c["replacement"] for c in changes
+    )
+
+    dated = tmp_path / "dated"
+    args = ["--from-facts", sample_run, "--reference-date", "2021-12-01", "--out", dated]
+    assert run("build", "--source", "wikipedia-dump", *args).exit_code == 0
+    samples = lines(dated / "benchmark" / "samples.jsonl")
+    assert {sample["attributes"]["extra"]["as_of"] for sample in samples} == {"2021-12-01"}
+    assert "from the reference date 2021-12-01" in (dated / "benchmark" / "README.md").read_text()
 
 
 def test_eval_retrieval_runs_on_the_built_benchmark(sample_run, tmp_path):

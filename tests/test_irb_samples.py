@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from irbgen.irb.attributes import evidence_attributes, keyword_group, ores_group, topic_group
@@ -136,7 +138,9 @@ def test_multi_hop_sample_unions_evidence_and_keeps_each_hop():
     )
     graphs = {"f1": graph("f1"), "f2": graph("f2")}
     part1 = [PromptRef(name="irb_keypoint", version="1"), PromptRef(name="irb_keypoint", version="1")]
-    sample = make_sample(plan, question, facts, documents, graphs, seed=7, part1_prompts=part1)
+    sample = make_sample(
+        plan, question, facts, documents, graphs, as_of=date(2025, 6, 18), seed=7, part1_prompts=part1
+    )
     assert sample.id == "m:f1>f2" and sample.hops == 2 and sample.source == "wikipedia"
     assert sample.answers == ["the bridge"] and not sample.false_premise
     assert sample.evidence == ["d1", "d2", "d3"]
@@ -150,6 +154,7 @@ def test_multi_hop_sample_unions_evidence_and_keeps_each_hop():
     names = [(p.name, p.version) for p in sample.provenance.prompts]
     assert names == [("irb_keypoint", "1"), ("irb_graph", "1"), ("irb_question_step", "1")]
     assert sample.provenance.seed == 7 and sample.provenance.model == "m"
+    assert sample.attributes.extra["as_of"] == "2025-06-18"
 
 
 def test_false_premise_sample_has_no_answers_but_keeps_its_evidence():
@@ -175,11 +180,14 @@ def test_false_premise_sample_has_no_answers_but_keeps_its_evidence():
         sub_questions=["Which firm did Ilse Marrow join 2 years ago?"],
         method="rules",
     )
-    sample = make_sample(plan, question, facts, {"d1": document("d1")}, {"f1": graph("f1")}, seed=0)
+    sample = make_sample(
+        plan, question, facts, {"d1": document("d1")}, {"f1": graph("f1")}, as_of=date(2021, 12, 1), seed=0
+    )
     assert sample.false_premise and sample.answers == [] and sample.evidence == ["d1"]
     assert sample.attributes.extra["premise_answer"] == "Halden & Rusk"
     assert sample.attributes.extra["changes"][0]["replacement"] == "2 years ago"
     assert sample.chain[0].answers == []
+    assert sample.attributes.extra["as_of"] == "2021-12-01"  # the date "2 years ago" counts from
 
 
 def test_corpus_documents_keep_url_date_and_language():

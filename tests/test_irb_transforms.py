@@ -26,6 +26,7 @@ from irbgen.irb.transforms import (
     perturb,
     perturbed_value,
     relative_time,
+    wrong_relative_time,
 )
 
 REPO = Path(__file__).resolve().parents[1]
@@ -39,27 +40,53 @@ SURNAMES = ["Ronaldo", "Smith", "Okafor", "Lindqvist"]
 @pytest.mark.parametrize(
     ("text", "reference", "expected"),
     [
-        ("30 Nov 2024", IRB_REFERENCE, "10 months ago"),  # 303 days = 9.95 months, rounded half up
-        ("12 March 2024", IRB_REFERENCE, "19 months ago"),
-        ("March 2024", IRB_REFERENCE, "18 months ago"),  # month precision: calendar months
-        ("May 12, 2024", IRB_REFERENCE, "17 months ago"),  # 505 days = 16.6 months
-        ("2024-03-12", IRB_REFERENCE, "19 months ago"),
+        ("30 Nov 2024", IRB_REFERENCE, "9 months ago"),  # 29 Sep is a day short of the 10th month
+        ("12 March 2024", IRB_REFERENCE, "1 year ago"),  # 18 months: months only under a year
+        ("March 2024", IRB_REFERENCE, "1 year ago"),  # month precision: 18 calendar months
+        ("May 12, 2024", IRB_REFERENCE, "1 year ago"),
+        ("2024-03-12", IRB_REFERENCE, "1 year ago"),
         ("2023-09", IRB_REFERENCE, "2 years ago"),
         ("2007", IRB_REFERENCE, "18 years ago"),
-        ("1 January 2020", IRB_REFERENCE, "6 years ago"),  # 5.74 years
+        ("1 January 2020", IRB_REFERENCE, "5 years ago"),  # 5.74 years: 5 completed, never rounded up
         ("29 Sep 2025", IRB_REFERENCE, "today"),
         ("28 Sept 2025", IRB_REFERENCE, "1 day ago"),
-        ("15 August 2025", IRB_REFERENCE, "6 weeks ago"),
+        ("15 August 2025", IRB_REFERENCE, "1 month ago"),
+        # the example: May 2019 at 1 December 2021 is 2 years and 7 months ago
+        ("May 2019", date(2021, 12, 1), "2 years ago"),
+        ("2019", date(2021, 12, 1), "2 years ago"),  # a year alone: calendar years, as a reader subtracts
+        ("June 2021", date(2021, 12, 1), "6 months ago"),
+        ("December 2020", date(2021, 12, 1), "1 year ago"),
+        ("January 2021", date(2021, 12, 1), "11 months ago"),
+        # a year or a month is complete on the same day of a later year or month
+        ("1 December 2019", date(2021, 12, 1), "2 years ago"),
+        ("2 December 2019", date(2021, 12, 1), "1 year ago"),
+        ("30 November 2020", date(2021, 12, 1), "1 year ago"),
+        ("2 December 2020", date(2021, 12, 1), "11 months ago"),
+        ("1 November 2021", date(2021, 12, 1), "1 month ago"),
+        ("2 November 2021", date(2021, 12, 1), "4 weeks ago"),  # 29 days
+        ("31 January 2025", date(2025, 2, 28), "4 weeks ago"),  # February has no 31st
+        ("31 January 2025", date(2025, 3, 1), "1 month ago"),
+        # leap days: 29 February completes a year on 1 March of a common year
+        ("29 February 2020", date(2021, 2, 28), "11 months ago"),
+        ("29 February 2020", date(2021, 3, 1), "1 year ago"),
+        ("29 February 2020", date(2024, 2, 28), "3 years ago"),
+        ("29 February 2020", date(2024, 2, 29), "4 years ago"),
+        ("1 March 2023", date(2024, 2, 29), "11 months ago"),
+        # under a month: days under two weeks, then completed weeks
+        ("18 November 2021", date(2021, 12, 1), "13 days ago"),
+        ("17 November 2021", date(2021, 12, 1), "2 weeks ago"),
+        ("4 November 2021", date(2021, 12, 1), "3 weeks ago"),  # 27 days
         # across month and year boundaries
         ("28 December 2024", date(2025, 1, 5), "8 days ago"),
         ("20 December 2024", date(2025, 1, 5), "2 weeks ago"),
-        ("1 December 2024", date(2025, 1, 5), "5 weeks ago"),
+        ("1 December 2024", date(2025, 1, 5), "1 month ago"),
         ("December 2024", date(2025, 1, 5), "1 month ago"),
         ("2024", date(2025, 1, 5), "1 year ago"),
         ("2025", date(2025, 1, 5), "this year"),
+        ("January 2025", date(2025, 1, 5), "this month"),
         # the future
         ("1 October 2025", IRB_REFERENCE, "in 2 days"),
-        ("2025-12-25", IRB_REFERENCE, "in 3 months"),
+        ("2025-12-25", IRB_REFERENCE, "in 2 months"),
         ("October 2025", IRB_REFERENCE, "in 1 month"),
         ("2026", IRB_REFERENCE, "in 1 year"),
         ("2029", IRB_REFERENCE, "in 4 years"),
@@ -69,9 +96,53 @@ def test_relative_time(text, reference, expected):
     assert relative_time(text, reference) == expected
 
 
+REALDATA_REFERENCE = date(2016, 5, 1)  # newest revision of ../shared/realdata/enwiki-2016-pages-articles-106
+
+
+@pytest.mark.parametrize(
+    ("sentence", "node", "expected"),
+    [
+        # sentences of that dump; each date was rounded up before ("7 years ago", "3 months ago", ...)
+        ("In October 2009, Algeria cancelled a weapons deal with France", "October 2009", "6 years ago"),
+        ("Einstein's prediction was confirmed on 11 February 2016", "11 February 2016", "2 months ago"),
+        (
+            "The state's seasonally adjusted unemployment rate was 5.8% in April 2015.",
+            "April 2015",
+            "1 year ago",
+        ),
+        ("was being re-excavated in Austria in December 2014", "December 2014", "1 year ago"),
+        ("General Clinton replaced Howe ... on May 24, 1778.", "May 24, 1778", "237 years ago"),
+        (
+            "until they were established as provinces on September 1, 1905.",
+            "September 1, 1905",
+            "110 years ago",
+        ),
+        ("the Albanian side was completed in June 2009", "June 2009", "6 years ago"),  # 6 years 11 months
+        ("entitling Azerbaijan to host the contest in 2012, in Baku.", "2012", "4 years ago"),
+    ],
+)
+def test_relative_time_on_real_sentences(sentence, node, expected):
+    assert node in sentence and relative_time(node, REALDATA_REFERENCE) == expected
+
+
 @pytest.mark.parametrize("text", ["last year", "31 February 2024", "the 1990s", "", "310 m", "Vellmouth"])
 def test_relative_time_is_none_when_unparseable(text):
     assert relative_time(text, IRB_REFERENCE) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "reference", "never"),
+    [
+        ("2019", date(2021, 12, 1), {1, 2, 3}),  # any day of 2019 is 1.9 to 2.9 years before
+        ("May 2019", date(2021, 12, 1), {2, 3}),  # 2.5 to 2.6 years
+        ("30 Nov 2024", IRB_REFERENCE, {1}),  # 0.8 years: "1 year ago" reads as roughly true
+        ("2012", REALDATA_REFERENCE, {3, 4, 5}),  # "host the contest 5 years ago" was a false premise
+    ],
+)
+def test_wrong_relative_time_is_a_year_away_from_every_day_the_date_may_mean(text, reference, never):
+    said = {wrong_relative_time(text, reference, random.Random(seed)) for seed in range(200)}
+    assert said and all(phrase.endswith(" years ago") or phrase == "1 year ago" for phrase in said)
+    assert not said & {f"{n} year{'s' if n > 1 else ''} ago" for n in never}
 
 
 def test_parse_date_precision():
@@ -128,7 +199,7 @@ def test_flag_phrase():
     ("node", "node_type", "replacement", "rule"),
     [
         ("Cristiano Ronaldo", "Person", "C. Ronaldo", "initials"),
-        ("30 Nov 2024", "Date", "10 months ago", "relative_date"),
+        ("30 Nov 2024", "Date", "9 months ago", "relative_date"),
         ("5 children", "Quantity", "five children", "number_words"),
     ],
 )

@@ -60,6 +60,11 @@ DESCRIPTION = (
     "against the pages it cites, turned into a knowledge graph, masked, paraphrased or perturbed, and "
     "asked step by step. Qrels are the cited pages that support the facts behind each question."
 )
+REFERENCE_NOTE = (
+    ' Relative dates in the questions ("2 years ago") count completed years, under a year completed '
+    "months, from the reference date {date}; tell a model that today is {date} (each sample's "
+    "`attributes.extra.as_of` gives it)."
+)
 LICENCE = (
     "Questions derive from Wikipedia text (CC BY-SA 4.0); corpus documents are excerpts of third-party "
     "web pages kept for research evaluation, under their own terms."
@@ -167,6 +172,7 @@ def part2_steps(
             "facts": by_id,
             "documents": {document.id: document for document in documents},
             "graphs": graphs(done),
+            "reference_date": reference_date(config, facts, documents, planned=bool(graphs(done))),
         }
         return Batch(name="samples", parts=parts)
 
@@ -331,6 +337,10 @@ def build_wikipedia(
             llm.ledger.save(run_dir / LEDGER)
     samples = [] if config.facts_only else list(done["samples"].outputs())
     recorded = json.loads(config.model_dump_json(exclude=set(EXECUTOR_FIELDS)))
+    as_of = None
+    if not config.facts_only:  # the rebuild, the card and `eval qa` get the date relative dates count from
+        planned = done["node_types"].totals.outputs > 0
+        as_of = reference_date(config, facts, documents, planned=planned).isoformat()
     manifest = run_manifest(
         "wikipedia",
         recorded,
@@ -338,18 +348,15 @@ def build_wikipedia(
         _counts(done, facts, documents, samples),
         llm_usage=usage(llm),
         seconds=time.perf_counter() - started,
-        command=reproducing_command("wikipedia", recorded),
+        command=reproducing_command("wikipedia", recorded | ({"reference_date": as_of} if as_of else {})),
         stage="facts" if config.facts_only else "benchmark",
-        reference_date=None
-        if config.facts_only
-        else reference_date(
-            config, facts, documents, planned=done["node_types"].totals.outputs > 0
-        ).isoformat(),
+        reference_date=as_of,
     )
     _refuse_empty(config, done, manifest, len(facts), len(samples), run_dir, shown)
     card = None
-    if not config.facts_only:
-        card = Card(name, COMMAND, _benchmark_config(config), DESCRIPTION, LICENCE)
+    if as_of is not None:
+        described = DESCRIPTION + REFERENCE_NOTE.format(date=as_of)
+        card = Card(name, COMMAND, _benchmark_config(config) | {"reference_date": as_of}, described, LICENCE)
     return BuildOutput(corpus_documents(documents), samples, manifest, card)
 
 

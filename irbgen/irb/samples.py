@@ -8,6 +8,7 @@ its own sub-question, answer and documents.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from datetime import date
 
 from irbgen.irb.attributes import evidence_attributes, topic_group
 from irbgen.irb.records import Fact, GeneratedQuestion, KnowledgeGraph, QuestionPlan
@@ -54,10 +55,12 @@ def make_sample(
     documents: Mapping[str, WebDocument],
     graphs: Mapping[str, KnowledgeGraph],
     *,
+    as_of: date,
     seed: int,
     part1_prompts: Iterable[PromptRef] = (),
 ) -> Sample:
-    """The benchmark sample for one plan and its question."""
+    """The benchmark sample for one plan and its question; `as_of` is the reference date its relative dates
+    count from, kept as attributes.extra["as_of"] (YYYY-MM-DD)."""
     false_premise = plan.kind == "false_premise"
     evidence = sorted({doc for hop in plan.hops for doc in hop.documents})
     chain = [
@@ -82,6 +85,7 @@ def make_sample(
         "pages": list(dict.fromkeys(fact.title for fact in hop_facts)),
         "page_created": last.created,
         "changes": [change.model_dump(mode="json") for change in plan.changes],
+        "as_of": as_of.isoformat(),
     }
     if false_premise:
         extra["premise_answer"] = plan.answer

@@ -82,7 +82,8 @@ class PlanQuestions:
 
 
 class MakeSamples:
-    """Batch(plans, questions, facts, documents, graphs) -> one benchmark sample per plan with a question."""
+    """Batch(plans, questions, facts, documents, graphs, reference_date) -> one benchmark sample per plan
+    with a question."""
 
     name = "samples"
     input_model = Batch
@@ -108,6 +109,7 @@ class MakeSamples:
                     parts["facts"],
                     parts["documents"],
                     parts["graphs"],
+                    as_of=parts["reference_date"],
                     seed=self.seed,
                     part1_prompts=self.part1_prompts,
                 )

@@ -2,12 +2,13 @@
 
 Paraphrases (IRB §3), each kept to the form a careful writer would use: Person -> initials and surname
 ("Cristiano Ronaldo" -> "C. Ronaldo"), only for a spaCy PERSON with a given name and a surname; Date ->
-relative to a reference date ("30 Nov 2024" -> "10 months ago" on 29 Sep 2025: whole units rounded
-half up), one per question; Quantity -> words only for a small whole number standing alone ("5
-children" -> "five children"; never before %, units, decimals, ranges or times). IRB's flag emoji for
-countries is not used: countries keep their names.
-False premises: another surname, a relative time at least a year off, another country, a value
-scaled by a factor far from 1. Pure functions; randomness comes from the caller's `random.Random`.
+relative to a reference date, counting completed units ("30 Nov 2024" -> "9 months ago" on 29 Sep
+2025; "May 2019" -> "2 years ago" on 1 Dec 2021), one per question; Quantity -> words only for a small
+whole number standing alone ("5 children" -> "five children"; never before %, units, decimals, ranges
+or times). IRB's flag emoji for countries is not used: countries keep their names.
+False premises: another surname, a relative time at least a year off every day the date may mean,
+another country, a value scaled by a factor far from 1. Pure functions; randomness comes from the
+caller's `random.Random`.
 """
 
 from __future__ import annotations
@@ -31,8 +32,6 @@ from irbgen.phantom.vocabulary import DEFAULT_VOCABULARY_DIR, FILES
 
 TRANSFORMED_TYPES = ("Country", "Date", "Person", "Quantity")
 DATE_RULES = ("relative_date", "wrong_relative_date")
-DAYS_PER_MONTH = 365.25 / 12
-MONTHS_LIMIT = 24  # "18 months ago" says more than "2 years ago"
 
 # --- dates ------------------------------------------------------------------------------------------
 
@@ -69,10 +68,6 @@ def parse_date(text: str) -> tuple[date, str] | None:
     return None
 
 
-def _round_half_up(value: float) -> int:
-    return math.floor(value + 0.5)
-
-
 def _count(number: int, unit: str) -> str:
     return f"{number} {unit}" + ("" if number == 1 else "s")
 
@@ -84,17 +79,26 @@ def _relative(amount: int, unit: str, now: str) -> str:
     return f"{phrase} ago" if amount > 0 else f"in {phrase}"
 
 
-def _relative_days(days: int) -> str:
-    size = abs(days)
-    sign = 1 if days >= 0 else -1
-    if size < 14:
-        return _relative(days, "day", "today")
-    if size < 60:
-        return _relative(sign * _round_half_up(size / 7), "week", "today")
-    months = _round_half_up(size / DAYS_PER_MONTH)
-    if months < MONTHS_LIMIT:
+def _completed_months(start: date, end: date) -> int:
+    """Whole months from `start` to `end` (start <= end), counted like an age: a month is complete on
+    the same day of a later month, so 29 February reaches a year on 1 March of a common year."""
+    months = (end.year - start.year) * 12 + end.month - start.month
+    return months - 1 if end.day < start.day else months
+
+
+def _relative_days(when: date, reference: date) -> str:
+    """Completed years; under a year completed months; under a month completed weeks, then days."""
+    sign = 1 if when <= reference else -1
+    start, end = sorted((when, reference))
+    months = _completed_months(start, end)
+    if months >= 12:
+        return _relative(sign * (months // 12), "year", "this year")
+    if months >= 1:
         return _relative(sign * months, "month", "this month")
-    return _relative(sign * max(1, _round_half_up(size / 365.25)), "year", "this year")
+    days = (end - start).days
+    if days >= 14:
+        return _relative(sign * (days // 7), "week", "today")
+    return _relative(sign * days, "day", "today")
 
 
 def past_relative_time(text: str, reference: date) -> str | None:
@@ -104,11 +108,13 @@ def past_relative_time(text: str, reference: date) -> str | None:
 
 
 def relative_time(text: str, reference: date) -> str | None:
-    """`text` as a time relative to `reference` ("10 months ago", "in 2 years"), or None if unparseable.
+    """`text` as a time relative to `reference` ("9 months ago", "in 2 years"), or None if unparseable.
 
-    Day precision: days under two weeks, weeks under 60 days, months under two years, then years; each
-    rounded half up from the day count (a month is 365.25/12 days). Month precision counts calendar
-    months (years from two years on); year precision counts calendar years.
+    Counts completed units at the date's own precision, as a reader with the reference date would: a
+    day counts completed years, under a year completed months, under a month weeks (from 14 days) or
+    days ("30 Nov 2024" on 29 Sep 2025: 9 months ago); a month counts calendar months, then whole years
+    ("May 2019" on 1 Dec 2021: 31 months, 2 years ago); a year alone counts calendar years ("2019" on
+    1 Dec 2021: 2 years ago), the only subtraction its reader can make.
     """
     parsed = parse_date(text)
     if parsed is None:
@@ -118,34 +124,39 @@ def relative_time(text: str, reference: date) -> str | None:
         return _relative(reference.year - when.year, "year", "this year")
     if precision == "month":
         months = (reference.year - when.year) * 12 + reference.month - when.month
-        if abs(months) < MONTHS_LIMIT:
+        if abs(months) < 12:
             return _relative(months, "month", "this month")
         sign = 1 if months > 0 else -1
-        return _relative(sign * _round_half_up(abs(months) / 12), "year", "this year")
-    return _relative_days((reference - when).days)
+        return _relative(sign * (abs(months) // 12), "year", "this year")
+    return _relative_days(when, reference)
 
 
-def years_before(text: str, reference: date) -> float | None:
-    """How many years `text` lies before `reference` (negative in the future), or None if unparseable."""
+def years_before(text: str, reference: date) -> tuple[float, float] | None:
+    """The least and the most years `text` may lie before `reference` (negative in the future): a month
+    or a year alone spans its first to its last day. None if unparseable."""
     parsed = parse_date(text)
     if parsed is None:
         return None
     when, precision = parsed
     if precision == "year":
-        return float(reference.year - when.year)
-    if precision == "month":
-        return ((reference.year - when.year) * 12 + reference.month - when.month) / 12
-    return (reference - when).days / 365.25
+        last = date(when.year, 12, 31)
+    elif precision == "month":
+        last = date(when.year, when.month, calendar.monthrange(when.year, when.month)[1])
+    else:
+        last = when
+    return (reference - last).days / 365.25, (reference - when).days / 365.25
 
 
 def wrong_relative_time(text: str, reference: date, rng: random.Random) -> str | None:
-    """ "N years ago" with N at least one year away from the true distance (within six where possible)."""
-    true = years_before(text, reference)
-    if true is None:
+    """ "N years ago" with N at least one year away from every day the date may mean (within six where
+    possible): "2019" on 1 Dec 2021 (1.9 to 2.9 years) never gives 1, 2 or 3."""
+    span = years_before(text, reference)
+    if span is None:
         return None
-    top = max(2, math.ceil(true)) + 6
-    pool = [n for n in range(1, top) if abs(n - true) >= 1]
-    near = [n for n in pool if abs(n - true) <= 6] or pool
+    low, high = span
+    top = max(2, math.ceil(high)) + 7
+    pool = [n for n in range(1, top) if n <= low - 1 or n >= high + 1]
+    near = [n for n in pool if low - 6 <= n <= high + 6] or pool
     return _relative(rng.choice(near), "year", "this year")
 
 
