@@ -557,11 +557,74 @@ def question_failure(
         checks.append(("question_unanchored", lambda: unanchored(doc)))
         checks.append(("wh_in_clause", lambda: in_situ_what(doc)))
         checks.append(("wh_in_clause", lambda: wh_after_noun(doc)))
+        checks.append(("question_wh_in_clause", lambda: wh_in_parsed_clause(doc)))
         checks.append(("question_not_unique", lambda: class_membership(doc)))
     for name, check in checks:
         detail = check()
         if detail is not None:
             return name, detail
+    return None
+
+
+_SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})
+_SUBORDINATORS = frozenset("whilst while although though whereas because unless if".split())
+
+
+def _main_clauses_joined(doc: Any) -> str | None:
+    """Two main clauses joined by ", but", ", and", "; ...": the root has a coordinated verb with a
+    subject of its own, after a comma or semicolon."""
+    for sentence in doc.sents:
+        root = sentence.root
+        for verb in root.children:
+            if verb.dep_ != "conj" or not (verb.tag_.startswith("VB") or verb.tag_ == "MD"):
+                continue
+            if not any(child.dep_ in _SUBJECTS for child in verb.children):
+                continue
+            between = doc[root.i + 1 : verb.i]
+            joints = [t for t in between if t.dep_ == "cc" and t.head == root and t.i > 0]
+            if any(doc[t.i - 1].text in (",", ";") for t in joints) or any(t.text == ";" for t in between):
+                return f"two coordinated main clauses: {root.text} ... {verb.text}"
+    return None
+
+
+def _after_a_break(token: Any) -> bool:
+    """The relative word opens a non-restrictive clause: a comma or a bracket comes before it."""
+    return token.i > 0 and token.doc[token.i - 1].text in (",", ")", ";")
+
+
+def _opener(token: Any, relative: set[int]) -> Any | None:
+    """The word before `token` that opens the clause `token` sits in: a subordinating conjunction
+    ("whilst", "although", "that"), an adverbial "when", or the relative word of a non-restrictive
+    clause (", who"), found
+    among its ancestors and their markers; None when `token` is in the main clause or in a modifier
+    that picks out a noun ("located in which place", "Pied-Noirs who fled which country")."""
+    for ancestor in token.ancestors:
+        if ancestor.lower_ in _SUBORDINATORS and ancestor.i < token.i:
+            return ancestor  # "Whilst education in which place is ...", parsed as a preposition
+        for child in ancestor.children:
+            if child.i >= token.i:
+                continue
+            opens = child.idx in relative and (_after_a_break(child) or ancestor.dep_ == "advcl")
+            if child.dep_ == "mark" or opens:
+                return child
+    return None
+
+
+def wh_in_parsed_clause(doc: Any) -> str | None:
+    """A question word inside a subordinate or relative clause rather than the main clause ("Whilst
+    education in which place is ...", "..., who served on which organization ..."), or a question of
+    two coordinated main clauses ("Who defused ..., but riots forced ..."). A participial modifier
+    ("located in which place") is fine, as in IRB's masking."""
+    joined = _main_clauses_joined(doc)
+    if joined:
+        return joined
+    relative = clause_word_offsets(doc)
+    for token in doc:
+        if token.tag_ not in ("WP", "WDT", "WRB", "WP$") or token.idx in relative:
+            continue
+        opener = _opener(token, relative)
+        if opener is not None:
+            return f"question word {token.text!r} inside a clause opened by {opener.text!r}"
     return None
 
 
