@@ -253,18 +253,8 @@ def test_a_symlinked_out_keeps_its_link_and_replaces_its_target(bench, tmp_path)
 
 
 def test_a_rerun_or_forced_rebuild_keeps_reviews_and_the_audit(tmp_path, caplog):
-    from sample_builds import SAMPLE_DUMP, SAMPLE_WARC
+    from sample_builds import SAMPLE_BUILD as command
 
-    command = [
-        "build",
-        "--source",
-        "wikipedia-dump",
-        "--dump",
-        SAMPLE_DUMP,
-        "--warc",
-        SAMPLE_WARC,
-        "--offline",
-    ]
     run_dir = tmp_path / "RUN"
     assert run(*command, "--out", run_dir, "-q").exit_code == 0
     benchmark = run_dir / "benchmark"
