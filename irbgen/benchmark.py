@@ -115,8 +115,11 @@ def _check_no_judgments(sheet: Path) -> None:
         for _, raw in iter_lines(sheet / "audit.jsonl"):
             judgment = json.loads(raw).get("judgment") or {}
             judged += any(value not in (None, "") for value in judgment.values())
-    except (OSError, ValueError, AttributeError):
-        judged = judged or 1  # unreadable: it may hold judgments
+    except (OSError, ValueError, AttributeError) as error:  # unreadable: it may hold judgments
+        raise BadInputError(
+            f"{sheet / 'audit.jsonl'}: cannot be read ({error}), so it may hold judgments made by hand; "
+            "irbgen does not replace it: give --out another directory"
+        ) from None
     if judged:
         raise BadInputError(
             f"{sheet}: holds {judged} judgment(s) made by hand, which irbgen does not replace; score them "

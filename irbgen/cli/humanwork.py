@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from irbgen.audit.publish import HEADING, publish_section, section_of
-from irbgen.benchmark import REVIEWS
+from irbgen.benchmark import CARD, REVIEWS
 from irbgen.errors import BadInputError
 from irbgen.review.index import BenchmarkIndex
 from irbgen.review.store import read_reviews, sample_digest
@@ -95,7 +95,7 @@ def describe(out: Path, carried: Carried) -> str:
 
 def _audit_section(benchmark: Path) -> str:
     try:
-        card = (benchmark / "README.md").read_text(encoding="utf-8")
+        card = (benchmark / CARD).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return ""
     return section_of(card, HEADING)
