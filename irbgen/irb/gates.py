@@ -928,13 +928,15 @@ def _still_true_value(node: str, replacement: str, before: str) -> str | None:
     old, new = _numbers(node), _numbers(replacement)
     if not old or not new:
         return None
-    ranges = _RANGE.search(node), _RANGE.search(replacement)
-    if ranges[0] is not None and ranges[1] is not None:
-        (low, high), (new_low, new_high) = (_numbers(r.group(0))[:2] for r in ranges)  # type: ignore[union-attr]
+    old_range, new_range = _RANGE.search(node), _RANGE.search(replacement)
+    if old_range is not None and new_range is not None:
+        low, high = _numbers(old_range.group(0))[:2]
+        new_low, new_high = _numbers(new_range.group(0))[:2]
         if new_low <= low and high <= new_high:
             return f"the range {replacement!r} holds {node!r}"
         return None
-    lead = (before + " " + replacement[: replacement.find(re.findall(r"\d", replacement)[0])]).lower().strip()
+    digit = re.search(r"\d", replacement)
+    lead = f"{before} {replacement[: digit.start() if digit else 0]}".lower().strip()
     if _LOWER_BOUND.search(lead) and new[0] < old[0]:
         return f"a lower bound moved down stays true: {replacement!r} for {node!r}"
     if _UPPER_BOUND.search(lead) and new[0] > old[0]:
