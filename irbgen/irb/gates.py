@@ -535,9 +535,17 @@ def wh_mismatch(
 
 
 def question_failure(
-    question: str, answer_label: str | None, doc: Any | None = None, *, nested: bool = False
+    question: str,
+    answer_label: str | None,
+    doc: Any | None = None,
+    *,
+    nested: bool = False,
+    answer: str = "",
+    answer_type: str = "",
+    keypoints: Sequence[str] = (),
 ) -> tuple[str, str] | None:
-    """(gate name, detail) of the first question gate that fails, or None; `doc` parses the question."""
+    """(gate name, detail) of the first question gate that fails, or None; `doc` parses the question,
+    `answer`, `answer_type` and `keypoints` are the hop's (the gates that need them are skipped without)."""
     checks: list[tuple[str, Callable[[], str | None]]] = [
         ("question_too_long", lambda: too_long(question)),
         ("question_bad_start", lambda: bad_start(question)),
@@ -559,6 +567,13 @@ def question_failure(
         checks.append(("wh_in_clause", lambda: wh_after_noun(doc)))
         checks.append(("question_wh_in_clause", lambda: wh_in_parsed_clause(doc)))
         checks.append(("question_not_unique", lambda: class_membership(doc)))
+        checks.append(("question_no_inversion", lambda: no_inversion(doc)))
+        checks.append(("question_two_sentences", lambda: two_sentences(doc)))
+        checks.append(("question_not_self_contained", lambda: not_self_contained(doc)))
+        checks.append(("question_many_answers", lambda: many_answers(doc)))
+        checks.append(("question_wrong_wh", lambda: wrong_question_word(doc, answer_label, answer_type)))
+        if answer:
+            checks.append(("question_answer_in_name", lambda: answer_in_name(doc, answer, keypoints)))
     for name, check in checks:
         detail = check()
         if detail is not None:
@@ -709,6 +724,250 @@ def false_premise_lost(question: str, replacement: str) -> str | None:
     if re.search(rf"(?<!\w){re.escape(replacement)}(?!\w)", question, re.IGNORECASE):
         return None
     return f"the false detail {replacement!r} is not in the question"
+
+
+# --- questions: form, read from the parse of the question -------------------------------------------
+
+_WH_TAGS = frozenset(("WP", "WDT", "WRB", "WP$"))
+
+
+def question_words(doc: Any) -> list[Any]:
+    """The tokens that ask (who, which, what, when, how), not those that open a relative clause."""
+    relative = clause_word_offsets(doc)
+    return [token for token in doc if token.tag_ in _WH_TAGS and token.idx not in relative]
+
+
+def _is_verb(token: Any) -> bool:
+    return token.tag_.startswith("VB") or token.tag_ == "MD"
+
+
+def wh_phrase_top(token: Any) -> Any:
+    """The word that attaches a question word's phrase to its verb: "Since" in "Since what year ...",
+    "debt" in "Which country's debt ..."; a verb used as a preposition ("According to") is climbed."""
+    top = token
+    while top.dep_ != "ROOT" and not (_is_verb(top.head) and top.head.dep_ not in ("prep", "pcomp")):
+        top = top.head
+    return top
+
+
+def no_inversion(doc: Any) -> str | None:
+    """A wh-phrase moved to the front that is not the subject, with the subject still before every
+    auxiliary and the verb: "Since what year each Crown dependency has had ...?" ("has each ... had")."""
+    first = next((token for token in doc if not token.is_punct), None)
+    for token in question_words(doc):
+        top = wh_phrase_top(token)
+        if top.left_edge != first or top.dep_ in _SUBJECTS or top.dep_ == "ROOT":
+            continue
+        verb = top.head
+        subject = next((c for c in verb.children if c.dep_ in _SUBJECTS and c.i > top.i), None)
+        if subject is None:
+            continue
+        auxiliaries = [c for c in verb.children if c.dep_ in ("aux", "auxpass")] + [verb]
+        if all(word.i > subject.i for word in auxiliaries):
+            fronted = doc[top.left_edge.i : top.right_edge.i + 1].text
+            return f"{fronted!r} comes first but {subject.text!r} still comes before {verb.text!r}"
+    return None
+
+
+def _clause_of_its_own(tokens: Any) -> bool:
+    """A verb among `tokens` with a subject among them: a clause that could stand as a sentence."""
+    inside = {token.i for token in tokens}
+    return any(
+        _is_verb(token) and any(c.dep_ in _SUBJECTS and c.i in inside for c in token.children)
+        for token in tokens
+    )
+
+
+def two_sentences(doc: Any) -> str | None:
+    """Two sentences glued into one question: the parse splits it, or a colon or semicolon is followed by
+    a clause of its own ("... coast: the Albanian side was completed 6 years ago?")."""
+    sentences = list(doc.sents)
+    if len(sentences) > 1 and sum(_clause_of_its_own(s) for s in sentences) > 1:
+        return f"{len(sentences)} sentences: {sentences[1].text[:60]!r}"
+    for token in doc:
+        if token.text in (":", ";") and 0 < token.i < len(doc) - 1:
+            before, after = doc[: token.i], doc[token.i + 1 :]
+            if _clause_of_its_own(before) and _clause_of_its_own(after):
+                return f"two clauses joined by {token.text!r}: {after.text[:60]!r}"
+    return None
+
+
+_ANAPHORIC_MODIFIERS = frozenset("remaining aforementioned said".split())  # "the remaining stores"
+_ANAPHORIC = _ANAPHORIC_MODIFIERS | {"latter", "former"}  # "the latter", not "the former leader"
+_ROLES = frozenset(("nsubj", "nsubjpass", "dobj", "pobj", "attr"))
+_ANAPHORIC_ADVERBS = frozenset(("also", "then"))
+_COUNT_DETERMINERS = frozenset(("the", "all", "both"))
+
+
+def _counted_description(token: Any) -> bool:
+    """ "the three films", "all three films", "both countries": a count of things named elsewhere, with
+    nothing that says which (no name, adjective, of-phrase or clause)."""
+    if token.tag_ != "NNS" or not (token.is_lower and token.is_alpha):
+        return False
+    children = list(token.children)
+    determiners = [c for c in children if c.dep_ in ("det", "predet") and c.lower_ in _COUNT_DETERMINERS]
+    counted = any(c.dep_ == "nummod" and c.i < token.i for c in children)
+    if not determiners or not (counted or any(c.lower_ == "both" for c in determiners)):
+        return False
+    loose = ("det", "predet", "nummod", "punct")
+    if any(c.dep_ not in loose and not _vague_modifier(c) for c in children):
+        return False
+    earlier = {_nounnormalize(t) for t in token.doc[: token.left_edge.i] if t.tag_ in _NOUN_TAGS}
+    return _nounnormalize(token) not in earlier
+
+
+def not_self_contained(doc: Any) -> str | None:
+    """Words that lean on a text the reader does not have: "also" or "then" on a verb, "the remaining
+    stores", "the latter", "the three films" (which?). Pronouns and "the company" are
+    unresolved_reference's."""
+    for token in doc:
+        if token.lower_ in _ANAPHORIC_ADVERBS and token.dep_ == "advmod" and _is_verb(token.head):
+            if any(verb.dep_ == "conj" for verb in (token.head, *token.head.ancestors)):
+                continue  # "... exist and there are also ...": the first clause is the one meant
+            if token.lower_ == "also" and token.i > 0 and doc[token.i - 1].lower_ == "but":
+                continue  # "not only ... but also"
+            return f"{token.text!r} refers to something said before"
+        pointing = token.dep_ == "amod" if token.lower_ in _ANAPHORIC_MODIFIERS else token.dep_ in _ROLES
+        if token.lower_ in _ANAPHORIC and pointing:
+            if any(c.lower_ == "the" for c in (*token.children, *token.head.children)):
+                return f"'the {token.text}' refers to something said before"
+        if _counted_description(token):
+            phrase = doc[token.left_edge.i : token.i + 1].text
+            return f"{phrase!r}: which ones is not said"
+    return None
+
+
+def answer_in_name(doc: Any, answer: str, keypoints: Sequence[str]) -> str | None:
+    """The question word replaces the end of a longer name: "the Arts Club of which place" where the
+    keypoint says "the Arts Club of Chicago" (the answer is a piece of the club's name). A title ("the
+    Prime Minister of which country") is no name of its own and passes."""
+    for token in question_words(doc):
+        start = token.i
+        if start < 2 or doc[start - 1].lower_ != "of" or re.search(r"\d", answer):
+            continue
+        run = start - 1
+        while run > 0 and doc[run - 1].tag_ in _NAME_TAGS:
+            run -= 1
+        name = doc[run : start - 1].text
+        if not name or name_type(name) not in ("Organization", "Location"):
+            continue
+        written = re.compile(
+            rf"(?<!\w){re.escape(name)} {re.escape(doc[start - 1].text)} {re.escape(answer)}(?!\w)"
+        )
+        if any(written.search(text) for text in keypoints):
+            return f"{answer!r} is the end of the name {name} {doc[start - 1].text} {answer}"
+    return None
+
+
+_PLURAL_NAMES = frozenset("olympics games means series species headquarters".split())
+_OPEN_LISTS = frozenset(("including", "like", "among", "amongst", "besides"))
+_PARTS = frozenset("one some many several most all each any either both none".split())
+_PARTNERS = frozenset(("attr", "dobj", "oprd", "nsubj", "nsubjpass"))
+_OPEN_ENDS = re.compile(r"\b(?:among(?:st)? others|and (?:many )?others|etc)\b", re.IGNORECASE)
+
+
+def many_answers(doc: Any) -> str | None:
+    """A question that many answers fit: a plural question word ("which companies"), the question word
+    inside "including", "such as" or "one of", or a list left open ("among others")."""
+    for token in question_words(doc):
+        noun = token.head if token.dep_ == "det" else None
+        if noun is not None and noun.tag_ in ("NNS", "NNPS") and noun.lower_ not in _PLURAL_NAMES:
+            return f"a plural question word: {token.text} {noun.text}"
+        phrase = token.head if token.dep_ in ("det", "poss") else token
+        prep = phrase.head if phrase.dep_ in ("pobj", "pcomp") else None
+        if prep is not None and prep.lower_ in _OPEN_LISTS:
+            return f"the question word is one of a list: {prep.text} {token.text}"
+        if prep is not None and prep.lower_ == "as" and prep.i > 0 and doc[prep.i - 1].lower_ == "such":
+            return f"the question word is one of a list: such as {token.text}"
+        if prep is not None and prep.lower_ == "of" and prep.head.lower_ in _PARTS:
+            return f"the question word is inside '{prep.head.text} of'"
+        top = wh_phrase_top(token)
+        if top.dep_ in _SUBJECTS or top.dep_ == "attr":
+            verbs = [top.head, *(c for c in top.head.subtree if c.dep_ == "xcomp")]  # "considered to be"
+            roles = [c for verb in verbs for c in verb.children if c is not top and c.dep_ in _PARTNERS]
+            if any(c.lower_ == "one" and any(g.lower_ == "of" for g in c.children) for c in roles):
+                return f"asks for one of many: {top.head.text} ... one of"
+    match = _OPEN_ENDS.search(doc.text)
+    return f"the list is left open: {match.group(0)!r}" if match else None
+
+
+_PERSON_WORDS = frozenset(("who", "whom", "whose"))
+
+
+def wrong_question_word(doc: Any, answer_label: str | None, answer_type: str = "") -> str | None:
+    """The question word does not fit the answer's type: a bare "what" for a person or a country ("What
+    once demanded ...?"), "who" for anything but a person ("Who will become a part of ...?" for a
+    company). `answer_type` is the graph's type of the answer, `answer_label` spaCy's label."""
+    person = answer_type == "Person" or answer_label == "PERSON"
+    for token in question_words(doc):
+        if token.lower_ in _PERSON_WORDS and not person:
+            what = answer_label or answer_type or "not a person"
+            return f"{token.text!r} for an answer that is {what}"
+        bare = token.lower_ == "what" and token.dep_ != "det"
+        if bare and (person or answer_label in ("GPE", "NORP")):
+            return f"a bare {token.text!r} for an answer that is {answer_label or answer_type}"
+    return None
+
+
+_EXCLUDING = frozenset(("outside", "except", "excluding", "besides", "beyond", "without", "apart"))
+_NEGATIONS = frozenset(("not", "n't", "never", "no", "nor"))
+_LOWER_BOUND = re.compile(
+    r"\b(?:at least|more than|over|above|exceeding|exceeded|upwards of|in excess of|greater than)\s*\W?$"
+)
+_UPPER_BOUND = re.compile(r"\b(?:at most|less than|fewer than|under|below|up to|no more than)\s*\W?$")
+_RANGE = re.compile(r"(?P<low>\d[\d,.]*)\s*(?:and|to|[-–])\s*(?P<high>\d[\d,.]*)")
+
+
+def _numbers(text: str) -> list[float]:
+    return [float(n.replace(",", "")) for n in re.findall(r"\d+(?:,\d{3})*(?:\.\d+)?", text)]
+
+
+def _still_true_value(node: str, replacement: str, before: str) -> str | None:
+    """A perturbed value that a bound or a range keeps true: "at least 10" for at least 20, "between
+    22,832 and 165,000" for between 90,000 and 165,000."""
+    old, new = _numbers(node), _numbers(replacement)
+    if not old or not new:
+        return None
+    old_range, new_range = _RANGE.search(node), _RANGE.search(replacement)
+    if old_range is not None and new_range is not None:
+        low, high = _numbers(old_range.group(0))[:2]
+        new_low, new_high = _numbers(new_range.group(0))[:2]
+        if new_low <= low and high <= new_high:
+            return f"the range {replacement!r} holds {node!r}"
+        return None
+    digit = re.search(r"\d", replacement)
+    lead = f"{before} {replacement[: digit.start() if digit else 0]}".lower().strip()
+    if _LOWER_BOUND.search(lead) and new[0] < old[0]:
+        return f"a lower bound moved down stays true: {replacement!r} for {node!r}"
+    if _UPPER_BOUND.search(lead) and new[0] > old[0]:
+        return f"an upper bound moved up stays true: {replacement!r} for {node!r}"
+    return None
+
+
+def false_premise_still_true(doc: Any, node: str, replacement: str, rule: str = "") -> str | None:
+    """A false premise whose change leaves the claim true: the changed node sits after "outside",
+    "except", "other than" or under a negation ("based outside Singapore" stays true for most other
+    countries), or a bound or range still holds the true value ("at least 10%" for at least 20%).
+    `doc` parses the question that carries `replacement` in place of `node`."""
+    found = re.search(rf"(?<!\w){re.escape(replacement)}(?!\w)", doc.text, re.IGNORECASE)
+    if found is None:
+        return None
+    tokens = [t for t in doc if found.start() <= t.idx < found.end()]
+    if not tokens:
+        return None
+    for ancestor in (tokens[0], *tokens[0].ancestors):
+        if ancestor.lower_ in _EXCLUDING and ancestor.dep_ in ("prep", "advmod", "mark"):
+            return f"{replacement!r} sits after {ancestor.text!r}: other values keep the claim true"
+        if ancestor.lower_ == "than" and ancestor.i > 0 and doc[ancestor.i - 1].lower_ in ("other", "rather"):
+            return f"{replacement!r} sits after 'other than': other values keep the claim true"
+        negation = next(
+            (c for c in ancestor.children if c.lower_ in _NEGATIONS and c.dep_ in ("neg", "det")), None
+        )
+        if negation is not None:
+            return f"{replacement!r} sits under {negation.text!r}: other values keep the claim true"
+    if rule == "perturbed_value":
+        return _still_true_value(node, replacement, doc.text[: found.start()][-20:])
+    return None
 
 
 # --- answers and bridges ------------------------------------------------------------------------------

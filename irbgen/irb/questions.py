@@ -18,7 +18,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 from rapidfuzz import fuzz
 
-from irbgen.irb.gates import described_badly, false_premise_lost, multi_hop_too_long, question_failure
+from irbgen.irb.gates import (
+    described_badly,
+    false_premise_lost,
+    false_premise_still_true,
+    multi_hop_too_long,
+    question_failure,
+)
 from irbgen.irb.records import GeneratedQuestion, KnowledgeGraph, PlanHop, QuestionPlan, Triple
 from irbgen.irb.rules.questions import BridgeNotWritable, NodeNotFound, realize_plan
 from irbgen.irb.transforms import apply_changes
@@ -251,7 +257,15 @@ class WriteQuestions(LLMStage):
 
         nlp = load_parser(self.parser_model)
         for index, (question, hop) in enumerate(zip(sub_questions, plan.hops, strict=True)):
-            failure = question_failure(question, hop.answer_label, nlp(question), nested=index > 0)
+            failure = question_failure(
+                question,
+                hop.answer_label,
+                nlp(question),
+                nested=index > 0,
+                answer=hop.answer,
+                answer_type=hop.answer_type,
+                keypoints=hop.keypoints,
+            )
             if failure is not None:
                 return index, failure[0], failure[1]
             inner = index < len(plan.hops) - 1
@@ -261,6 +275,18 @@ class WriteQuestions(LLMStage):
             long = multi_hop_too_long(question) if index > 0 and not inner else None
             if long is not None:
                 return index, "multi_hop_too_long", long
+        return None
+
+    def _premise_still_true(self, plan: QuestionPlan, question: str) -> str | None:
+        """Why the false-premise change leaves the final question's claim true (irb/gates.py), or None."""
+        from irbgen.wikipedia.stages import load_parser
+
+        for change in plan.changes:
+            if change.kind == "false_premise":
+                doc = load_parser(self.parser_model)(question)
+                true = false_premise_still_true(doc, change.node, change.replacement, change.rule)
+                if true is not None:
+                    return true
         return None
 
     def gate(self, plan: QuestionPlan, question: GeneratedQuestion) -> Reject | None:
@@ -281,6 +307,9 @@ class WriteQuestions(LLMStage):
             lost = false_premise_lost(sub_questions[-1], change.replacement)
             if change.kind == "false_premise" and lost is not None:
                 return self.reject(plan, "false_premise_lost", f"{lost}: {sub_questions[-1]}")
+        true = self._premise_still_true(plan, sub_questions[-1])
+        if true is not None:
+            return self.reject(plan, "false_premise_still_true", f"{true}: {sub_questions[-1]}")
         failure = self._gate_failure(plan, sub_questions)
         if failure is None:
             return None
