@@ -208,7 +208,7 @@ def test_llm_valid_reply_makes_a_keypoint_with_provenance():
     assert isinstance(out, Keypoint)
     assert out.text == "The Golden Gate Bridge opened to traffic in 1937."
     assert out.method == "llm" and out.model == "stub"
-    assert (out.prompt.name, out.prompt.version) == ("irb_keypoint", "1")
+    assert (out.prompt.name, out.prompt.version) == ("irb_keypoint", "2")
     user = body["messages"][-1]["content"]
     assert (
         "Article title: Golden Gate Bridge" in user

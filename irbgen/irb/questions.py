@@ -4,7 +4,8 @@ Two backends, chosen by name. "rules" (offline): template realisation of the mas
 (`irbgen.irb.rules.questions`), uniqueness by looking in the run's knowledge graphs for another node of
 the same type on the same relation and other end (`UniquenessIndex`). "llm": one irb_question_step call
 per masked triple with the earlier triples and questions given, then irb_question_check (one answer?)
-and irb_question_refine (fluency). Either way a question that contains its own answer is dropped.
+and irb_question_refine (fluency); a question failing a gate is refined once more, told the gate, then
+rejected if it still fails. Either way a question that contains its own answer is dropped.
 """
 
 from __future__ import annotations
@@ -369,7 +370,10 @@ class WriteQuestions(LLMStage):
         return steps, sub_questions
 
     async def llm(self, plan: QuestionPlan, client: Any) -> GeneratedQuestion | Reject:
-        """Step calls, one check call (one answer?) and a refine call; one more refine for a failed gate."""
+        """Step calls, one check call (one answer?) and a refine call; then the gates of `gate`. A
+        sub-question that fails a gate is refined once more, told the gate and its detail; if the
+        question still fails, the gate rejects it, and the reject names the gate that asked for the
+        refinement (`refined_after`) and the sub-question before it (`before_refine`)."""
         missing = _missing_node(plan)
         if missing is not None:
             return self.reject(plan, "node_not_found", missing)
@@ -377,9 +381,11 @@ class WriteQuestions(LLMStage):
         if isinstance(written, Reject):
             return written
         steps, sub_questions = written
+        rows = plan_rows(plan)
+        triples = "\n".join(triple for _, triple in rows)
         values = {
             "question": steps[-1],
-            "triples": "\n".join(triple for _, triple in plan_rows(plan)),
+            "triples": triples,
             "variable": variable(len(plan.hops) - 1),
             "answer": plan.answer,
         }
@@ -389,28 +395,50 @@ class WriteQuestions(LLMStage):
         if not verdict.reply.unique:
             why = verdict.reply.reason.strip() or "the check found several answers"
             return self.reject(plan, "not_unique", why)
-        values = {"question": steps[-1], "answer": plan.answer, "problems": "(none)"}
+        values = {"question": steps[-1], "answer": plan.answer, "triples": triples, "problems": "(none)"}
         polished = await self.ask(client, plan, REFINE_PROMPT, values, where="refine")
         if isinstance(polished, Reject):
             return polished
         sub_questions[-1] = squash(polished.reply.question)
-        failure = self._gate_failure(plan, sub_questions)
-        if failure is not None:  # one more refinement, told what is wrong; then the gate rejects it
-            index, gate, detail = failure
+        refined: dict[int, tuple[str, str]] = {}  # sub-question -> (gate that failed it, its text then)
+        while True:
+            question = GeneratedQuestion(
+                plan_id=plan.id,
+                question=sub_questions[-1],
+                sub_questions=sub_questions,
+                steps=steps,
+                method="llm",
+                **self.provenance(client),
+            )
+            failed = self.gate(plan, question)
+            if failed is None:
+                return question
+            index = _failed_sub_question(failed, len(sub_questions))
+            if index in refined:  # refined once already: the gate rejects it
+                gate, before = refined[index]
+                extra = {**failed.extra, "refined_after": gate, "before_refine": before}
+                return failed.model_copy(update={"extra": extra})
+            refined[index] = (failed.reason, sub_questions[index])
             values = {
                 "question": sub_questions[index],
                 "answer": plan.hops[index].answer,
-                "problems": f"{gate}: {detail}",
+                "triples": "\n".join(triple for hop, triple in rows if hop <= index),
+                "problems": f"{failed.reason}: {failed.detail}",
             }
-            again = await self.ask(client, plan, REFINE_PROMPT, values, where=f"refine after {gate}")
+            where = f"refine after {failed.reason}"
+            again = await self.ask(client, plan, REFINE_PROMPT, values, where=where)
             if isinstance(again, Reject):
                 return again
+            sub_questions = sub_questions.copy()
             sub_questions[index] = squash(again.reply.question)
-        return GeneratedQuestion(
-            plan_id=plan.id,
-            question=sub_questions[-1],
-            sub_questions=sub_questions,
-            steps=steps,
-            method="llm",
-            **self.provenance(client),
-        )
+
+
+_SUB_QUESTION = re.compile(r"^sub-question (\d+)\b")
+
+
+def _failed_sub_question(reject: Reject, count: int) -> int:
+    """The sub-question a reject of `WriteQuestions.gate` is about ("sub-question 1: ..."); the last
+    one when the detail names none (a lost false premise is in the final question)."""
+    match = _SUB_QUESTION.match(reject.detail)
+    index = int(match.group(1)) if match else count - 1
+    return index if 0 <= index < count else count - 1
