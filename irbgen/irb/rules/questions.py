@@ -445,7 +445,8 @@ def _describe_bridge(text: str, previous: str, hop: PlanHop) -> str:
     """`text` with its bridge replaced by a description of the previous hop's answer ("the firm that ...");
     a possessive bridge becomes "the deck of <description>"."""
     slot = find_slot(text, BRIDGE, hop.answer_type, hop.answer, take_prep=False)
-    head = f"the {slot.descriptor}" if slot.descriptor else None  # "the engineering firm <bridge>"
+    noun = slot.descriptor or hop.answer_noun  # "the engineering firm <bridge>", or what its page says
+    head = f"the {noun}" if noun else None
     description = describe_text(previous, hop.answer, hop.answer_type, head)
     after = text[text.index(BRIDGE) + 1 :]
     owned = _possessed(after)
