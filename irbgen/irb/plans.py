@@ -30,6 +30,7 @@ from irbgen.irb.node_types import normal_title, page_types
 from irbgen.irb.questions import WriteQuestions
 from irbgen.irb.records import Fact, KnowledgeGraph, NodeChange, PlanHop, QuestionPlan
 from irbgen.irb.rules.graph import node_type as label_type
+from irbgen.irb.shortcuts import REASON as SHORTCUT
 from irbgen.irb.shortcuts import drop_shortcuts, normaliser, shortcut_document
 from irbgen.irb.transforms import DATE_RULES, TRANSFORMED_TYPES, paraphrase, perturb
 from irbgen.records import Reject
@@ -274,7 +275,7 @@ def multi_hop_plans(
     max_per_answer: int = 3,
     rejects: list[Reject] | None = None,
     describe: Callable[[PlanHop], int | None] | None = None,
-    keep: Callable[[Sequence[PlanHop]], bool] | None = None,
+    keep: Callable[[Sequence[PlanHop]], str | None] | None = None,
     nouns: Mapping[str, str] | None = None,
 ) -> list[QuestionPlan]:
     """Chains of 2..max_hops single-hop facts, innermost first, each hop's answer named in the next.
@@ -291,9 +292,10 @@ def multi_hop_plans(
     With `describe` (a first hop -> how many words its question takes as a description of its answer, or
     None when it cannot describe it: see irb/bridges.py), chains start only at describable hops, best
     (shortest) first, and each second hop (a fact and the node it asks for) is made once, through the
-    best-described start that reaches it and that `keep` accepts (e.g. no shortcut, and a question the
-    rules can write), trying at most MAX_STARTS_TRIED starts; a start is used for at most
-    `max_per_answer` second hops, so one bridge is described by several of its facts.
+    best-described start that reaches it and that `keep` accepts (it returns why not, or None: e.g. a
+    shortcut, or no question the rules can write), trying at most MAX_STARTS_TRIED starts (a second hop
+    none of them describes is a reject "multi_hop_not_writable" giving the last reason); a start is used
+    for at most `max_per_answer` second hops, so one bridge is described by several of its facts.
 
     `nouns` (page title -> what its lead says the page's subject is) names a hop's answer, where a
     wikilink or the page title says which page it is, in the description of it ("the tennis player
@@ -345,6 +347,7 @@ def multi_hop_plans(
     ]  # sorted() is stable: equal lengths keep the order of `single`
     taken: set[tuple[str, str]] = set()
     tried: dict[tuple[str, str], int] = {}
+    failed: dict[tuple[str, str], tuple[str, str]] = {}  # second hop -> (last plan id tried, why not)
     for start in starts:
         options = chainer.continuations([start])
         not_entity = bridge_not_entity(start.answer_label, start.answer_type) if labels is not None else None
@@ -362,11 +365,17 @@ def multi_hop_plans(
             if second in taken or tried.get(second, 0) == MAX_STARTS_TRIED:
                 continue
             tried[second] = tried.get(second, 0) + 1
-            if keep is not None and not keep([start, hop]):
+            why = keep([start, hop]) if keep is not None else None
+            if why is not None:
+                failed[second] = (f"m:{chainer.hop_label(start)}>{chainer.hop_label(hop)}", why)
                 continue
             taken.add(second)
+            failed.pop(second, None)
             used += 1
             extend([start, hop])
+    for second, (plan_id, why) in sorted(failed.items()) if rejects is not None else ():
+        detail = f"no description of its bridge made a question ({tried[second]} tried); the last: {why}"
+        rejects.append(Reject(stage=STAGE, reason="multi_hop_not_writable", key=plan_id, detail=detail))
     return plans
 
 
@@ -546,12 +555,17 @@ def make_plans(
 
     writer = WriteQuestions("rules", graphs=graphs)
 
-    def keep(chain: Sequence[PlanHop]) -> bool:
+    def keep(chain: Sequence[PlanHop]) -> str | None:
+        """Why the rules cannot make this chain a question, or None."""
         plan = QuestionPlan(id="m:", kind="multi_hop", hops=list(chain))
-        if not bridge_named_once(*chain[-2:]) or shortcut_document(plan, normalised) is not None:
-            return False
+        if not bridge_named_once(*chain[-2:]):
+            return f"bridge_named_twice: {chain[-1].bridge!r} stays in the question beside its description"
+        shortcut = shortcut_document(plan, normalised)
+        if shortcut is not None:
+            return f"{SHORTCUT}: the answer {plan.answer!r} is in {shortcut}, a document of the first hop"
         written = writer.rules(plan)
-        return not isinstance(written, Reject) and writer.gate(plan, written) is None
+        failure = written if isinstance(written, Reject) else writer.gate(plan, written)
+        return None if failure is None else f"{failure.reason}: {failure.detail}"
 
     multi = multi_hop_plans(
         single,

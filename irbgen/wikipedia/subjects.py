@@ -45,9 +45,12 @@ def defining_noun(doc: Any) -> str | None:
 
 
 def links_in(text: str, links: Mapping[str, str]) -> dict[str, str]:
-    """The links whose text occurs in `text` as whole words, sorted by link text."""
-    return {
-        anchor: links[anchor]
-        for anchor in sorted(links)
-        if re.search(rf"(?<!\w){re.escape(anchor)}(?!\w)", text)
-    }
+    """The links whose text occurs in `text` as whole words, longest first, never inside a longer one's
+    ("German" is not found in "German Empire"); sorted by link text."""
+    found: dict[str, str] = {}
+    for anchor in sorted(links, key=lambda anchor: (-len(anchor), anchor)):
+        pattern = re.compile(rf"(?<!\w){re.escape(anchor)}(?!\w)")
+        if pattern.search(text):
+            found[anchor] = links[anchor]
+            text = pattern.sub(" ", text)
+    return dict(sorted(found.items()))
