@@ -10,8 +10,8 @@ import pytest
 from irbgen.irb.bridges import bridge_named_once, description_words, node_pages
 from irbgen.irb.masking import maskable_nodes
 from irbgen.irb.plans import multi_hop_plans, single_hop_plans
-from irbgen.irb.records import Entity, Fact, GroundedKeypoint, KnowledgeGraph, PlanHop, Triple
-from irbgen.irb.rules.questions import realize_plan
+from irbgen.irb.records import Entity, Fact, GroundedKeypoint, KnowledgeGraph, PlanHop, QuestionPlan, Triple
+from irbgen.irb.rules.questions import inner_question, realize_plan
 from irbgen.spacy_models import DEFAULT_MODEL
 from irbgen.wikipedia.stages import load_parser
 from irbgen.wikipedia.subjects import defining_noun, links_in
@@ -217,3 +217,41 @@ def test_a_second_mention_of_the_bridge_leaks_it():
         update={"keypoints": ["UAB is the largest employer in Alabama, with 23,000 staff."]}
     )
     assert bridge_named_once(inner, once)
+
+
+def azerbaijan_hop(**update) -> PlanHop:
+    # Azerbaijan (page 746), a keypoint of the build
+    text = "The defense budget of Azerbaijan for 2011 was set at US$3.1 billion."
+    hop = PlanHop(
+        fact_id="746:1:0",
+        keypoints=[text],
+        triples=[],
+        answer="Azerbaijan",
+        answer_type="Country",
+        documents=[],
+    )
+    return hop.model_copy(update=update)
+
+
+def test_an_inner_hop_names_its_answer_as_the_owner_so_it_can_be_described():
+    hop = azerbaijan_hop()
+    assert inner_question(hop) == "Which country's defense budget for 2011 was set at US$3.1 billion?"
+    assert description_words(hop) == 11
+    chess = "Azerbaijan is one of the traditional powerhouses of world chess, according to FIDE."
+    outer = hop.model_copy(
+        update={
+            "fact_id": "746:2:0",
+            "keypoints": [chess],
+            "answer": "FIDE",
+            "answer_type": "Organization",
+            "bridge": "Azerbaijan",
+        }
+    )
+    question = realize_plan(QuestionPlan(id="m:", kind="multi_hop", hops=[hop, outer])).question
+    assert question.startswith(
+        "The country whose defense budget for 2011 was set at US$3.1 billion is one of"
+    )
+
+
+def test_a_bridge_only_called_a_thing_is_not_described():
+    assert description_words(azerbaijan_hop(answer_type="Other")) is None

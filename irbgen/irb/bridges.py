@@ -13,23 +13,31 @@ from collections.abc import Iterable
 
 from irbgen.irb.gates import described_badly
 from irbgen.irb.masking import normalize
-from irbgen.irb.records import Fact, PlanHop, QuestionPlan
-from irbgen.irb.rules.questions import BridgeNotWritable, NodeNotFound, realize_plan
+from irbgen.irb.records import Fact, PlanHop
+from irbgen.irb.rules.questions import HEADS, BridgeNotWritable, NodeNotFound, inner_question
 from irbgen.text import contains_answer
+
+UNNAMED_PENALTY = 100
 
 
 def description_words(hop: PlanHop) -> int | None:
-    """Words of the hop's own question when it can describe its answer inside another question, or None.
+    """Words of the hop's own question when it can describe its answer inside another question, or None;
+    UNNAMED_PENALTY more when it names nothing ("Which country's population reached 9 million in 2010?"),
+    so descriptions that name something are tried first.
 
     The rules' wording decides (an llm backend rewrites the question later, from the same fact).
     """
+    if hop.answer_type not in HEADS and not hop.answer_noun:
+        return None  # it would be "the thing that ..."
     try:
-        question = realize_plan(QuestionPlan(id=f"s:{hop.fact_id}", kind="single_hop", hops=[hop])).question
+        question = inner_question(hop)
     except (NodeNotFound, BridgeNotWritable):
         return None
     if described_badly(question) is not None:
         return None
-    return len(question.split())
+    words = question.split()
+    named = any(word[:1].isupper() for word in words[1:])  # "... of the Royal Netherlands Academy ..."
+    return len(words) if named else len(words) + UNNAMED_PENALTY
 
 
 def bridge_named_once(inner: PlanHop, outer: PlanHop) -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,8 @@ from irbgen.wikipedia.wikitext import (
 
 # Only the tagger (for VB* tags) and the parser (for dependencies) are needed; the rest is not loaded.
 _EXCLUDE = ("ner", "lemmatizer", "attribute_ruler", "senter")
+
+LEAD_CHARS = 600  # the lead is parsed this far for its first sentence
 
 
 def load_parser(model: str) -> Any:
@@ -118,8 +119,7 @@ class CitingSegments:
 
     def _defining_noun(self, lead: str) -> str | None:
         """The noun the lead's first sentence defines the page's subject by (subjects.defining_noun)."""
-        first = lead[: next((m.end() for m in re.finditer(r"[.!?](?=\s|$)", lead)), len(lead))]
-        return defining_noun(load_parser(self.model)(first)) if first.strip() else None
+        return defining_noun(load_parser(self.model)(lead[:LEAD_CHARS])) if lead.strip() else None
 
     def _segment(self, page: Page, article: Article, segment: CandidateSegment, sid: str) -> Segment:
         sentence = article.sentences[segment.sentence]
