@@ -69,6 +69,8 @@ def fact_from(record: SegmentEvidence) -> Fact | Reject:
         wikidata_id=page.wikidata_id if page is not None else None,
         categories=list(page.categories) if page is not None else [],
         revised=page.revision_timestamp if page is not None else None,
+        links=dict(segment.links),
+        page_noun=segment.page_noun,
     )
 
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 import math
 import random
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date
 
 from irbgen.errors import BadInputError
+from irbgen.irb.bridges import bridge_named_once, description_words, node_pages
 from irbgen.irb.gates import agreed_type, answer_failure, answer_fragment, bridge_not_entity, entity_label
 from irbgen.irb.masking import (
     NodeIndex,
@@ -26,9 +27,11 @@ from irbgen.irb.masking import (
     why_not_maskable,
 )
 from irbgen.irb.node_types import normal_title, page_types
+from irbgen.irb.questions import WriteQuestions
 from irbgen.irb.records import Fact, KnowledgeGraph, NodeChange, PlanHop, QuestionPlan
 from irbgen.irb.rules.graph import node_type as label_type
-from irbgen.irb.shortcuts import drop_shortcuts
+from irbgen.irb.shortcuts import REASON as SHORTCUT
+from irbgen.irb.shortcuts import drop_shortcuts, normaliser, shortcut_document
 from irbgen.irb.transforms import DATE_RULES, TRANSFORMED_TYPES, paraphrase, perturb
 from irbgen.records import Reject
 
@@ -36,6 +39,7 @@ STAGE = "plans"
 MAX_HOPS = 4
 FALSE_PREMISE_ANSWER = "False premise question"
 MAX_DETAIL_CHARS = 500
+MAX_STARTS_TRIED = 4  # first hops tried, best described first, to describe the bridge of one second hop
 
 Node = tuple[str, str]  # (node as written, type)
 
@@ -98,6 +102,7 @@ def single_hop_plans(
             answer_type=target[1],
             answer_label=label,
             documents=fact_documents(fact),
+            node_pages=node_pages(fact, [node for node, _, _ in triple_nodes(graph.triples)]),
         )
         plans.append(QuestionPlan(id=f"s:{fact.id}", kind="single_hop", hops=[hop]))
     for fact_id in sorted(set(by_fact) - seen):
@@ -168,9 +173,11 @@ class _Chainer:
         single: Sequence[QuestionPlan],
         maskable: Mapping[str, Sequence[Node]],
         labels: Mapping[str, Mapping[str, str]],
+        nouns: Mapping[str, str] | None = None,
     ) -> None:
         self.base = {plan.hops[0].fact_id: plan.hops[0] for plan in single}
         self.labels = labels
+        self.nouns = nouns or {}
         self.order = {fact_id: index for index, fact_id in enumerate(self.base)}
         self.maskable = {fact_id: list(maskable.get(fact_id, ())) for fact_id in self.base}
         self.nodes = {
@@ -181,28 +188,35 @@ class _Chainer:
         for fact_id, nodes in self.nodes.items():
             for node, node_type in nodes:
                 self.index.add(fact_id, node, node_type)
-        self._bridges: dict[tuple[Node, str | None], list[tuple[str, Node]]] = {}
+        self._bridges: dict[tuple[Node, str | None, str | None], list[tuple[str, Node]]] = {}
 
-    def bridges(self, answer: Node, label: str | None = None) -> list[tuple[str, Node]]:
-        """(fact id, node) for each fact whose graph has a node naming `answer` (spaCy's `label`) as the
-        same thing; exact spellings first."""
-        if (answer, label) not in self._bridges:
+    def bridges(
+        self, answer: Node, label: str | None = None, page: str | None = None
+    ) -> list[tuple[str, Node]]:
+        """(fact id, node) for each fact whose graph has a node naming `answer` (spaCy's `label`; linked to
+        `page`) as the same thing; exact spellings first."""
+        if (answer, label, page) not in self._bridges:
             found = []
             for fact_id in sorted(self.index.owners(*answer), key=self.order.__getitem__):
                 nodes = self.nodes[fact_id]
                 exact = [node for node in nodes if normalize(node[0]) == normalize(answer[0])]
                 fuzzy = [node for node in nodes if same_node(*answer, *node)]
                 bridge = (exact or fuzzy)[0] if exact or fuzzy else None
-                if bridge is not None and self._same_thing(answer, label, fact_id, bridge):
+                if bridge is not None and self._same_thing(answer, label, page, fact_id, bridge):
                     found.append((fact_id, bridge))
-            self._bridges[answer, label] = found
-        return self._bridges[answer, label]
+            self._bridges[answer, label, page] = found
+        return self._bridges[answer, label, page]
 
-    def _same_thing(self, answer: Node, label: str | None, fact_id: str, bridge: Node) -> bool:
+    def _same_thing(
+        self, answer: Node, label: str | None, page: str | None, fact_id: str, bridge: Node
+    ) -> bool:
         """The bridge names the answer as a whole ("Washington" is not "Washington, D.C.") and spaCy,
         where it labels both, gives both one type (not a PERSON Washington and a GPE one)."""
         if answer_fragment(bridge[0], self.base[fact_id].keypoints, ()) is not None:
             return False
+        here = self.base[fact_id].node_pages.get(normalize(bridge[0]))
+        if page is not None and here is not None:
+            return page == here  # linked to one page, or to two
         here = self.labels.get(fact_id, {}).get(normalize(bridge[0]))
         return here is None or label is None or label_type(here, bridge[0]) == label_type(label, answer[0])
 
@@ -212,7 +226,8 @@ class _Chainer:
         answers = [(hop.answer, hop.answer_type) for hop in chain]
         earlier = [node for hop in chain for node in self.nodes[hop.fact_id]]
         hops = []
-        for fact_id, bridge in self.bridges(answers[-1], chain[-1].answer_label):
+        page = chain[-1].node_pages.get(normalize(chain[-1].answer))
+        for fact_id, bridge in self.bridges(answers[-1], chain[-1].answer_label, page):
             if fact_id in used:
                 continue
             for node in self.maskable[fact_id]:
@@ -222,6 +237,23 @@ class _Chainer:
                 label = self.labels.get(fact_id, {}).get(normalize(node[0]))
                 update = {"answer": node[0], "answer_type": node[1], "bridge": bridge[0]}
                 update["answer_label"] = label
+                update["answer_noun"] = self.nouns.get(base.node_pages.get(normalize(node[0]), ""))
+                hops.append(base.model_copy(update=update))
+        return hops
+
+    def starts(self) -> list[PlanHop]:
+        """A first hop for every maskable node of every fact, in fact then graph order."""
+        hops = []
+        for fact_id, base in self.base.items():
+            for node, node_type in self.maskable[fact_id] or [(base.answer, base.answer_type)]:
+                label = self.labels.get(fact_id, {}).get(normalize(node))
+                noun = self.nouns.get(base.node_pages.get(normalize(node), ""))
+                update = {
+                    "answer": node,
+                    "answer_type": node_type,
+                    "answer_label": label,
+                    "answer_noun": noun,
+                }
                 hops.append(base.model_copy(update=update))
         return hops
 
@@ -242,6 +274,9 @@ def multi_hop_plans(
     labels: Mapping[str, Mapping[str, str]] | None = None,
     max_per_answer: int = 3,
     rejects: list[Reject] | None = None,
+    describe: Callable[[PlanHop], int | None] | None = None,
+    keep: Callable[[Sequence[PlanHop]], str | None] | None = None,
+    nouns: Mapping[str, str] | None = None,
 ) -> list[QuestionPlan]:
     """Chains of 2..max_hops single-hop facts, innermost first, each hop's answer named in the next.
 
@@ -253,6 +288,18 @@ def multi_hop_plans(
     (gates.bridge_not_entity); each chain stopped there is added to `rejects` when given. Where a chain
     has more than `max_per_answer` next hops, the seeded `rng` samples that many, so big dumps stay
     bounded. Plans come depth-first in the order of `single`.
+
+    With `describe` (a first hop -> how many words its question takes as a description of its answer, or
+    None when it cannot describe it: see irb/bridges.py), chains start only at describable hops, best
+    (shortest) first, and each second hop (a fact and the node it asks for) is made once, through the
+    best-described start that reaches it and that `keep` accepts (it returns why not, or None: e.g. a
+    shortcut, or no question the rules can write), trying at most MAX_STARTS_TRIED starts (a second hop
+    none of them describes is a reject "multi_hop_not_writable" giving the last reason); a start is used
+    for at most `max_per_answer` second hops, so one bridge is described by several of its facts.
+
+    `nouns` (page title -> what its lead says the page's subject is) names a hop's answer, where a
+    wikilink or the page title says which page it is, in the description of it ("the tennis player
+    who ..."). Two nodes linked to different pages never bridge.
     """
     if not 1 <= max_hops <= MAX_HOPS:
         raise BadInputError(f"max_hops must be between 1 and {MAX_HOPS}, got {max_hops}")
@@ -262,7 +309,7 @@ def multi_hop_plans(
         maskable = {
             plan.hops[0].fact_id: [(plan.hops[0].answer, plan.hops[0].answer_type)] for plan in single
         }
-    chainer = _Chainer(single, maskable, labels or {})
+    chainer = _Chainer(single, maskable, labels or {}, nouns)
     plans: list[QuestionPlan] = []
 
     def extend(chain: list[PlanHop]) -> None:
@@ -287,8 +334,48 @@ def multi_hop_plans(
         for hop in options:
             extend(chain + [hop])
 
-    for plan in single:
-        extend([plan.hops[0]])
+    if describe is None:
+        for plan in single:
+            extend([plan.hops[0]])
+        return plans
+    ranked = [(describe(hop), hop) for hop in chainer.starts()]
+    starts = [
+        hop
+        for words, hop in sorted(
+            ((words, hop) for words, hop in ranked if words is not None), key=lambda pair: pair[0]
+        )
+    ]  # sorted() is stable: equal lengths keep the order of `single`
+    taken: set[tuple[str, str]] = set()
+    tried: dict[tuple[str, str], int] = {}
+    failed: dict[tuple[str, str], tuple[str, str]] = {}  # second hop -> (last plan id tried, why not)
+    for start in starts:
+        options = chainer.continuations([start])
+        not_entity = bridge_not_entity(start.answer_label, start.answer_type) if labels is not None else None
+        if options and not_entity is not None:
+            if rejects is not None:
+                detail = f"{not_entity}: {start.answer!r} ({len(options)} next hops not made)"
+                key = f"m:{chainer.hop_label(start)}>..."
+                rejects.append(Reject(stage=STAGE, reason="bridge_not_entity", key=key, detail=detail))
+            continue
+        used = 0
+        for hop in options:
+            second = (hop.fact_id, normalize(hop.answer))
+            if used == max_per_answer:
+                break
+            if second in taken or tried.get(second, 0) == MAX_STARTS_TRIED:
+                continue
+            tried[second] = tried.get(second, 0) + 1
+            why = keep([start, hop]) if keep is not None else None
+            if why is not None:
+                failed[second] = (f"m:{chainer.hop_label(start)}>{chainer.hop_label(hop)}", why)
+                continue
+            taken.add(second)
+            failed.pop(second, None)
+            used += 1
+            extend([start, hop])
+    for second, (plan_id, why) in sorted(failed.items()) if rejects is not None else ():
+        detail = f"no description of its bridge made a question ({tried[second]} tried); the last: {why}"
+        rejects.append(Reject(stage=STAGE, reason="multi_hop_not_writable", key=plan_id, detail=detail))
     return plans
 
 
@@ -464,6 +551,22 @@ def make_plans(
         for fact_id in planned
     }
     bridge_rejects: list[Reject] = []
+    normalised = normaliser(documents or {})
+
+    writer = WriteQuestions("rules", graphs=graphs)
+
+    def keep(chain: Sequence[PlanHop]) -> str | None:
+        """Why the rules cannot make this chain a question, or None."""
+        plan = QuestionPlan(id="m:", kind="multi_hop", hops=list(chain))
+        if not bridge_named_once(*chain[-2:]):
+            return f"bridge_named_twice: {chain[-1].bridge!r} stays in the question beside its description"
+        shortcut = shortcut_document(plan, normalised)
+        if shortcut is not None:
+            return f"{SHORTCUT}: the answer {plan.answer!r} is in {shortcut}, a document of the first hop"
+        written = writer.rules(plan)
+        failure = written if isinstance(written, Reject) else writer.gate(plan, written)
+        return None if failure is None else f"{failure.reason}: {failure.detail}"
+
     multi = multi_hop_plans(
         single,
         max_hops,
@@ -472,6 +575,9 @@ def make_plans(
         labels=labels,
         max_per_answer=max_per_answer,
         rejects=bridge_rejects,
+        describe=description_words,
+        keep=keep,
+        nouns={fact.title: fact.page_noun for fact in facts if fact.page_noun},
     )
     rejects = rejects + bridge_rejects
     if documents is not None:

@@ -74,6 +74,8 @@ class Fact(Record):
     wikidata_id: str | None = None
     categories: list[str] = Field(default_factory=list)
     revised: str | None = None  # the page revision's timestamp
+    links: dict[str, str] = Field(default_factory=dict)  # link text in the sentence -> linked page title
+    page_noun: str | None = None  # what the page's subject is, from its lead ("tennis player")
 
     @property
     def key(self) -> str:
@@ -151,6 +153,8 @@ class PlanHop(Record):
     answer_label: str | None = None  # spaCy's entity label of the answer in the keypoints
     bridge: str | None = None  # the previous hop's answer as it appears unmasked here; None for hop 0
     documents: list[str]  # ids of the documents that support the fact
+    node_pages: dict[str, str] = Field(default_factory=dict)  # normalised node -> the page it is (wikilinks)
+    answer_noun: str | None = None  # what the answer's page says it is ("tennis player"), for descriptions
 
 
 class QuestionPlan(Record):

@@ -34,16 +34,22 @@ def shortcut_document(plan: QuestionPlan, normalised: Callable[[str], str | None
     return None
 
 
+def normaliser(documents: Mapping[str, str]) -> Callable[[str], str | None]:
+    """document id -> its text passed through `normalize` (each document once, when first asked), or None."""
+
+    @cache
+    def normalised(document: str) -> str | None:
+        text = documents.get(document)
+        return None if text is None else normalize(text)
+
+    return normalised
+
+
 def drop_shortcuts(
     plans: Iterable[QuestionPlan], documents: Mapping[str, str]
 ) -> tuple[list[QuestionPlan], list[Reject]]:
     """(kept plans, rejects) over plans; `documents` maps document id -> main text."""
-
-    @cache
-    def normalised(document: str) -> str | None:  # each document normalised once, when first read
-        text = documents.get(document)
-        return None if text is None else normalize(text)
-
+    normalised = normaliser(documents)
     kept: list[QuestionPlan] = []
     rejects: list[Reject] = []
     for plan in plans:

@@ -73,6 +73,8 @@ class Segment(Record):
     after: list[str] = Field(default_factory=list)  # up to two following sentences
     citations: list[Citation]
     page: PageMeta | None = None  # the page's metadata, for the facts made from this segment
+    links: dict[str, str] = Field(default_factory=dict)  # link text in `text` -> the page it links to
+    page_noun: str | None = None  # what the page's subject is, from its lead ("tennis player")
 
     @property
     def key(self) -> str:

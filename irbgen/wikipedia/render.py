@@ -23,6 +23,7 @@ class RefTable(Protocol):
 
     def get(self, name: str) -> tuple[Citation, ...]: ...
 
+
 MAX_TEMPLATE_DEPTH = 40  # real articles nest templates a few levels deep
 MAX_UNBALANCED = 50  # unclosed {{, [[, [http or <tag> per section (the parser is quadratic on them)
 MAX_PIPES = 100_000  # template parameters and table cells cost ~5 us each to parse
@@ -160,6 +161,16 @@ def strip_tables(text: str) -> str:
     return "\n".join(out)
 
 
+_MARKS = re.compile(r"\ue000\d*\ue001?|\ue001")
+
+
+def link_target(title: str) -> str:
+    """The page a wikilink names, as titles are written: no "#section", spaces for underscores, first
+    letter upper case ("[[new_York city#History]]" -> "New York city")."""
+    page = " ".join(title.split("#", 1)[0].replace("_", " ").split())
+    return page[:1].upper() + page[1:]
+
+
 class Renderer:
     """Walks parsed wikitext, emitting plain text with ref markers; named reuses resolve at the end."""
 
@@ -170,6 +181,7 @@ class Renderer:
         self.parts: list[str] = []
         self.markers: list[tuple[Citation, ...] | str] = []  # a str is a ref name to resolve
         self.in_list = False
+        self.links: dict[str, str] = {}  # each link's text as rendered -> the page it links to (first wins)
 
     def render(self, code: Any) -> str:
         """Plain text of one section, with markers."""
@@ -226,6 +238,7 @@ class Renderer:
             if prefix in _LINK_DROP or (node.text is None and re.fullmatch(r"[a-z]{2,3}(-[a-z]+)?", prefix)):
                 self.hidden(node.text)  # a file caption may define refs
                 return
+        start = len(self.parts)
         if node.text is not None:
             if str(node.text).strip():
                 self.walk(node.text)
@@ -233,6 +246,10 @@ class Renderer:
                 self.parts.append(re.sub(r"\s*\(.*\)\s*$", "", title))
         else:
             self.parts.append(title)
+        anchor = " ".join(_MARKS.sub("", "".join(self.parts[start:])).split())
+        target = link_target(title)
+        if anchor and target:
+            self.links.setdefault(anchor, target)
 
     def tag(self, node: Any) -> None:
         markup = node.wiki_markup

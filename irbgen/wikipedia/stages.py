@@ -13,6 +13,7 @@ from irbgen.records import Reject
 from irbgen.spacy_models import DEFAULT_MODEL, load_spacy
 from irbgen.wikipedia.dumps import PageFilter, load_titles, read_dump
 from irbgen.wikipedia.records import Page, PageMeta, Segment
+from irbgen.wikipedia.subjects import defining_noun, links_in
 from irbgen.wikipedia.wikitext import (
     MAX_WIKITEXT_CHARS,
     Article,
@@ -25,6 +26,8 @@ from irbgen.wikipedia.wikitext import (
 
 # Only the tagger (for VB* tags) and the parser (for dependencies) are needed; the rest is not loaded.
 _EXCLUDE = ("ner", "lemmatizer", "attribute_ruler", "senter")
+
+LEAD_CHARS = 600  # the lead is parsed this far for its first sentence
 
 
 def load_parser(model: str) -> Any:
@@ -98,6 +101,7 @@ class CitingSegments:
                 else:
                     slots.append(None)
                     candidates.append((segment, sid))
+        noun = self._defining_noun(article.lead) if candidates else None
         verdicts = iter(self._missing([c.text for c, _ in candidates]))
         pending = iter(candidates)
         for slot in slots:
@@ -110,8 +114,12 @@ class CitingSegments:
                 detail = f"missing {', '.join(missing)}: {segment.text[:200]}"
                 out.append(self._reject("incomplete_segment", sid, detail))
             else:
-                out.append(self._segment(page, article, segment, sid))
+                out.append(self._segment(page, article, segment, sid).model_copy(update={"page_noun": noun}))
         return out
+
+    def _defining_noun(self, lead: str) -> str | None:
+        """The noun the lead's first sentence defines the page's subject by (subjects.defining_noun)."""
+        return defining_noun(load_parser(self.model)(lead[:LEAD_CHARS])) if lead.strip() else None
 
     def _segment(self, page: Page, article: Article, segment: CandidateSegment, sid: str) -> Segment:
         sentence = article.sentences[segment.sentence]
@@ -128,6 +136,7 @@ class CitingSegments:
             after=after,
             citations=list(segment.citations),
             page=PageMeta.of(page),
+            links=links_in(segment.text, article.links),
         )
 
     def _page(self, record: BaseModel) -> Page:

@@ -114,6 +114,7 @@ class Article:
     lead: str
     sentences: list[Sentence]
     problems: list[tuple[str, str]] = field(default_factory=list)  # (reason, detail)
+    links: dict[str, str] = field(default_factory=dict)  # wikilink text as rendered -> linked page title
 
     def context(self, sentence: Sentence, n: int = 2) -> tuple[list[str], list[str]]:
         """Up to `n` sentences before and after `sentence`, within its section block."""
@@ -165,7 +166,7 @@ def parse_article(wikitext: str, *, max_chars: int = MAX_WIKITEXT_CHARS) -> Arti
             if not path and not lead:
                 lead = clean
             sentences.extend(_sentences(clean, groups, path, block, len(sentences)))
-    return Article(lead=lead, sentences=sentences, problems=problems)
+    return Article(lead=lead, sentences=sentences, problems=problems, links=renderer.links)
 
 
 def split_segments(sentence: Sentence) -> list[CandidateSegment]:

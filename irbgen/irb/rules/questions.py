@@ -72,6 +72,7 @@ _FRONT_BARE = re.compile(
 )
 _TRAILING_WORD = re.compile(r"(\S+)\s+$")
 _POSSESSIVE = re.compile(r"^(?:'s|’s|'|’)(?!\w)")
+_OWNED_OF = re.compile(rf"^[Tt]he ((?:[a-z][\w-]* ){{0,2}}[a-z][\w-]*) (?:of|in) {ANSWER}(?![\w'’])")
 
 
 class BridgeNotWritable(ValueError):
@@ -445,7 +446,8 @@ def _describe_bridge(text: str, previous: str, hop: PlanHop) -> str:
     """`text` with its bridge replaced by a description of the previous hop's answer ("the firm that ...");
     a possessive bridge becomes "the deck of <description>"."""
     slot = find_slot(text, BRIDGE, hop.answer_type, hop.answer, take_prep=False)
-    head = f"the {slot.descriptor}" if slot.descriptor else None  # "the engineering firm <bridge>"
+    noun = slot.descriptor or hop.answer_noun  # "the engineering firm <bridge>", or what its page says
+    head = f"the {noun}" if noun else None
     description = describe_text(previous, hop.answer, hop.answer_type, head)
     after = text[text.index(BRIDGE) + 1 :]
     owned = _possessed(after)
@@ -456,11 +458,23 @@ def _describe_bridge(text: str, previous: str, hop: PlanHop) -> str:
     return text[: slot.start] + description + after
 
 
+def _owner_first(text: str) -> str:
+    """An inner hop's "The defense budget of <answer> ..." as "<answer>'s defense budget ...", so that its
+    answer is the subject and it can be described: "the country whose defense budget ..."."""
+    return _OWNED_OF.sub(lambda match: f"{ANSWER}'s {match.group(1)}", text, count=1)
+
+
+def inner_question(hop: PlanHop) -> str:
+    """The question a hop asks when it is the first hop of a chain (NodeNotFound if its answer is missing)."""
+    return realize_text(_owner_first(prepare_hop(hop, 0)), hop.answer, hop.answer_type)
+
+
 def realize_plan(plan: QuestionPlan) -> Realization:
     """The question and sub-questions of a plan by template realisation; NodeNotFound if a node is missing."""
     if not plan.hops:
         raise ValueError(f"plan {plan.id!r} has no hops")
     texts = [prepare_hop(hop, index, plan.changes) for index, hop in enumerate(plan.hops)]
+    texts = [_owner_first(text) if index < len(texts) - 1 else text for index, text in enumerate(texts)]
     questions: list[str] = []
     previous = ""  # the previous hop's text, its own bridge already described
     for index, (hop, text) in enumerate(zip(plan.hops, texts, strict=True)):

@@ -1,0 +1,71 @@
+"""Which fact describes a bridge: a multi-hop question names its bridge by a short fact about it.
+
+A 2-hop question asks for something of a bridge entity without naming it: "Who managed the person who
+was married to Brooke Shields from 1997 to 1999?". The inner fact ("who was married to ...") should be
+short, one clause, about the bridge as its subject, and pick it out (a date, number, rank or person).
+Many facts can describe one bridge; `description_words` scores each so planning can use the best ones.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from irbgen.irb.gates import described_badly
+from irbgen.irb.masking import normalize
+from irbgen.irb.records import Fact, PlanHop
+from irbgen.irb.rules.questions import HEADS, BridgeNotWritable, NodeNotFound, inner_question
+from irbgen.text import contains_answer
+
+UNNAMED_PENALTY = 100
+
+
+def description_words(hop: PlanHop) -> int | None:
+    """Words of the hop's own question when it can describe its answer inside another question, or None;
+    UNNAMED_PENALTY more when it names nothing ("Which country's population reached 9 million in 2010?"),
+    so descriptions that name something are tried first.
+
+    The rules' wording decides (an llm backend rewrites the question later, from the same fact).
+    """
+    if hop.answer_type not in HEADS and not hop.answer_noun:
+        return None  # it would be "the thing that ..."
+    try:
+        question = inner_question(hop)
+    except (NodeNotFound, BridgeNotWritable):
+        return None
+    if described_badly(question) is not None:
+        return None
+    words = question.split()
+    named = any(word[:1].isupper() for word in words[1:])  # "... of the Royal Netherlands Academy ..."
+    return len(words) if named else len(words) + UNNAMED_PENALTY
+
+
+def bridge_named_once(inner: PlanHop, outer: PlanHop) -> bool:
+    """Whether the outer hop names the bridge once and nowhere else gives the inner answer away: the
+    description replaces one mention, so a second ("the University of Alabama" beside "Alabama") leaks."""
+    bridge = outer.bridge or ""
+    for text in outer.keypoints:
+        spans = [match.span() for match in _whole_words(bridge).finditer(text)]
+        if spans and _whole_words(outer.answer).search(text):
+            start, end = spans[0]
+            rest = text[:start] + text[end:]
+            return len(spans) == 1 and not contains_answer(rest, inner.answer, inner.answer_type)
+    return False
+
+
+def _whole_words(phrase: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<!\w){re.escape(phrase.strip())}(?!\w)", re.I)
+
+
+def node_pages(fact: Fact, nodes: Iterable[str]) -> dict[str, str]:
+    """normalised node -> the page it is: where a link with the node's text goes, or the fact's own page
+    when the node is the page's title ("Agassi" on "Andre Agassi" is left to the fuzzy bridge match)."""
+    linked = {normalize(anchor): page for anchor, page in fact.links.items()}
+    own = {normalize(fact.title), normalize(re.sub(r"\s*\(.*\)$", "", fact.title))}
+    found = {}
+    for node in nodes:
+        key = normalize(node)
+        page = linked.get(key) or (fact.title if key in own else None)
+        if page:
+            found[key] = page
+    return found

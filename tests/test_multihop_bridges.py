@@ -1,0 +1,257 @@
+"""Issue 26 point 4: wikilinks say which page a node is, a page's lead names it, and each second hop is
+paired with the best-described first hop. Sentences are from tuning-half (even page id) realdata pages."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from irbgen.irb.bridges import bridge_named_once, description_words, node_pages
+from irbgen.irb.masking import maskable_nodes
+from irbgen.irb.plans import multi_hop_plans, single_hop_plans
+from irbgen.irb.records import Entity, Fact, GroundedKeypoint, KnowledgeGraph, PlanHop, QuestionPlan, Triple
+from irbgen.irb.rules.questions import inner_question, realize_plan
+from irbgen.spacy_models import DEFAULT_MODEL
+from irbgen.wikipedia.stages import load_parser
+from irbgen.wikipedia.subjects import defining_noun, links_in
+from irbgen.wikipedia.wikitext import parse_article
+
+
+def fact(fact_id: str, text: str, *, title: str = "T", links: dict[str, str] | None = None) -> Fact:
+    keypoint = GroundedKeypoint(keypoint_id=fact_id, text=text, documents=[f"d{fact_id}"])
+    return Fact(
+        id=fact_id,
+        page_id=1,
+        title=title,
+        sentence=text,
+        keypoints=[keypoint],
+        citations=[],
+        links=links or {},
+    )
+
+
+def graph(fact_id: str, *triples: tuple[str, str, str, str, str]) -> KnowledgeGraph:
+    edges = [Triple(head=h, head_type=ht, relation=r, tail=t, tail_type=tt) for h, ht, r, t, tt in triples]
+    labels = {
+        "Person": "PERSON",
+        "Organization": "ORG",
+        "Location": "GPE",
+        "Event": "EVENT",
+        "Other": "WORK_OF_ART",
+    }
+    nodes = sorted({(e.head, e.head_type) for e in edges} | {(e.tail, e.tail_type) for e in edges})
+    entities = [Entity(text=node, label=labels[kind]) for node, kind in nodes]
+    return KnowledgeGraph(fact_id=fact_id, triples=edges, coverage=1.0, entities=entities, method="rules")
+
+
+def plans_of(facts, graphs, **options):
+    single, rejects = single_hop_plans(facts, graphs)
+    assert not rejects
+    keypoints = {f.id: [k.text for k in f.keypoints] for f in facts}
+    maskable = {g.fact_id: maskable_nodes(g, keypoints[g.fact_id]) for g in graphs}
+    return multi_hop_plans(single, 2, random.Random(0), maskable=maskable, **options)
+
+
+# --- links and the defining noun ----------------------------------------------------------------------
+
+
+def test_links_map_the_rendered_text_to_the_linked_page():
+    # Albert Einstein (page 736), with its real links
+    wikitext = (
+        "'''Albert Einstein''' was a [[Germany|German]]-born [[theoretical physicist]]."
+        "<ref>{{cite web |url=http://example.org/a |title=A}}</ref>\n\n"
+        "He was born in [[Ulm]], in the [[Kingdom of Württemberg]] in the "
+        "[[German_Empire#History|German Empire]] on 14 March 1879."
+        "<ref>{{cite web |url=http://example.org/b |title=B}}</ref> [[File:Ulm.jpg|thumb|Ulm]]"
+    )
+    article = parse_article(wikitext)
+    assert article.links == {
+        "German": "Germany",
+        "theoretical physicist": "Theoretical physicist",
+        "Ulm": "Ulm",
+        "Kingdom of Württemberg": "Kingdom of Württemberg",
+        "German Empire": "German Empire",
+    }
+    sentence = article.sentences[-1].text
+    assert links_in(sentence, article.links) == {
+        "German Empire": "German Empire",
+        "Kingdom of Württemberg": "Kingdom of Württemberg",
+        "Ulm": "Ulm",
+    }  # "German" is only a piece of "German Empire" here
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return load_parser(DEFAULT_MODEL)
+
+
+@pytest.mark.parametrize(
+    ("lead", "noun"),
+    [  # first sentences of tuning-half leads
+        (
+            "Anarchism is a political philosophy that advocates self-governed societies.",
+            "political philosophy",
+        ),
+        (
+            "Aristotle (384–322 BC) was a Greek philosopher and scientist born in the city of Stagira.",
+            "philosopher",
+        ),
+        (
+            "Alain Connes (born 1 April 1947) is a French mathematician, currently Professor at the Collège.",
+            "mathematician",
+        ),
+        ("Aberdeen is a city in Scotland, United Kingdom.", "city"),
+        ("Andrei Tarkovsky (4 April 1932 – 29 December 1986) was a Soviet film-maker.", None),
+        ("The alkali metals are a group (column) in the periodic table.", None),
+        ("Ada may refer to:", None),
+        ("Apollo 11 was the first spaceflight that landed humans on the Moon.", None),
+    ],
+)
+def test_defining_noun_of_a_lead(nlp, lead, noun):
+    assert defining_noun(nlp(lead)) == noun
+
+
+# --- which page a node is -----------------------------------------------------------------------------
+
+
+def test_node_pages_come_from_links_and_the_page_title():
+    einstein = fact(
+        "736:1:0", "Albert Einstein was born in Ulm.", title="Albert Einstein", links={"Ulm": "Ulm"}
+    )
+    assert node_pages(einstein, ["Albert Einstein", "Ulm", "14 March 1879"]) == {
+        "albert einstein": "Albert Einstein",
+        "ulm": "Ulm",
+    }
+
+
+def test_nodes_linked_to_different_pages_never_bridge():
+    facts = [
+        fact("1:1:0", "Washington signed the Jay Treaty in 1795.", links={"Washington": "George Washington"}),
+        fact("2:1:0", "Washington hosted the 1996 summit.", links={"Washington": "Washington, D.C."}),
+    ]
+    graphs = [
+        graph("1:1:0", ("Washington", "Person", "signed", "Jay Treaty", "Other")),
+        graph("2:1:0", ("Washington", "Person", "hosted", "the 1996 summit", "Event")),
+    ]
+    every = {"describe": lambda hop: 1}  # every node may start a chain
+    assert plans_of(facts, graphs, **every) == []
+    same = [facts[0], facts[1].model_copy(update={"links": {"Washington": "George Washington"}})]
+    assert [plan.id for plan in plans_of(same, graphs, **every)] == ["m:1:1:0/1>2:1:0", "m:2:1:0/1>1:1:0"]
+
+
+# --- the best description -----------------------------------------------------------------------------
+
+AGASSI = [  # Andre Agassi (page 595), keypoints as the build wrote them
+    (
+        "595:278:0",
+        "Andre Agassi was married to Brooke Shields from 1997 to 1999.",
+        ("Andre Agassi", "Person", "was married to", "Brooke Shields", "Person"),
+    ),
+    (
+        "595:186:0",
+        "Andre Agassi played World Team Tennis for the Philadelphia Freedoms in the summer of 2009.",
+        ("Andre Agassi", "Person", "played for", "the Philadelphia Freedoms", "Organization"),
+    ),
+    (
+        "595:251:0",
+        "IMG managed Andre Agassi from the time he turned pro in 1986 through January 2000.",
+        ("IMG", "Organization", "managed", "Andre Agassi", "Person"),
+    ),
+]
+
+
+def agassi_inputs():
+    facts = [fact(fid, text, title="Andre Agassi") for fid, text, _ in AGASSI]
+    graphs = [graph(fid, triple) for fid, _, triple in AGASSI]
+    return facts, graphs
+
+
+def test_each_second_hop_uses_the_shortest_description_of_its_bridge():
+    facts, graphs = agassi_inputs()
+    plans = plans_of(facts, graphs, describe=description_words)
+    ids = [plan.id for plan in plans]
+    # "managed by IMG" (2nd hop) is reached once, through the shorter of the two descriptions of Agassi
+    managed = [plan for plan in plans if plan.hops[-1].fact_id == "595:251:0"]
+    assert [plan.hops[0].fact_id for plan in managed] == ["595:278:0"]
+    assert len(ids) == len(set(ids))
+    question = realize_plan(managed[0]).question
+    assert (
+        question
+        == "Which organization managed the person who was married to Brooke Shields from 1997 to 1999 "
+        "from the time he turned pro in 1986 through January 2000?"
+    )
+
+
+def test_a_start_the_keep_check_refuses_leaves_the_second_hop_to_the_next_description():
+    facts, graphs = agassi_inputs()
+    refused = "595:278:0"
+    rejects = []
+
+    def keep(chain):
+        return "refused" if chain[0].fact_id == refused else None
+
+    plans = plans_of(facts, graphs, describe=description_words, keep=keep, rejects=rejects)
+    managed = [plan for plan in plans if plan.hops[-1].fact_id == "595:251:0"]
+    assert [plan.hops[0].fact_id for plan in managed] == ["595:186:0"]
+    refused_only = {(r.reason, r.detail.split("; ")[-1]) for r in rejects}  # second hops only it reaches
+    assert refused_only == {("multi_hop_not_writable", "the last: refused")}
+
+
+def test_the_page_noun_names_the_bridge_in_its_description():
+    facts, graphs = agassi_inputs()
+    plans = plans_of(facts, graphs, describe=description_words, nouns={"Andre Agassi": "tennis player"})
+    managed = next(plan for plan in plans if plan.hops[-1].fact_id == "595:251:0")
+    assert managed.hops[0].answer_noun == "tennis player"
+    assert "the tennis player who was married to Brooke Shields" in realize_plan(managed).question
+
+
+def test_a_second_mention_of_the_bridge_leaks_it():
+    inner = PlanHop(
+        fact_id="a", keypoints=["x"], triples=[], answer="Alabama", answer_type="Location", documents=[]
+    )
+    text = "The University of Alabama is the largest employer in Alabama, with 23,000 staff."
+    outer = inner.model_copy(update={"keypoints": [text], "answer": "23,000", "bridge": "Alabama"})
+    assert not bridge_named_once(inner, outer)
+    once = outer.model_copy(
+        update={"keypoints": ["UAB is the largest employer in Alabama, with 23,000 staff."]}
+    )
+    assert bridge_named_once(inner, once)
+
+
+def azerbaijan_hop(**update) -> PlanHop:
+    # Azerbaijan (page 746), a keypoint of the build
+    text = "The defense budget of Azerbaijan for 2011 was set at US$3.1 billion."
+    hop = PlanHop(
+        fact_id="746:1:0",
+        keypoints=[text],
+        triples=[],
+        answer="Azerbaijan",
+        answer_type="Country",
+        documents=[],
+    )
+    return hop.model_copy(update=update)
+
+
+def test_an_inner_hop_names_its_answer_as_the_owner_so_it_can_be_described():
+    hop = azerbaijan_hop()
+    assert inner_question(hop) == "Which country's defense budget for 2011 was set at US$3.1 billion?"
+    assert description_words(hop) == 11
+    chess = "Azerbaijan is one of the traditional powerhouses of world chess, according to FIDE."
+    outer = hop.model_copy(
+        update={
+            "fact_id": "746:2:0",
+            "keypoints": [chess],
+            "answer": "FIDE",
+            "answer_type": "Organization",
+            "bridge": "Azerbaijan",
+        }
+    )
+    question = realize_plan(QuestionPlan(id="m:", kind="multi_hop", hops=[hop, outer])).question
+    assert question.startswith(
+        "The country whose defense budget for 2011 was set at US$3.1 billion is one of"
+    )
+
+
+def test_a_bridge_only_called_a_thing_is_not_described():
+    assert description_words(azerbaijan_hop(answer_type="Other")) is None
