@@ -543,9 +543,12 @@ def question_failure(
     answer: str = "",
     answer_type: str = "",
     keypoints: Sequence[str] = (),
+    described: bool = False,
 ) -> tuple[str, str] | None:
     """(gate name, detail) of the first question gate that fails, or None; `doc` parses the question,
-    `answer`, `answer_type` and `keypoints` are the hop's (the gates that need them are skipped without)."""
+    `answer`, `answer_type` and `keypoints` are the hop's (the gates that need them are skipped without).
+    A `described` question (an inner hop, written as a description inside the next one) needs no proper
+    name: `described_badly` asks it for a date, number, rank or person instead."""
     checks: list[tuple[str, Callable[[], str | None]]] = [
         ("question_too_long", lambda: too_long(question)),
         ("question_bad_start", lambda: bad_start(question)),
@@ -562,7 +565,8 @@ def question_failure(
     ]
     if doc is not None:
         checks.append(("question_unresolved_reference", lambda: unresolved_reference(doc)))
-        checks.append(("question_unanchored", lambda: unanchored(doc)))
+        if not described:
+            checks.append(("question_unanchored", lambda: unanchored(doc)))
         checks.append(("wh_in_clause", lambda: in_situ_what(doc)))
         checks.append(("wh_in_clause", lambda: wh_after_noun(doc)))
         checks.append(("question_wh_in_clause", lambda: wh_in_parsed_clause(doc)))

@@ -258,6 +258,7 @@ class WriteQuestions(LLMStage):
 
         nlp = load_parser(self.parser_model)
         for index, (question, hop) in enumerate(zip(sub_questions, plan.hops, strict=True)):
+            inner = index < len(plan.hops) - 1
             failure = question_failure(
                 question,
                 hop.answer_label,
@@ -266,10 +267,10 @@ class WriteQuestions(LLMStage):
                 answer=hop.answer,
                 answer_type=hop.answer_type,
                 keypoints=hop.keypoints,
+                described=inner,
             )
             if failure is not None:
                 return index, failure[0], failure[1]
-            inner = index < len(plan.hops) - 1
             described = described_badly(question) if inner else None
             if described is not None:
                 return index, "described_too_long", described
