@@ -8,6 +8,7 @@ import random
 import pytest
 
 from irbgen.irb.bridges import bridge_named_once, description_words, node_pages
+from irbgen.irb.gates import described_badly, question_failure
 from irbgen.irb.masking import maskable_nodes
 from irbgen.irb.plans import multi_hop_plans, single_hop_plans
 from irbgen.irb.records import Entity, Fact, GroundedKeypoint, KnowledgeGraph, PlanHop, QuestionPlan, Triple
@@ -255,3 +256,12 @@ def test_an_inner_hop_names_its_answer_as_the_owner_so_it_can_be_described():
 
 def test_a_bridge_only_called_a_thing_is_not_described():
     assert description_words(azerbaijan_hop(answer_type="Other")) is None
+
+
+def test_an_inner_hop_needs_no_proper_name_the_final_question_does(nlp):
+    # Albert Einstein (page 736): the inner hop of m:736:10:0>736:227:0/2, rejected before as unanchored
+    inner = "Who predicted gravitational waves in 1916?"
+    assert question_failure(inner, "PERSON", nlp(inner))[0] == "question_unanchored"
+    assert question_failure(inner, "PERSON", nlp(inner), described=True) is None
+    vague = "Who was appointed associate professor?"  # no date, number, rank or person: still refused
+    assert described_badly(vague) is not None
