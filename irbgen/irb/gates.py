@@ -764,8 +764,8 @@ def no_inversion(doc: Any) -> str | None:
             continue
         verb = top.head
         subject = next((c for c in verb.children if c.dep_ in _SUBJECTS and c.i > top.i), None)
-        if subject is None:
-            continue
+        if subject is None or token.head == subject or subject.i == token.i + 1:
+            continue  # "In which town is ...": a parse that makes the wh-phrase's own noun the subject
         auxiliaries = [c for c in verb.children if c.dep_ in ("aux", "auxpass")] + [verb]
         if all(word.i > subject.i for word in auxiliaries):
             fronted = doc[top.left_edge.i : top.right_edge.i + 1].text
