@@ -327,7 +327,7 @@ class Resolver:
         heading = clean(self.section[-1])
         if not heading[:1].isupper() or len(heading.split()) > _MAX_NAME_WORDS:
             return None
-        pattern = re.compile(rf"(?<=\S\s){re.escape(heading)}\b")
+        pattern = re.compile(rf"(?<=\S\s){re.escape(heading)}\b(?!\s+[A-Z])")  # not "Ancient Greece"
         if not any(pattern.search(clean(text)) for text in self.nearby):
             return None
         from irbgen.irb.transforms import is_personal_name
