@@ -42,6 +42,22 @@ _LABEL_NOUNS = {
     "NORP": "people group",
 }
 LABEL_NOUNS = {label: frozenset(nouns.split()) for label, nouns in _LABEL_NOUNS.items()}
+# Nouns that call one thing by another of its names: a "sovereign state" is "the country".
+_SYNONYMS = tuple(
+    frozenset(group.split())
+    for group in (
+        "country state nation kingdom republic principality",
+        "city town municipality",
+        "company firm corporation business manufacturer",
+        "film movie picture",
+        "school college academy",
+        "band group",
+    )
+)
+
+
+def _same_kind(noun: str, nouns: frozenset[str]) -> bool:
+    return noun in nouns or any(noun in group and group & nouns for group in _SYNONYMS)
 
 
 @dataclass(frozen=True)
@@ -199,7 +215,8 @@ def _title_head(reference: Reference, page: Page) -> bool:
     """ "The awards" on "Academy Awards", "the bridge" on "Golden Gate Bridge": the page's own name,
     shortened to its head word."""
     name = page.name.split()
-    return reference.kind == "d" and len(name) > 1 and reference.text.split()[-1].lower() == name[-1].lower()
+    proper = len(name) > 1 and name[-1][:1].isupper()  # not "Alkali metal": "the metal" may be lithium
+    return reference.kind == "d" and proper and reference.text.split()[-1].lower() == name[-1].lower()
 
 
 def _page_candidate(page: Page) -> Candidate:
@@ -212,7 +229,8 @@ def agrees(reference: Reference, candidate: Candidate, page: Page) -> bool:
         plural_name = _plural_name(page)
         if reference.kind == "d":
             written = reference.text.split()[-1].lower()
-            return (reference.noun in page.nouns or written in page.nouns) and reference.plural == plural_name
+            same = _same_kind(reference.noun, page.nouns) or written in page.nouns
+            return same and reference.plural == plural_name
         if reference.kind == "p":
             return plural_name
         return reference.kind in page.pronouns and not plural_name
@@ -312,7 +330,9 @@ class Resolver:
             if rivals:
                 return f"{head.phrase!r} or {rivals[0].phrase!r}", ""
             return repr(head.phrase), head.phrase
-        about_page = self.page.name.lower() in head.phrase.lower()  # "Algeria's population"
+        about_page = (
+            re.search(rf"\b{re.escape(self.page.name)}\b(?!-)", head.phrase, re.I) is not None
+        )  # "Algeria's population"
         if about_page or (head.head in self.page.nouns and head.phrase.lower().startswith("the ")):
             return "page", page_name
         return repr(head.phrase), None
