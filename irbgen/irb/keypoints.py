@@ -45,6 +45,14 @@ def _parse(nlp: Any, text: str) -> Any:
     return nlp(text)
 
 
+def _context_before(segment: Segment) -> list[str]:
+    """The sentences before the segment and, when it continues a sentence, the part of the sentence
+    before it ("In 2025 Brightwater raised £18 million, | and the company said ...")."""
+    start = segment.sentence.find(segment.text.strip()[:40])
+    prefix = segment.sentence[:start] if start > 0 else ""
+    return [*segment.before, prefix] if any(ch.isalpha() for ch in prefix) else list(segment.before)
+
+
 def _shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
 
@@ -123,7 +131,7 @@ class MakeKeypoints(LLMStage):
             parse=lambda text: _parse(load_graph_nlp(self.parser_model), text),
             opened=len(segment.before) < CONTEXT_SENTENCES,
         )
-        return lambda reference: resolver.resolve(reference, segment.before)
+        return lambda reference: resolver.resolve(reference, _context_before(segment))
 
     def values(self, segment: Segment) -> dict[str, str]:
         """The irb_keypoint placeholders for one segment."""

@@ -203,12 +203,18 @@ def _rival_objects(doc: Any, page: Page) -> list[Candidate]:
 
 
 def _plural_name(page: Page) -> bool:
-    """ "Academy Awards", "The Beatles": the page name is an English plural (not "Texas", "Connes")."""
+    """ "The Academy Awards are ...": the lead's first verb after the name is plural; without a lead,
+    the name is an English plural (not "Texas", "Connes")."""
+    if page.pronouns & {"m", "f"}:
+        return False
+    verb = re.search(r"\b(is|was|are|were|has|have)\b", clean(page.lead)[:300])
+    if verb is not None:
+        return verb.group(1) in ("are", "were", "have")
     from irbgen.irb.transforms import english_words
 
     last = page.name.split()[-1].lower()
     one = singular(last)
-    return not page.pronouns & {"m", "f"} and one != last and one in english_words()
+    return one != last and one in english_words()
 
 
 def _title_head(reference: Reference, page: Page) -> bool:
@@ -229,6 +235,8 @@ def agrees(reference: Reference, candidate: Candidate, page: Page) -> bool:
         plural_name = _plural_name(page)
         if reference.kind == "d":
             written = reference.text.split()[-1].lower()
+            if written == page.name.split()[-1].lower():
+                return True  # "The awards" for "The Academy Awards", whatever number the lead uses
             same = _same_kind(reference.noun, page.nouns) or written in page.nouns
             return same and reference.plural == plural_name
         if reference.kind == "p":
@@ -284,6 +292,8 @@ class Resolver:
             start_ok = heading is None
         if page_ok and (about == "page" or start_ok or _title_head(reference, self.page)):
             return Resolution(self.page.name)
+        if page_ok and heading is None and self._class_of_page(reference, before):
+            return Resolution(self.page.name)
         told = {
             "page": f"the sentence before is about {self.page.name!r}",
             "none": "no sentence before it in the section",
@@ -292,6 +302,20 @@ class Resolver:
         heading_note = f"heading {heading.phrase!r} does not agree" if heading else f"{where!r} names nothing"
         page_note = f"page {self.page.name!r}" + (" not meant" if page_ok else " does not agree")
         return Resolution(None, f"{reference.show()}: {told}; {heading_note}; {page_note}")
+
+    def _class_of_page(self, reference: Reference, before: Sequence[str]) -> bool:
+        """ "The company" on the page of one company ("Brightwater Robotics", not "Alkali metal"), when
+        the sentence before names no other thing of that kind."""
+        words_ = self.page.name.split()
+        if reference.kind != "d" or not all(word[:1].isupper() or not word[:1].isalpha() for word in words_):
+            return False
+        if not before:
+            return True
+        for entity in self.parse(clean(before[-1])).ents:
+            fits = _same_kind(reference.noun, LABEL_NOUNS.get(entity.label_, frozenset()))
+            if fits and not _is_page_phrase(entity.text, self.page):
+                return False  # "Samsung Heavy Industries is a shipbuilder. The company ..."
+        return True
 
     def _before(self, reference: Reference, before: Sequence[str]) -> tuple[str, str | None]:
         """What the sentence before is about ("page", "none" or a phrase) and the name it gives the
