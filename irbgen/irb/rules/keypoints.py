@@ -1,19 +1,18 @@
-"""The offline backend of the keypoint stage: deterministic string rules, no model.
+"""The offline backend of the keypoint stage: deterministic rules, no model.
 
-`decontextualize` turns a citing segment into a keypoint the way a careful copy editor with no parser
-would: drop leading connectives, replace a leading pronoun or a leading "The <class noun>" that refers to
-the page subject with the page title, complete a subjectless continuation fragment with the title, fix
+`decontextualize` turns a citing segment into a keypoint the way a careful copy editor would: drop
+leading connectives, replace a leading pronoun ("It", "Their") or description ("The company") with the
+name of what it refers to, complete a subjectless continuation fragment with the page subject, fix
 capitals and the final stop, and refuse what still leans on context.
 
-Expected quality (what to expect from the offline path, not a benchmark): segments that are already
-self-contained, or open with the subject, a subject pronoun, an introductory phrase and a pronoun ("In
-2010, he ...") or a "The company"-style description of the page subject, come out right. Pronouns resolve
-only to the page subject, and only when the lead's pronouns (or, in a lead without any, its class noun:
-person or thing) agree; so "He" in a section about a collaborator still becomes the title when the lead is
-about a man. Pronouns later in the sentence, references to other entities ("the album" in an article about
-a singer), "which"-fragments and omitted context ("the following year") are kept as they are or rejected
+Whom a reference means is `referents.Resolver`'s business (the spaCy parse of the sentence before, the
+heading, the page); a reference it cannot resolve rejects the segment as "unresolved_referent". Measured
+on the tuning half of the 106 realdata articles (even page ids): of 37 keypoints that differ from the
+page-title-by-default rules, 34 are right (24 new keypoints, 2 fixed, 8 wrong ones rejected) and 2
+correct ones are lost ("In 1920, he became ..." after a sentence about The Times). Pronouns later in the
+sentence, "which"-fragments and omitted context ("the following year") are kept as they are or rejected
 as "not_self_contained". The description test looks only at the word after the noun, so some compounds
-slip through. Not measured on real pages yet; the LLM backend is the one to use for benchmarks.
+slip through.
 """
 
 from __future__ import annotations
@@ -246,9 +245,9 @@ def _leading_reference(text: str, subject: Subject) -> tuple[Reference, int, boo
     return reference, description.end(), possessive
 
 
-def _page_only(subject: Subject) -> Callable[[Reference], Resolution]:
+def _page_only(subject: Subject, lead: str) -> Callable[[Reference], Resolution]:
     """The resolver without context: the page subject when it agrees (a segment opening the lead)."""
-    page = Page(subject.name, subject.nouns, subject.pronouns, "")
+    page = Page(subject.name, subject.nouns, subject.pronouns, lead)
     candidate = Candidate(subject.name, True, None, False, "", page=True)
 
     def resolve(reference: Reference) -> Resolution:
@@ -336,7 +335,7 @@ def decontextualize(
     and so does a pronoun after a name in the same sentence ("After Ueshiba left, he ...").
     """
     subject = page_subject(title, lead)
-    resolve = resolve or _page_only(subject)
+    resolve = resolve or _page_only(subject, lead)
     segment = clean(text)
     if _EXPLETIVE_IT.match(_strip_connectives(segment)):
         return Decontextualized(_finish(_strip_connectives(segment)))

@@ -113,6 +113,7 @@ def _is_page_phrase(phrase: str, page: Page) -> bool:
 
 
 def singular(noun: str) -> str:
+    """ "companies" -> "company", "awards" -> "award"; "class" and "campus" stay."""
     if noun.endswith("ies") and len(noun) > 4:
         return noun[:-3] + "y"
     if noun.endswith("s") and not noun.endswith(("ss", "us", "is")):
