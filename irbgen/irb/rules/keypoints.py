@@ -21,6 +21,7 @@ import calendar
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from irbgen.irb.rules.referents import (
     LABEL_NOUNS,
@@ -156,6 +157,7 @@ def _is_person_noun(noun: str) -> bool:
     return noun in _PERSON_NOUNS or noun.endswith(_PERSON_SUFFIXES)
 
 
+@lru_cache(maxsize=64)
 def page_subject(title: str, lead: str) -> Subject:
     """The page subject from its title and lead paragraph."""
     name = clean(title)
