@@ -147,6 +147,20 @@ def test_the_page_title_when_the_sentence_before_is_about_the_page():
     )
 
 
+def test_he_is_the_person_a_page_names_even_when_its_lead_has_no_pronoun():
+    dwan = (  # the lead has no "he": the page's name says it is a person
+        "Allan Dwan (3 April 1885 – 28 December 1981) was a pioneering Canadian-born American motion picture "
+        "director, producer and screenwriter."
+    )
+    seg = segment(  # 344:17:0 (main rejected it: "He" judged not to agree with the page)
+        "344:17:0", "Allan Dwan", dwan, ["Career"],
+        ["Over a long career spanning almost 50 years, Dwan directed 125 motion pictures, some of which were "
+         "highly acclaimed, such as the 1949 box office hit, Sands of Iwo Jima."],
+        "He directed his last movie in 1961.",
+    )  # fmt: skip
+    assert keypoint_text(seg) == "Allan Dwan directed his last movie in 1961."
+
+
 def test_the_country_is_the_page_when_the_sentence_before_is_about_it():
     seg = segment(  # 358:280:0: Algeria is "a sovereign state", so "the country"
         "358:280:0", "Algeria", ALGERIA, ["Economy"],

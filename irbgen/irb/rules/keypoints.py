@@ -33,6 +33,7 @@ from irbgen.irb.rules.referents import (
     agrees,
     singular,
 )
+from irbgen.irb.transforms import is_personal_name
 from irbgen.text import IRREGULAR, TOKEN, clean, fold, words
 
 # Connectives that only make sense after another sentence; the first group needs a comma after it
@@ -183,6 +184,8 @@ def page_subject(title: str, lead: str) -> Subject:
     elif not classes:
         person = any(_is_person_noun(noun) for noun in nouns)
         classes = {"m", "f", "p"} if person else {"n", "p"}
+    if not classes & {"m", "f"} and is_personal_name(name):
+        classes = {"m", "f"} | (classes & {"p"})  # "Allan Dwan (1885 – 1981) was a pioneering ... director"
     return Subject(name=name, nouns=frozenset(nouns), pronouns=frozenset(classes))
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from irbgen.irb.transforms import is_personal_name
 from irbgen.text import clean, fold, words
 
 PRONOUN_CLASSES = {
@@ -161,8 +162,8 @@ def _candidate(subject: Any, page: Page) -> Candidate | None:
     phrase = doc[start:end].text.strip(" ,;:")
     if not phrase or len(phrase.split()) > _MAX_NAME_WORDS:
         return None
-    if label == "PERSON":
-        person: bool | None = True
+    if label == "PERSON" or named and not conjuncts and is_personal_name(phrase):
+        person: bool | None = True  # "Thor Heyerdahl", which the small model may not label
     elif label:
         person = False
     else:
@@ -375,8 +376,6 @@ class Resolver:
         pattern = re.compile(rf"(?<=\S\s){re.escape(heading)}\b(?!\s+[A-Z])")  # not "Ancient Greece"
         if not any(pattern.search(clean(text)) for text in self.nearby):
             return None
-        from irbgen.irb.transforms import is_personal_name
-
         last = heading.split()[-1].lower()
         plural = " and " in heading or singular(last) != last
         person = True if is_personal_name(heading) else None
