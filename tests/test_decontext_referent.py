@@ -161,6 +161,24 @@ def test_he_is_the_person_a_page_names_even_when_its_lead_has_no_pronoun():
     assert keypoint_text(seg) == "Allan Dwan directed his last movie in 1961."
 
 
+def test_he_is_the_person_of_the_page_when_the_sentence_before_names_no_other():
+    einstein = (
+        "Albert Einstein (; ; 14 March 1879 – 18 April 1955) was a German-born theoretical physicist. He "
+        "developed the general theory of relativity, one of the two pillars of modern physics."
+    )
+    seg = segment(  # 736:92:0: the sentence before is about The Times, and names no person
+        "736:92:0", "Albert Einstein", einstein, ["Biography", "Academic career"],
+        ["Those observations were published in the international media, making Einstein world famous.",
+         "On 7 November 1919, the leading British newspaper The Times printed a banner headline that read: "
+         "\"Revolution in Science – New Theory of the Universe – Newtonian Ideas Overthrown\"."],
+        "In 1920, he became Foreign Member of the Royal Netherlands Academy of Arts and Sciences.",
+    )  # fmt: skip
+    assert keypoint_text(seg) == (
+        "In 1920, Albert Einstein became Foreign Member of the Royal Netherlands Academy of Arts and "
+        "Sciences."
+    )
+
+
 def test_the_country_is_the_page_when_the_sentence_before_is_about_it():
     seg = segment(  # 358:280:0: Algeria is "a sovereign state", so "the country"
         "358:280:0", "Algeria", ALGERIA, ["Economy"],

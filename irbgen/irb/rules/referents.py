@@ -27,6 +27,17 @@ _PLURAL_TAGS = frozenset(("NNS", "NNPS"))
 _NAME_LABELS = frozenset(
     "PERSON ORG GPE LOC FAC EVENT WORK_OF_ART NORP PRODUCT LAW LANGUAGE".split()
 )  # fmt: skip
+_PERSON_WORDS = frozenset(
+    """father mother son daughter brother sister wife husband parent child friend teacher student pupil
+    colleague partner uncle aunt cousin king queen prince princess emperor president minister leader
+    player coach manager man woman boy girl author writer director officer soldier general""".split()
+)
+# Plural words that end the name of one organisation or place: "Samsung Heavy Industries", "United Nations"
+_ONE_THING_PLURALS = frozenset(
+    """industries airlines airways motors systems holdings networks communications studios records games
+    pictures technologies electronics enterprises partners associates services solutions resources
+    products foods labs laboratories nations states emirates islands netherlands philippines""".split()
+)
 _MAX_NAME_WORDS = 8
 # What a named entity of each label may be called by "the <noun>".
 _LABEL_NOUNS = {
@@ -162,13 +173,14 @@ def _candidate(subject: Any, page: Page) -> Candidate | None:
     phrase = doc[start:end].text.strip(" ,;:")
     if not phrase or len(phrase.split()) > _MAX_NAME_WORDS:
         return None
-    if label == "PERSON" or named and not conjuncts and is_personal_name(phrase):
-        person: bool | None = True  # "Thor Heyerdahl", which the small model may not label
+    if label == "PERSON" or not label and named and not conjuncts and is_personal_name(phrase):
+        person: bool | None = True  # "Allan Dwan", which the small model may leave unlabelled
     elif label:
         person = False
     else:
         person = None
-    plural = bool(conjuncts) or subject.tag_ in _PLURAL_TAGS
+    # "Samsung Heavy Industries" is one company; "The Germanic Vandals of Geiseric" are many
+    plural = bool(conjuncts) or subject.tag_ in _PLURAL_TAGS and subject.lower_ not in _ONE_THING_PLURALS
     return Candidate(
         phrase=phrase,
         named=named,
@@ -296,6 +308,8 @@ class Resolver:
             return Resolution(self.page.name)
         if page_ok and heading is None and self._class_of_page(reference, before):
             return Resolution(self.page.name)
+        if page_ok and heading is None and self._only_person_is_page(reference, before):
+            return Resolution(self.page.name)
         told = {
             "page": f"the sentence before is about {self.page.name!r}",
             "none": "no sentence before it in the section",
@@ -304,6 +318,23 @@ class Resolver:
         heading_note = f"heading {heading.phrase!r} does not agree" if heading else f"{where!r} names nothing"
         page_note = f"page {self.page.name!r}" + (" not meant" if page_ok else " does not agree")
         return Resolution(None, f"{reference.show()}: {told}; {heading_note}; {page_note}")
+
+    def _only_person_is_page(self, reference: Reference, before: Sequence[str]) -> bool:
+        """ "He" on a person's page when the sentence before names no other person and is not about one
+        ("The Times printed a banner headline ... | In 1920, he became ..."; not "His father ... | He")."""
+        if reference.kind not in ("m", "f") or not before or not is_personal_name(self.page.name):
+            return False
+        doc = self.parse(clean(before[-1]))
+        for entity in doc.ents:
+            if entity.label_ == "PERSON" and not _is_page_phrase(entity.text, self.page):
+                return False
+        for subject in _subjects(doc):
+            possessed = any(c.dep_ == "poss" for c in subject.children)
+            if subject.tag_ in ("PRP", "NNP", "NNPS") and not subject.ent_type_ or possessed:
+                return False  # a pronoun, an unlabelled name, or "His father"
+            if singular(subject.lower_) in _PERSON_WORDS:
+                return False
+        return True
 
     def _class_of_page(self, reference: Reference, before: Sequence[str]) -> bool:
         """ "The company" on the page of one company ("Brightwater Robotics", not "Alkali metal"), when
@@ -325,14 +356,16 @@ class Resolver:
         if not before:
             return "none", None
         previous = clean(before[-1])
-        if previous.casefold().startswith(self.page.name.casefold()):
-            return "page", self._page_if_agrees(reference)
         if len(previous) > 20 and fold(clean(self.page.lead)).startswith(fold(previous)[:60]):
             return "page", self._page_if_agrees(reference)  # the lead's first sentence defines the page
         doc = self.parse(previous)
         subjects = _subjects(doc)
         if not subjects:
-            return "a clause without a subject", None
+            # no subject parsed ("Andorra's tourism services ..."): the page, if the sentence opens with it
+            opens = re.match(rf"{re.escape(self.page.name)}(?:['’]s)?\s+[a-z]", previous) is not None
+            return (
+                ("page", self._page_if_agrees(reference)) if opens else ("a clause without a subject", None)
+            )
         first = subjects[0]
         if first.lower_ in PRONOUN_CLASSES and first.tag_ == "PRP":
             chained = Reference(first.text, PRONOUN_CLASSES[first.lower_])
@@ -357,7 +390,7 @@ class Resolver:
                 return f"{head.phrase!r} or {rivals[0].phrase!r}", ""
             return repr(head.phrase), head.phrase
         about_page = (
-            re.search(rf"\b{re.escape(self.page.name)}\b(?!-)", head.phrase, re.I) is not None
+            re.search(rf"\b{re.escape(self.page.name)}['’]s\b", head.phrase) is not None
         )  # "Algeria's population"
         if about_page or (head.head in self.page.nouns and head.phrase.lower().startswith("the ")):
             return "page", page_name
@@ -373,13 +406,22 @@ class Resolver:
         heading = clean(self.section[-1])
         if not heading[:1].isupper() or len(heading.split()) > _MAX_NAME_WORDS:
             return None
-        pattern = re.compile(rf"(?<=\S\s){re.escape(heading)}\b(?!\s+[A-Z])")  # not "Ancient Greece"
-        if not any(pattern.search(clean(text)) for text in self.nearby):
+        # a whole name: not "Ancient Greece", not "the Department of Education"
+        pattern = re.compile(rf"(?<=\S\s){re.escape(heading)}\b(?!\s+[A-Z])")
+        if not any(pattern.search(clean(text)) and not _inside_name(text, heading) for text in self.nearby):
             return None
         last = heading.split()[-1].lower()
         plural = " and " in heading or singular(last) != last
         person = True if is_personal_name(heading) else None
         return Candidate(heading, True, person, plural, last, page=_is_page_phrase(heading, self.page))
+
+
+def _inside_name(text: str, heading: str) -> bool:
+    """ "Department of Education": the heading ends a longer name joined by "of", "and" or "for"."""
+    return (
+        re.search(rf"\b[A-Z]\w*\s+(?:of|and|for|de)\s+(?:the\s+)?{re.escape(heading)}\b", clean(text))
+        is not None
+    )
 
 
 _ANAPHORIC_MODIFIERS = frozenset("remaining same aforementioned abovementioned above-mentioned".split())
