@@ -8,8 +8,8 @@ capitals and the final stop, and refuse what still leans on context.
 Whom a reference means is `referents.Resolver`'s business (the spaCy parse of the sentence before, the
 heading, the page); a reference it cannot resolve rejects the segment as "unresolved_referent". Measured
 on the tuning half of the 106 realdata articles (even page ids): of 37 keypoints that differ from the
-page-title-by-default rules, 34 are right (24 new keypoints, 2 fixed, 8 wrong ones rejected) and 2
-correct ones are lost ("In 1920, he became ..." after a sentence about The Times). Pronouns later in the
+page-title-by-default rules, 35 are right (25 new keypoints, 2 fixed, 8 wrong or unresolvable ones
+rejected), one correct keypoint is lost and one rejection is debatable. Pronouns later in the
 sentence, "which"-fragments and omitted context ("the following year") are kept as they are or rejected
 as "not_self_contained". The description test looks only at the word after the noun, so some compounds
 slip through.
