@@ -7,14 +7,18 @@ Two backends (`irbgen.llm.stage.LLMStage`): "rules" (offline, `irbgen.irb.rules.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from irbgen.errors import BadInputError
 from irbgen.irb.gates import keypoint_failure
 from irbgen.irb.records import Keypoint
-from irbgen.irb.rules.keypoints import decontextualize
+from irbgen.irb.rules.keypoints import decontextualize, page_subject
+from irbgen.irb.rules.referents import Page, Reference, Resolution, Resolver, unresolved_description
 from irbgen.llm.stage import LLMStage
 from irbgen.records import Reject
 from irbgen.spacy_models import DEFAULT_MODEL
@@ -23,6 +27,7 @@ from irbgen.wikipedia.records import Segment
 
 KEYPOINT_PROMPT = "irb_keypoint"
 MAX_LEAD_CHARS = 2000  # the lead is context, not evidence; a long one only costs tokens
+CONTEXT_SENTENCES = 2  # sentences a segment carries before it (citing_segments' context_sentences)
 
 
 class KeypointReply(BaseModel):
@@ -32,6 +37,20 @@ class KeypointReply(BaseModel):
 
     keypoint: str | None
     reason: str = ""
+
+
+@lru_cache(maxsize=512)
+def _parse(nlp: Any, text: str) -> Any:
+    """One parse per sentence: the segments of a sentence share the sentences before them."""
+    return nlp(text)
+
+
+def _context_before(segment: Segment) -> list[str]:
+    """The sentences before the segment and, when it continues a sentence, the part of the sentence
+    before it ("In 2025 Brightwater raised £18 million, | and the company said ...")."""
+    start = segment.sentence.find(segment.text.strip()[:40])
+    prefix = segment.sentence[:start] if start > 0 else ""
+    return [*segment.before, prefix] if any(ch.isalpha() for ch in prefix) else list(segment.before)
 
 
 def _shorten(text: str, limit: int) -> str:
@@ -81,20 +100,38 @@ class MakeKeypoints(LLMStage):
         """A reject naming the first quality gate the keypoint fails (irb/gates.py), or None."""
         from irbgen.wikipedia.stages import load_parser
 
-        failure = keypoint_failure(
-            keypoint.text, load_parser(self.parser_model)(keypoint.text), segment.title
-        )
+        doc = load_parser(self.parser_model)(keypoint.text)
+        failure = keypoint_failure(keypoint.text, doc, segment.title)
+        if failure is None:
+            description = unresolved_description(doc)
+            failure = None if description is None else ("unresolved_referent", description)
         if failure is None:
             return None
         return self.reject(segment, failure[0], f"{failure[1]}: {keypoint.text}")
 
     def rules(self, segment: Segment) -> Keypoint | Reject:
-        """The offline backend: `decontextualize` the segment."""
-        previous = segment.before[-1] if segment.before else None
-        result = decontextualize(segment.text, segment.sentence, segment.title, segment.lead, previous)
+        """The offline backend: `decontextualize` the segment, its references resolved in context."""
+        result = decontextualize(
+            segment.text, segment.sentence, segment.title, segment.lead, self._resolver(segment)
+        )
         if result.text is None:
             return self.reject(segment, result.reason or "not_self_contained", result.detail)
         return self._keypoint(segment, result.text)
+
+    def _resolver(self, segment: Segment) -> Callable[[Reference], Resolution]:
+        """Resolves a reference of `segment` from the sentences before it, its heading and its page; the
+        parse (with named entities) runs only when a reference needs it, once per sentence."""
+        from irbgen.irb.rules.graph import load_graph_nlp
+
+        subject = page_subject(segment.title, segment.lead)
+        resolver = Resolver(
+            page=Page(subject.name, subject.nouns, subject.pronouns, segment.lead),
+            section=segment.section,
+            nearby=[segment.sentence, *segment.before, *segment.after],
+            parse=lambda text: _parse(load_graph_nlp(self.parser_model), text),
+            opened=len(segment.before) < CONTEXT_SENTENCES,
+        )
+        return lambda reference: resolver.resolve(reference, _context_before(segment))
 
     def values(self, segment: Segment) -> dict[str, str]:
         """The irb_keypoint placeholders for one segment."""
