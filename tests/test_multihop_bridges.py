@@ -120,9 +120,10 @@ def test_node_pages_come_from_links_and_the_page_title():
     einstein = fact(
         "736:1:0", "Albert Einstein was born in Ulm.", title="Albert Einstein", links={"Ulm": "Ulm"}
     )
-    assert node_pages(einstein, ["Albert Einstein", "Ulm", "14 March 1879"]) == {
+    assert node_pages(einstein, ["Albert Einstein", "Ulm", "14 March 1879", "Einstein", "March"]) == {
         "albert einstein": "Albert Einstein",
         "ulm": "Ulm",
+        "einstein": "Albert Einstein",
     }
 
 

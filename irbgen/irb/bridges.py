@@ -59,9 +59,12 @@ def _whole_words(phrase: str) -> re.Pattern[str]:
 
 def node_pages(fact: Fact, nodes: Iterable[str]) -> dict[str, str]:
     """normalised node -> the page it is: where a link with the node's text goes, or the fact's own page
-    when the node is the page's title ("Agassi" on "Andre Agassi" is left to the fuzzy bridge match)."""
+    when the node is the page's title or the title's last word ("Agassi" on "Andre Agassi")."""
     linked = {normalize(anchor): page for anchor, page in fact.links.items()}
-    own = {normalize(fact.title), normalize(re.sub(r"\s*\(.*\)$", "", fact.title))}
+    name = re.sub(r"\s*\(.*\)$", "", fact.title)
+    own = {normalize(fact.title), normalize(name)}
+    if len(name.split()) > 1 and name.split()[-1][:1].isupper():
+        own.add(normalize(name.split()[-1]))  # "Agassi" on the page "Andre Agassi"
     found = {}
     for node in nodes:
         key = normalize(node)
