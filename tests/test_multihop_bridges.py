@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from irbgen.irb.bridges import bridge_named_once, description_words, node_pages
+from irbgen.irb.bridges import bridge_named_once, description_words, node_pages, picks_one_out
 from irbgen.irb.gates import described_badly, question_failure
 from irbgen.irb.masking import maskable_nodes
 from irbgen.irb.plans import multi_hop_plans, single_hop_plans
@@ -144,68 +144,67 @@ def test_nodes_linked_to_different_pages_never_bridge():
 
 # --- the best description -----------------------------------------------------------------------------
 
-AGASSI = [  # Andre Agassi (page 595), keypoints as the build wrote them
+ALASKA = [  # Alaska (page 624), keypoints as the build wrote them
     (
-        "595:278:0",
-        "Andre Agassi was married to Brooke Shields from 1997 to 1999.",
-        ("Andre Agassi", "Person", "was married to", "Brooke Shields", "Person"),
+        "624:208:0",
+        "Alaska has the largest Quaker population (by percentage) of any state.",
+        ("Alaska", "Location", "has", "the largest Quaker population", "Other"),
     ),
     (
-        "595:186:0",
-        "Andre Agassi played World Team Tennis for the Philadelphia Freedoms in the summer of 2009.",
-        ("Andre Agassi", "Person", "played for", "the Philadelphia Freedoms", "Organization"),
+        "624:327:0",
+        "In 2006 Alaska had the highest number of pilots per capita of any U.S. state.",
+        ("Alaska", "Location", "had", "the highest number of pilots", "Other"),
     ),
     (
-        "595:251:0",
-        "IMG managed Andre Agassi from the time he turned pro in 1986 through January 2000.",
-        ("IMG", "Organization", "managed", "Andre Agassi", "Person"),
+        "624:355:0",
+        "Alaska has an independence movement favoring a vote on secession from the United States, with the "
+        "Alaskan Independence Party.",
+        ("Alaska", "Location", "has movement with", "the Alaskan Independence Party", "Organization"),
     ),
 ]
 
 
-def agassi_inputs():
-    facts = [fact(fid, text, title="Andre Agassi") for fid, text, _ in AGASSI]
-    graphs = [graph(fid, triple) for fid, _, triple in AGASSI]
+def alaska_inputs():
+    facts = [fact(fid, text, title="Alaska") for fid, text, _ in ALASKA]
+    graphs = [graph(fid, triple) for fid, _, triple in ALASKA]
     return facts, graphs
 
 
 def test_each_second_hop_uses_the_shortest_description_of_its_bridge():
-    facts, graphs = agassi_inputs()
+    facts, graphs = alaska_inputs()
     plans = plans_of(facts, graphs, describe=description_words)
     ids = [plan.id for plan in plans]
-    # "managed by IMG" (2nd hop) is reached once, through the shorter of the two descriptions of Agassi
-    managed = [plan for plan in plans if plan.hops[-1].fact_id == "595:251:0"]
-    assert [plan.hops[0].fact_id for plan in managed] == ["595:278:0"]
+    # the party (2nd hop) is reached once, through the shorter of the two descriptions of Alaska
+    party = [plan for plan in plans if plan.hops[-1].fact_id == "624:355:0"]
+    assert [plan.hops[0].fact_id for plan in party] == ["624:208:0"]
     assert len(ids) == len(set(ids))
-    question = realize_plan(managed[0]).question
-    assert (
-        question
-        == "Which organization managed the person who was married to Brooke Shields from 1997 to 1999 "
-        "from the time he turned pro in 1986 through January 2000?"
+    assert realize_plan(party[0]).question == (
+        "The place that has the largest Quaker population (by percentage) of any state has an independence "
+        "movement favoring a vote on secession from the United States, with which organization?"
     )
 
 
 def test_a_start_the_keep_check_refuses_leaves_the_second_hop_to_the_next_description():
-    facts, graphs = agassi_inputs()
-    refused = "595:278:0"
+    facts, graphs = alaska_inputs()
+    refused = "624:208:0"
     rejects = []
 
     def keep(chain):
         return "refused" if chain[0].fact_id == refused else None
 
     plans = plans_of(facts, graphs, describe=description_words, keep=keep, rejects=rejects)
-    managed = [plan for plan in plans if plan.hops[-1].fact_id == "595:251:0"]
-    assert [plan.hops[0].fact_id for plan in managed] == ["595:186:0"]
+    party = [plan for plan in plans if plan.hops[-1].fact_id == "624:355:0"]
+    assert [plan.hops[0].fact_id for plan in party] == ["624:327:0"]
     refused_only = {(r.reason, r.detail.split("; ")[-1]) for r in rejects}  # second hops only it reaches
     assert refused_only == {("multi_hop_not_writable", "the last: refused")}
 
 
 def test_the_page_noun_names_the_bridge_in_its_description():
-    facts, graphs = agassi_inputs()
-    plans = plans_of(facts, graphs, describe=description_words, nouns={"Andre Agassi": "tennis player"})
-    managed = next(plan for plan in plans if plan.hops[-1].fact_id == "595:251:0")
-    assert managed.hops[0].answer_noun == "tennis player"
-    assert "the tennis player who was married to Brooke Shields" in realize_plan(managed).question
+    facts, graphs = alaska_inputs()
+    plans = plans_of(facts, graphs, describe=description_words, nouns={"Alaska": "state"})
+    party = next(plan for plan in plans if plan.hops[-1].fact_id == "624:355:0")
+    assert party.hops[0].answer_noun == "state"
+    assert realize_plan(party).question.startswith("The state that has the largest Quaker population")
 
 
 def test_a_second_mention_of_the_bridge_leaks_it():
@@ -266,3 +265,39 @@ def test_an_inner_hop_needs_no_proper_name_the_final_question_does(nlp):
     assert question_failure(inner, "PERSON", nlp(inner), described=True) is None
     vague = "Who was appointed associate professor?"  # no date, number, rank or person: still refused
     assert described_badly(vague) is not None
+
+
+@pytest.mark.parametrize(
+    ("question", "picks"),
+    [  # inner hops of tuning-half multi-hop samples
+        ("Which place has the largest Quaker population (by percentage) of any state?", True),  # 624:208:0
+        ("Which country's defense budget for 2011 was set at US$3.1 billion?", True),  # 746:324:0
+        ("Who was born in Ulm, in the Kingdom of Württemberg in the German Empire on 14 March 1879?", True),
+        ("Which country became the main exporter of oil to China in the first quarter of 2008?", True),
+        ("Who became Foreign Member of the Royal Netherlands Academy of Arts and Sciences in 1920?", False),
+        ("Which country was recommended as a top travel destination, by Lonely Planet 5 years ago?", False),
+        ("Which country emerged as a bilingual state after 1962?", False),  # 358:352:0
+        ("Who directed his last movie 55 years ago?", False),  # 344:17:0
+        ("Which place's slaves were freed by the 13th Amendment in 1865?", False),  # an ordinal in a name
+    ],
+)
+def test_a_description_must_pick_one_thing_out(question, picks):
+    hop = PlanHop(fact_id="x", keypoints=[], triples=[], answer="X", answer_type="Country", documents=[])
+    assert picks_one_out(question, hop) is picks
+
+
+def test_another_person_named_picks_one_out():
+    # Andrei Tarkovsky (page 676)
+    married = Triple(
+        head="Andrei Tarkovsky", head_type="Person", relation="married", tail="Irma Raush", tail_type="Person"
+    )
+    hop = PlanHop(
+        fact_id="676:26:0",
+        keypoints=[],
+        triples=[married],
+        answer="Andrei Tarkovsky",
+        answer_type="Person",
+        documents=[],
+    )
+    assert picks_one_out("Who was in the same class as Irma Raush whom he married?", hop)
+    assert not picks_one_out("Who was in the same class as his future wife?", hop)

@@ -2,8 +2,11 @@
 
 A 2-hop question asks for something of a bridge entity without naming it: "Who managed the person who
 was married to Brooke Shields from 1997 to 1999?". The inner fact ("who was married to ...") should be
-short, one clause, about the bridge as its subject, and pick it out (a date, number, rank or person).
-Many facts can describe one bridge; `description_words` scores each so planning can use the best ones.
+short, one clause, about the bridge as its subject, and pick it out: a rank ("the largest", "the
+first", "the main"), an exact figure, a full date or another person. A year alone does not: many people
+"became a Foreign Member of the Royal Netherlands Academy in 1920", many states' "slaves were freed by
+the 13th Amendment in 1865". Many facts can describe one bridge; `description_words` scores each so
+planning can use the best ones.
 """
 
 from __future__ import annotations
@@ -18,6 +21,15 @@ from irbgen.irb.rules.questions import HEADS, BridgeNotWritable, NodeNotFound, i
 from irbgen.text import contains_answer
 
 UNNAMED_PENALTY = 100
+_RANK = re.compile(
+    r"\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|only|sole|main|largest|highest|"
+    r"lowest|biggest|smallest|oldest|youngest|longest|tallest|most|least|best|worst|earliest|greatest|"
+    r"richest|poorest|fastest|busiest|deepest|\d+(?:st|nd|rd|th)(?! (?-i:[A-Z])))\b",  # not "the 13th Amendment"
+    re.I,
+)
+_FIGURE = re.compile(r"[$£€¥]\s?\d|\d%|\d[\d,]*\.\d|\d{1,3}(?:,\d{3})+|\b(?!(?:1[5-9]|20)\d\d\b)\d{3,}\b")
+_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+_FULL_DATE = re.compile(rf"\b\d{{1,2}} (?:{_MONTHS}) \d{{4}}\b|\b(?:{_MONTHS}) \d{{1,2}}, \d{{4}}\b")
 
 
 def description_words(hop: PlanHop) -> int | None:
@@ -33,11 +45,25 @@ def description_words(hop: PlanHop) -> int | None:
         question = inner_question(hop)
     except (NodeNotFound, BridgeNotWritable):
         return None
-    if described_badly(question) is not None:
+    if described_badly(question) is not None or not picks_one_out(question, hop):
         return None
     words = question.split()
     named = any(word[:1].isupper() for word in words[1:])  # "... of the Royal Netherlands Academy ..."
     return len(words) if named else len(words) + UNNAMED_PENALTY
+
+
+def picks_one_out(question: str, hop: PlanHop) -> bool:
+    """Whether a description can fit one thing only: it has a rank, an exact figure, a full date, or
+    names a person other than the one it describes."""
+    if _RANK.search(question) or _FIGURE.search(question) or _FULL_DATE.search(question):
+        return True
+    people = {
+        node
+        for triple in hop.triples
+        for node, kind in ((triple.head, triple.head_type), (triple.tail, triple.tail_type))
+        if kind == "Person"
+    }
+    return any(normalize(person) != normalize(hop.answer) and person in question for person in people)
 
 
 def bridge_named_once(inner: PlanHop, outer: PlanHop) -> bool:

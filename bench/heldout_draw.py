@@ -1,0 +1,57 @@
+"""Draw a held-out audit sheet: random samples of the test half (odd page ids) of one or more benchmarks.
+
+    python bench/heldout_draw.py BENCH [BENCH ...] --sample 100 --seed 1130 [--kind multi_hop] > sheet.md
+
+A sample's page is the first number in its id ("s:PAGE:...", "f:s:PAGE:...", "m:PAGE:..."); odd pages are
+the test half, even ones the tuning half (issue 26). The sheet lists, for each drawn sample, its question,
+answers and the keypoint of every hop, with an empty verdict column to fill by reading.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+from pathlib import Path
+
+
+def page(sample_id: str) -> int:
+    """The page id a sample was made from (its hop-1 fact's page)."""
+    return int(re.search(r"\d+", sample_id).group())
+
+
+def test_half(bench: Path) -> list[dict]:
+    """The benchmark's samples made from odd page ids, in file order."""
+    samples = [json.loads(line) for line in (bench / "samples.jsonl").open(encoding="utf-8")]
+    return [sample for sample in samples if page(sample["id"]) % 2 == 1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("benchmarks", nargs="+", type=Path)
+    parser.add_argument("--sample", type=int, default=100)
+    parser.add_argument("--seed", type=int, required=True)
+    parser.add_argument("--kind", choices=["single_hop", "multi_hop", "false_premise"])
+    args = parser.parse_args()
+    pool = [
+        (bench.parent.name, sample)
+        for bench in args.benchmarks
+        for sample in test_half(bench)
+        if args.kind is None or sample["attributes"]["question_type"] == args.kind
+    ]
+    drawn = random.Random(args.seed).sample(pool, min(args.sample, len(pool)))
+    print(f"{len(drawn)} of {len(pool)} test-half samples, random.Random({args.seed}).sample\n")
+    for number, (run, sample) in enumerate(drawn, 1):
+        kind = sample["attributes"]["question_type"]
+        answers = "; ".join(sample["answers"]) or "(false premise)"
+        print(f"{number}. `{sample['id']}` ({run}, {kind}) **{sample['question']}** -> {answers}")
+        for step, keypoint in zip(sample["chain"], sample["provenance"]["keypoints"], strict=False):
+            print(f"   - hop {step['index']}: {keypoint} [{'; '.join(step['answers'])}]")
+        for change in sample["attributes"]["extra"].get("changes", []):
+            print(f"   - {change['kind']}: {change['node']} -> {change['replacement']}")
+        print("   - verdict: \n")
+
+
+if __name__ == "__main__":
+    main()
