@@ -383,8 +383,9 @@ def test_make_plans_reports_too_few_false_premise_candidates():
 
 
 def chained_inputs() -> tuple[list[Fact], list[KnowledgeGraph]]:
-    """Two facts that chain: x1 masks Alpha Corp, which x0 names; documents d0 and d1."""
-    texts = ["Ann Boa founded Alpha Corp in 1990.", "Alpha Corp hired Ilse Marrow in 2001."]
+    """Two facts that chain: x1 masks Alpha Corp, which x0 names; documents d0 and d1. (x1 has no date:
+    "the organization that hired Ilse Marrow in 2001 in 1990" is garbled, so no chain would be planned.)"""
+    texts = ["Ann Boa founded Alpha Corp in 1990.", "Alpha Corp hired Ilse Marrow as its first engineer."]
     facts = [
         Fact(
             id=f"x{i}",
@@ -403,7 +404,6 @@ def chained_inputs() -> tuple[list[Fact], list[KnowledgeGraph]]:
         ],
         [
             ("Alpha Corp", "Organization", "hired", "Ilse Marrow", "Person"),
-            ("Alpha Corp", "Organization", "hired in", "2001", "Date"),
         ],
     ]
     graphs = [
@@ -438,7 +438,7 @@ def test_make_plans_multi_hop_keeps_answers_and_bridges_unchanged():
     ]
     assert {(c.node, c.replacement) for c in first.changes} == {
         ("Ilse Marrow", "I. Marrow"),
-        ("2001", "24 years ago"),  # one relative date per question: 1990 stays as written
+        ("1990", "35 years ago"),
     }
     # multi[1] asks for a year: no other date is made relative, so it has one question date only
     assert {c.node for c in multi[1].changes} == {"Ilse Marrow", "Ann Boa"}

@@ -190,13 +190,13 @@ def test_a_start_the_keep_check_refuses_leaves_the_second_hop_to_the_next_descri
     rejects = []
 
     def keep(chain):
-        return "refused" if chain[0].fact_id == refused else None
+        return ("refused", "a test refusal") if chain[0].fact_id == refused else None
 
     plans = plans_of(facts, graphs, describe=description_words, keep=keep, rejects=rejects)
     party = [plan for plan in plans if plan.hops[-1].fact_id == "624:355:0"]
     assert [plan.hops[0].fact_id for plan in party] == ["624:327:0"]
     refused_only = {(r.reason, r.detail.split("; ")[-1]) for r in rejects}  # second hops only it reaches
-    assert refused_only == {("multi_hop_not_writable", "the last: refused")}
+    assert refused_only == {("multi_hop_not_writable", "the last: refused: a test refusal")}
 
 
 def test_the_page_noun_names_the_bridge_in_its_description():

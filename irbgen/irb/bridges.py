@@ -24,7 +24,7 @@ UNNAMED_PENALTY = 100
 _RANK = re.compile(
     r"\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|only|sole|main|largest|highest|"
     r"lowest|biggest|smallest|oldest|youngest|longest|tallest|most|least|best|worst|earliest|greatest|"
-    r"richest|poorest|fastest|busiest|deepest|\d+(?:st|nd|rd|th)(?! (?-i:[A-Z])))\b",  # not "the 13th Amendment"
+    r"richest|poorest|fastest|busiest|deepest|\d+(?:st|nd|rd|th)(?! (?-i:[A-Z])))\b",  # not "13th Amendment"
     re.I,
 )
 _FIGURE = re.compile(r"[$£€¥]\s?\d|\d%|\d[\d,]*\.\d|\d{1,3}(?:,\d{3})+|\b(?!(?:1[5-9]|20)\d\d\b)\d{3,}\b")

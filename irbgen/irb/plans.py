@@ -275,7 +275,7 @@ def multi_hop_plans(
     max_per_answer: int = 3,
     rejects: list[Reject] | None = None,
     describe: Callable[[PlanHop], int | None] | None = None,
-    keep: Callable[[Sequence[PlanHop]], str | None] | None = None,
+    keep: Callable[[Sequence[PlanHop]], tuple[str, str] | None] | None = None,
     nouns: Mapping[str, str] | None = None,
 ) -> list[QuestionPlan]:
     """Chains of 2..max_hops single-hop facts, innermost first, each hop's answer named in the next.
@@ -292,9 +292,9 @@ def multi_hop_plans(
     With `describe` (a first hop -> how many words its question takes as a description of its answer, or
     None when it cannot describe it: see irb/bridges.py), chains start only at describable hops, best
     (shortest) first, and each second hop (a fact and the node it asks for) is made once, through the
-    best-described start that reaches it and that `keep` accepts (it returns why not, or None: e.g. a
-    shortcut, or no question the rules can write), trying at most MAX_STARTS_TRIED starts (a second hop
-    none of them describes is a reject "multi_hop_not_writable" giving the last reason); a start is used
+    best-described start that reaches it and that `keep` accepts (it returns why not, (reason, detail),
+    or None: e.g. a shortcut, or no question the rules can write), trying at most MAX_STARTS_TRIED starts
+    (a second hop none of them describes is a reject: see `_described_pairs`); a start is used
     for at most `max_per_answer` second hops, so one bridge is described by several of its facts.
 
     `nouns` (page title -> what its lead says the page's subject is) names a hop's answer, where a
@@ -338,19 +338,37 @@ def multi_hop_plans(
         for plan in single:
             extend([plan.hops[0]])
         return plans
+    if max_hops >= 2:
+        for chain in _described_pairs(chainer, describe, keep, max_per_answer, labels is not None, rejects):
+            extend(chain)
+    return plans
+
+
+Why = tuple[str, str]  # (reason, detail) of a chain the check refused
+
+
+def _described_pairs(
+    chainer: _Chainer,
+    describe: Callable[[PlanHop], int | None],
+    keep: Callable[[Sequence[PlanHop]], Why | None] | None,
+    max_per_answer: int,
+    check_bridges: bool,
+    rejects: list[Reject] | None,
+) -> list[list[PlanHop]]:
+    """The 2-hop chains of `multi_hop_plans` with `describe`: each second hop once, through the best
+    described start `keep` accepts. A second hop none of its tried starts makes is a reject: the check's
+    own reason when the last refusal was a shortcut, else "multi_hop_not_writable"."""
     ranked = [(describe(hop), hop) for hop in chainer.starts()]
     starts = [
-        hop
-        for words, hop in sorted(
-            ((words, hop) for words, hop in ranked if words is not None), key=lambda pair: pair[0]
-        )
-    ]  # sorted() is stable: equal lengths keep the order of `single`
+        hop for words, hop in sorted((pair for pair in ranked if pair[0] is not None), key=lambda p: p[0])
+    ]
+    chains: list[list[PlanHop]] = []
     taken: set[tuple[str, str]] = set()
     tried: dict[tuple[str, str], int] = {}
-    failed: dict[tuple[str, str], tuple[str, str]] = {}  # second hop -> (last plan id tried, why not)
-    for start in starts:
+    failed: dict[tuple[str, str], tuple[str, Why]] = {}  # second hop -> (last plan id tried, why not)
+    for start in starts:  # sorted() is stable: equal lengths keep the order of the single-hop plans
         options = chainer.continuations([start])
-        not_entity = bridge_not_entity(start.answer_label, start.answer_type) if labels is not None else None
+        not_entity = bridge_not_entity(start.answer_label, start.answer_type) if check_bridges else None
         if options and not_entity is not None:
             if rejects is not None:
                 detail = f"{not_entity}: {start.answer!r} ({len(options)} next hops not made)"
@@ -372,11 +390,14 @@ def multi_hop_plans(
             taken.add(second)
             failed.pop(second, None)
             used += 1
-            extend([start, hop])
-    for second, (plan_id, why) in sorted(failed.items()) if rejects is not None else ():
-        detail = f"no description of its bridge made a question ({tried[second]} tried); the last: {why}"
-        rejects.append(Reject(stage=STAGE, reason="multi_hop_not_writable", key=plan_id, detail=detail))
-    return plans
+            chains.append([start, hop])
+    for second, (plan_id, (reason, detail)) in sorted(failed.items(), key=lambda item: item[1][0]):
+        if reason != SHORTCUT:
+            tries = f"no description of its bridge made a question ({tried[second]} tried)"
+            reason, detail = "multi_hop_not_writable", f"{tries}; the last: {reason}: {detail}"
+        if rejects is not None:
+            rejects.append(Reject(stage=STAGE, reason=reason, key=plan_id, detail=detail))
+    return chains
 
 
 # --- changes and false premises ---------------------------------------------------------------------
@@ -555,17 +576,17 @@ def make_plans(
 
     writer = WriteQuestions("rules", graphs=graphs)
 
-    def keep(chain: Sequence[PlanHop]) -> str | None:
+    def keep(chain: Sequence[PlanHop]) -> Why | None:
         """Why the rules cannot make this chain a question, or None."""
         plan = QuestionPlan(id="m:", kind="multi_hop", hops=list(chain))
         if not bridge_named_once(*chain[-2:]):
-            return f"bridge_named_twice: {chain[-1].bridge!r} stays in the question beside its description"
+            return "bridge_named_twice", f"{chain[-1].bridge!r} stays in the question beside its description"
         shortcut = shortcut_document(plan, normalised)
         if shortcut is not None:
-            return f"{SHORTCUT}: the answer {plan.answer!r} is in {shortcut}, a document of the first hop"
+            return SHORTCUT, f"the answer {plan.answer!r} is in {shortcut}, a document of the first hop"
         written = writer.rules(plan)
         failure = written if isinstance(written, Reject) else writer.gate(plan, written)
-        return None if failure is None else f"{failure.reason}: {failure.detail}"
+        return None if failure is None else (failure.reason, failure.detail)
 
     multi = multi_hop_plans(
         single,
