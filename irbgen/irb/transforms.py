@@ -487,6 +487,25 @@ def names_its_people(country: str, text: str) -> str | None:
     return None
 
 
+_NAME_PARTICLES = r"(?:la|le|de|del|di|da|do|du|von|van|al|el)"
+
+
+def qualifies_a_name(country: str, text: str) -> str | None:
+    """`country` written as part of another name or as its qualifier in brackets: "Andorra la Vella",
+    "Athens (Greece)". Swapping it there makes the sentence nonsense ("Athens (Jamaica)"), not
+    false. The passage, or None."""
+    name = re.escape(re.sub(r"^the\s+", "", country.strip(), flags=re.IGNORECASE))
+    patterns = (
+        rf"(?<!\w){name}\s+(?:{_NAME_PARTICLES}\s+)?[A-Z][a-z]",  # "Andorra la Vella"
+        rf"[A-Z][\w.]+\s+\((?:the\s+)?{name}\)",  # "Athens (Greece)"
+    )
+    for pattern in patterns:
+        found = re.search(pattern, text)
+        if found is not None:
+            return found.group(0)
+    return None
+
+
 # --- dispatch ---------------------------------------------------------------------------------------
 
 _PARAPHRASES: dict[str, tuple[str, Callable[[str, date], str | None]]] = {
