@@ -985,15 +985,20 @@ def _still_true_value(node: str, replacement: str, before: str) -> str | None:
     return None
 
 
+def _replaced_tokens(doc: Any, replacement: str) -> list[Any]:
+    """The tokens of the first place `replacement` is written in `doc` (whole words), or []."""
+    found = re.search(rf"(?<!\w){re.escape(replacement)}(?!\w)", doc.text, re.IGNORECASE)
+    if found is None:
+        return []
+    return [t for t in doc if found.start() <= t.idx < found.end()]
+
+
 def false_premise_still_true(doc: Any, node: str, replacement: str, rule: str = "") -> str | None:
     """A false premise whose change leaves the claim true: the changed node sits after "outside",
     "except", "other than" or under a negation ("based outside Singapore" stays true for most other
     countries), or a bound or range still holds the true value ("at least 10%" for at least 20%).
     `doc` parses the question that carries `replacement` in place of `node`."""
-    found = re.search(rf"(?<!\w){re.escape(replacement)}(?!\w)", doc.text, re.IGNORECASE)
-    if found is None:
-        return None
-    tokens = [t for t in doc if found.start() <= t.idx < found.end()]
+    tokens = _replaced_tokens(doc, replacement)
     if not tokens:
         return None
     for ancestor in (tokens[0], *tokens[0].ancestors):
@@ -1007,7 +1012,7 @@ def false_premise_still_true(doc: Any, node: str, replacement: str, rule: str = 
         if negation is not None:
             return f"{replacement!r} sits under {negation.text!r}: other values keep the claim true"
     if rule == "perturbed_value":
-        return _still_true_value(node, replacement, doc.text[: found.start()][-20:])
+        return _still_true_value(node, replacement, doc.text[: tokens[0].idx][-20:])
     return None
 
 
@@ -1387,10 +1392,7 @@ _STATE_PASSIVES = frozenset(("ranked", "rated", "estimated", "valued", "listed",
 
 def _replaced_top(doc: Any, replacement: str) -> Any | None:
     """The token of the replacement in `doc` whose head lies outside it, or None when it is not there."""
-    found = re.search(rf"(?<!\w){re.escape(replacement)}(?!\w)", doc.text, re.IGNORECASE)
-    if found is None:
-        return None
-    tokens = [t for t in doc if found.start() <= t.idx < found.end()]
+    tokens = _replaced_tokens(doc, replacement)
     inside = {t.i for t in tokens}
     return next((t for t in tokens if t.head.i not in inside or t.dep_ == "ROOT"), None)
 
