@@ -1,10 +1,12 @@
 """Draw a held-out audit sheet: random samples of the test half (odd page ids) of one or more benchmarks.
 
-    python bench/heldout_draw.py BENCH [BENCH ...] --sample 100 --seed 1130 [--kind multi_hop] > sheet.md
+    python bench/heldout_draw.py BENCH [BENCH ...] --sample 100 --seed 1130 [--kind multi_hop]
+        [--exclude READ_IDS.txt] > sheet.md
 
 A sample's page is the first number in its id ("s:PAGE:...", "f:s:PAGE:...", "m:PAGE:..."); odd pages are
 the test half, even ones the tuning half (issue 26). The sheet lists, for each drawn sample, its question,
-answers and the keypoint of every hop, with an empty verdict column to fill by reading.
+answers and the keypoint of every hop, with an empty verdict column to fill by reading. `--exclude`
+names a file of sample ids (one per line) already read in an earlier audit, left out of the draw.
 """
 
 from __future__ import annotations
@@ -33,15 +35,19 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=100)
     parser.add_argument("--seed", type=int, required=True)
     parser.add_argument("--kind", choices=["single_hop", "multi_hop", "false_premise"])
+    parser.add_argument("--exclude", type=Path, help="ids already read, one per line")
     args = parser.parse_args()
+    read = set(args.exclude.read_text(encoding="utf-8").split()) if args.exclude else set()
     pool = [
         (bench.parent.name, sample)
         for bench in args.benchmarks
         for sample in test_half(bench)
-        if args.kind is None or sample["attributes"]["question_type"] == args.kind
+        if (args.kind is None or sample["attributes"]["question_type"] == args.kind)
+        and sample["id"] not in read
     ]
     drawn = random.Random(args.seed).sample(pool, min(args.sample, len(pool)))
-    print(f"{len(drawn)} of {len(pool)} test-half samples, random.Random({args.seed}).sample\n")
+    left_out = f", {len(read)} ids already read left out" if read else ""
+    print(f"{len(drawn)} of {len(pool)} test-half samples{left_out}, random.Random({args.seed}).sample\n")
     for number, (run, sample) in enumerate(drawn, 1):
         kind = sample["attributes"]["question_type"]
         answers = "; ".join(sample["answers"]) or "(false premise)"
