@@ -140,3 +140,27 @@ def test_lone_surname_without_a_full_name_in_context_stays() -> None:
     assert run("Albania", ALBANIA, "Teuta was succeeded by Gentius in 181 BC.").text == (
         "Teuta was succeeded by Gentius in 181 BC."
     )
+
+
+def test_lone_surname_shared_by_two_people_in_context_stays() -> None:
+    # 746:115:0: the sentence before names Ilham and Heydar Aliyev; which presidency is meant?
+    text = (
+        "Despite the much improved economy, particularly with the exploitations of Azeri-Chirag-Guneshli oil "
+        "field and Shah Deniz gas field, Aliyev's presidency was criticized due to suspected vote fraud and "
+        "corruption."
+    )
+    before = (
+        "Ilham Aliyev, the son of Heydar Aliyev, assumed as the chairmen of the New Azerbaijan Party as well "
+        "as the office of presidency when his father died in 2003."
+    )
+    assert run("Azerbaijan", AZERBAIJAN, text, (before,)).text == text
+
+
+def test_lone_surname_keeps_a_name_not_a_nationality_before_it() -> None:
+    # 662:107:2, with the lead's "Americans Neil Armstrong and Buzz Aldrin landed ..."
+    text = (
+        "Armstrong stepped off Eagle footpad and declared, \"That's one small step for man, one giant leap "
+        'for mankind."'
+    )
+    context = ("Americans Neil Armstrong and Buzz Aldrin landed on July 20, 1969, at 20:18 UTC.",)
+    assert run("Apollo 11", APOLLO, text, context).text == "Neil " + text

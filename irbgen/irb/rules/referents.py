@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from irbgen.irb.transforms import is_personal_name
+from irbgen.irb.transforms import given_names, is_personal_name
 from irbgen.text import clean, fold, words
 
 PRONOUN_CLASSES = {
@@ -623,8 +623,8 @@ def _page_description(token: Any, page: Page) -> dict[int, str] | None:
 
 
 def _full_name(token: Any, page: Page, context: Sequence[str]) -> str | None:
-    """ "Neil Armstrong" for a lone "Armstrong" when the context names him in full and the page is
-    someone else's; None otherwise."""
+    """ "Neil Armstrong" for a lone "Armstrong" when the context names one person in full with that
+    surname and the page is someone else's; None otherwise (and for "Aliyev" beside Heydar and Ilham)."""
     if token.tag_ != "NNP" or token.dep_ == "compound" or not token.text.isalpha():
         return None
     doc = token.doc
@@ -632,10 +632,23 @@ def _full_name(token: Any, page: Page, context: Sequence[str]) -> str | None:
         return None
     if token.i > 0 and doc[token.i - 1].tag_ == "NNP":
         return None
-    pattern = re.compile(rf"(?<!\w)([A-Z][a-z]+)\s+{re.escape(token.text)}\b")
-    for text in context:
-        for match in pattern.finditer(clean(text)):
-            given = match.group(1).lower()
-            if given not in _stop_words() and given not in _MONTHS and is_personal_name(match.group(0)):
-                return match.group(0)
+    pattern = re.compile(rf"((?:\b[A-Z][a-z]+\s+){{1,2}}){re.escape(token.text)}\b")
+    names = {name for text in context for match in pattern.finditer(clean(text)) if (name := _person(match))}
+    names = {name for name in names if not any(other.endswith(" " + name) for other in names)}
+    return names.pop() if len(names) == 1 else None
+
+
+def _person(match: re.Match[str]) -> str | None:
+    """The longest personal name the match ends with: "Neil Armstrong" of "Americans Neil Armstrong"."""
+    given = match.group(1).split()
+    surname = match.group(0).split()[-1]
+    for start in range(len(given)):
+        first = [word.lower() for word in given[start:]]
+        if any(word in _stop_words() or word in _MONTHS for word in first):
+            continue
+        if len(first) > 1 and not all(word in given_names() for word in first):
+            continue  # "Americans Neil Armstrong", but "Julius Lothar Meyer"
+        name = " ".join([*given[start:], surname])
+        if is_personal_name(name):
+            return name
     return None
