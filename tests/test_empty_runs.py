@@ -56,7 +56,7 @@ def test_offline_build_without_cited_pages_fails_and_reruns_once_fixed(tmp_path:
     result = offline_build(warc, out)
     assert result.exit_code == 1, result.output
     (line,) = error_lines(result)
-    assert line.startswith("irbgen: error: 0 of 27 cited pages fetched: 27 not_in_warc; nothing to evaluate")
+    assert line.startswith("irbgen: error: 0 of 31 cited pages fetched: 31 not_in_warc; nothing to evaluate")
     assert f"{out / 'rejects.jsonl'}" in line and "rerun with --force" in line
     assert not (out / "benchmark").exists()  # nothing for validate or eval to mistake for a benchmark
     recorded = json.loads((out / "manifest.json").read_text())
@@ -71,7 +71,7 @@ def test_offline_build_without_cited_pages_fails_and_reruns_once_fixed(tmp_path:
     assert refused.exit_code == 2 and "pass --force" in error_lines(refused)[0]
     fixed = offline_build(warc, out, "--force")
     assert fixed.exit_code == 0, fixed.output
-    assert "26 of 27 cited pages fetched" in fixed.output
+    assert "30 of 31 cited pages fetched" in fixed.output
     assert "failed" not in json.loads((out / "manifest.json").read_text())
     assert run("validate", out / "benchmark").exit_code == 0
 
@@ -94,7 +94,7 @@ def test_online_build_whose_every_fetch_fails_on_dns_fails(tmp_path: Path, monke
     result = run(*args)
     assert result.exit_code == 1, result.output
     (line,) = error_lines(result)
-    assert "0 of 27 cited pages fetched: 27 dns; nothing to evaluate" in line
+    assert "0 of 31 cited pages fetched: 31 dns; nothing to evaluate" in line
     assert len(set(lookups)) >= 10
     # The failures are not remembered, so a forced rerun (once the network is back) asks again.
     with sqlite3.connect(out / "warc" / "index.sqlite") as db:

@@ -18,7 +18,14 @@ from irbgen.errors import BadInputError
 from irbgen.irb.gates import keypoint_failure
 from irbgen.irb.records import Keypoint
 from irbgen.irb.rules.keypoints import decontextualize, page_subject
-from irbgen.irb.rules.referents import Page, Reference, Resolution, Resolver, unresolved_description
+from irbgen.irb.rules.referents import (
+    Page,
+    Reference,
+    Resolution,
+    Resolver,
+    situate,
+    unresolved_description,
+)
 from irbgen.llm.stage import LLMStage
 from irbgen.records import Reject
 from irbgen.spacy_models import DEFAULT_MODEL
@@ -100,7 +107,7 @@ class MakeKeypoints(LLMStage):
         """A reject naming the first quality gate the keypoint fails (irb/gates.py), or None."""
         from irbgen.wikipedia.stages import load_parser
 
-        doc = load_parser(self.parser_model)(keypoint.text)
+        doc = _parse(load_parser(self.parser_model), keypoint.text)
         failure = keypoint_failure(keypoint.text, doc, segment.title)
         if failure is None:
             description = unresolved_description(doc)
@@ -116,7 +123,15 @@ class MakeKeypoints(LLMStage):
         )
         if result.text is None:
             return self.reject(segment, result.reason or "not_self_contained", result.detail)
-        return self._keypoint(segment, result.text)
+        from irbgen.wikipedia.stages import load_parser
+
+        subject = page_subject(segment.title, segment.lead)
+        page = Page(subject.name, subject.nouns, subject.pronouns, segment.lead)
+        context = [segment.lead, *segment.before, segment.sentence, *segment.after]
+        situated = situate(_parse(load_parser(self.parser_model), result.text), page, context)
+        if situated.text is None:
+            return self.reject(segment, situated.reason, f"{situated.detail}: {result.text}")
+        return self._keypoint(segment, situated.text)
 
     def _resolver(self, segment: Segment) -> Callable[[Reference], Resolution]:
         """Resolves a reference of `segment` from the sentences before it, its heading and its page; the

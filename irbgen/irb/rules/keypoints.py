@@ -39,8 +39,8 @@ from irbgen.text import IRREGULAR, TOKEN, clean, fold, words
 # Connectives that only make sense after another sentence; the first group needs a comma after it
 # ("In addition, ..." but not "In addition to ..."), the second may be followed by a plain space.
 _COMMA_CONNECTIVES = (
-    "according to the same source", "afterwards", "as a result", "at the same time", "besides",
-    "by contrast", "consequently", "eventually", "finally", "for example", "for instance", "hence",
+    "according to the same source", "afterwards", "as a consequence", "as a result", "at the same time",
+    "besides", "by contrast", "consequently", "eventually", "finally", "for example", "for instance", "hence",
     "in addition", "in contrast", "in fact", "in particular", "in turn", "indeed", "instead", "later",
     "likewise", "meanwhile", "nevertheless", "nonetheless", "notably", "on the other hand", "overall",
     "similarly", "specifically", "subsequently", "still", "then", "therefore", "thus",

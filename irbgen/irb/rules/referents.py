@@ -11,12 +11,13 @@ sentence before could be meant, there is no referent and the caller rejects the 
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from irbgen.irb.transforms import is_personal_name
+from irbgen.irb.transforms import given_names, is_personal_name
 from irbgen.text import clean, fold, words
 
 PRONOUN_CLASSES = {
@@ -469,3 +470,185 @@ def _narrows(child: Any) -> bool:
     if child.dep_ == "prep":
         return any(t.tag_ != "CD" for t in child.children if t.dep_ == "pobj")
     return False
+
+
+# --- round two: what a finished keypoint still leans on ------------------------------------------------
+
+_SEQUENCE_ADVERBS = frozenset("subsequently eventually thereafter afterwards".split())
+_PLURAL_PRONOUNS = frozenset("they them their theirs themselves".split())
+# Nouns that may stand for a group of people ("the population declared ... their mother tongue").
+_COLLECTIVE = frozenset(
+    """population family government people public team group party majority minority person one anyone
+    someone everyone everybody each community""".split()
+)
+_PLACE_KINDS = LABEL_NOUNS["GPE"] | LABEL_NOUNS["LOC"]
+_MONTHS = frozenset(name.lower() for name in calendar.month_name if name)
+
+
+def _stop_words() -> frozenset[str]:
+    from irbgen.irb.rules.graph import _stop_words as stop_words
+
+    return stop_words()
+
+
+@dataclass(frozen=True)
+class Situated:
+    """A keypoint rewritten to stand alone, or the reject reason and detail when it cannot."""
+
+    text: str | None
+    reason: str = ""
+    detail: str = ""
+
+
+def situate(doc: Any, page: Page, context: Sequence[str]) -> Situated:
+    """The keypoint `doc` (spaCy tags and dependencies) made to stand alone, or why it cannot.
+
+    In order: "again" presupposes an earlier event (`presupposed_event`); a "they"/"them"/"their" with no
+    plural before it in the keypoint (`unresolved_referent`); a bare description of the page's kind
+    ("the state budget" on a country's page) or an unplaced superlative ("the largest lakes" on a
+    place's page) takes the page's name when the keypoint does not name the page (other bare
+    descriptions are left to the `unresolved_reference` gate); a lone surname is completed from
+    `context` (the lead and the sentences around) when a full name there ends with it; sequencing
+    adverbs ("subsequently", "eventually") are dropped.
+    """
+    again = next((t for t in doc if t.lower_ == "again" and t.dep_ == "advmod"), None)
+    if again is not None:
+        return Situated(None, "presupposed_event", f"{_phrase(again)!r} presupposes an earlier event")
+    dangling = _dangling_plural(doc)
+    if dangling is not None:
+        return Situated(
+            None, "unresolved_referent", f"{dangling.text!r} has no plural before it in the keypoint"
+        )
+    edits: dict[int, str] = {}  # token index -> replacement text (with its trailing space)
+    mentioned = _mentions_page(doc, page)
+    for token in doc:
+        found = None if mentioned else _page_description(token, page)
+        if found is not None:
+            edits.update(found)
+            mentioned = True  # one name is enough: "the state budget of Azerbaijan"
+    for token in doc:
+        if token.i not in edits:
+            full = _full_name(token, page, context)
+            if full is not None:
+                edits[token.i] = full + token.whitespace_
+            elif token.lower_ in _SEQUENCE_ADVERBS and token.dep_ == "advmod" and token.i > 0:
+                edits[token.i] = ""
+    if not edits:
+        return Situated(doc.text)
+    text = "".join(edits.get(t.i, t.text_with_ws) for t in doc)
+    return Situated(re.sub(r"\s+([,.;:])", r"\1", re.sub(r"\s{2,}", " ", text)).strip())
+
+
+def _phrase(token: Any) -> str:
+    """ "once again" for "again" after "once"."""
+    doc = token.doc
+    return f"once {token.text}" if token.i > 0 and doc[token.i - 1].lower_ == "once" else token.text
+
+
+def _dangling_plural(doc: Any) -> Any | None:
+    """The first "they", "them" or "their" with nothing plural before it in the keypoint."""
+    for token in doc:
+        if token.lower_ not in _PLURAL_PRONOUNS or token.tag_ not in ("PRP", "PRP$"):
+            continue
+        before = doc[: token.i]
+        plural = any(
+            t.tag_ in _PLURAL_TAGS
+            or t.lower_ in _COLLECTIVE
+            or (t.dep_ == "conj" and t.head.tag_.startswith("NN"))
+            or t.tag_ == "CD"
+            for t in before
+        )
+        return None if plural or _plural_subject_after(token) else token
+    return None
+
+
+def _plural_subject_after(pronoun: Any) -> bool:
+    """ "Under ... their consul, the French invaded": the main clause's plural subject comes after."""
+    for root in (t for t in pronoun.doc if t.dep_ == "ROOT"):
+        for subject in (c for c in root.children if c.dep_ in ("nsubj", "nsubjpass") and c.i > pronoun.i):
+            if subject.tag_ in _PLURAL_TAGS or subject.lower_ in _COLLECTIVE or subject.tag_ == "NNPS":
+                return True
+            if subject.tag_ == "NNP" and any(c.lower_ == "the" for c in subject.children):
+                return True  # "the French"
+    return False
+
+
+def _mentions_page(doc: Any, page: Page) -> bool:
+    name = {w for w in words(page.name) if w != "the"}
+    return bool(name) and name <= set(words(doc.text))
+
+
+def _bare(head: Any) -> bool:
+    """A definite description nothing narrows: "the state budget", not "the state of Alaska"."""
+    children = list(head.children)
+    if not any(c.dep_ == "det" and c.lower_ == "the" for c in children):
+        return False
+    return not any(_narrows(c) and c.dep_ != "compound" for c in children)
+
+
+def _described(token: Any) -> Any | None:
+    """The head of the description `token` opens ("the state legislature": "legislature"), when the
+    common noun `token` comes right after "the" (adjectives allowed) and heads it or modifies the head."""
+    if token.tag_ not in ("NN", "NNS") or not token.is_lower:
+        return None
+    head = token.head if token.dep_ == "compound" and token.head.i == token.i + 1 else token
+    det = next((c for c in head.children if c.dep_ == "det" and c.lower_ == "the"), None)
+    if det is None or det.i > token.i or any(t.dep_ != "amod" for t in token.doc[det.i + 1 : token.i]):
+        return None
+    return head if _bare(head) else None
+
+
+def _page_description(token: Any, page: Page) -> dict[int, str] | None:
+    """Edits naming the page in a bare description of its kind, or in an unplaced superlative of a
+    place's page: "the state budget" -> "the state budget of Azerbaijan", "the country's" ->
+    "Algeria's", "the largest lakes" -> "the largest lakes in Albania"."""
+    head = _described(token)
+    if head is None or not all(w[:1].isupper() or not w[:1].isalpha() for w in page.name.split()):
+        return None  # "Alkali metal": "the metal" may be lithium
+    doc = token.doc
+    name = page.name[0].lower() + page.name[1:] if page.name.startswith("The ") else page.name
+    det = next(c for c in head.children if c.dep_ == "det")
+    if _same_kind(singular(token.lower_), page.nouns) and token.tag_ == "NN" and token.i == det.i + 1:
+        if head is token:  # "the country" -> "Algeria", "the country's" -> "Algeria's"
+            return {det.i: "", token.i: name + token.whitespace_}
+        return {head.i: f"{head.text} of {name}{head.whitespace_}"}
+    superlative = head is token and any(
+        c.dep_ == "amod" and (c.tag_ == "JJS" or any(g.lower_ == "most" for g in c.children))
+        for c in head.children
+    )
+    placed = any(t.lower_ == "in" and any(c.tag_ in _NAME_TAGS for c in t.children) for t in doc)
+    if superlative and page.nouns & _PLACE_KINDS and not placed:
+        return {head.i: f"{head.text} in {name}{head.whitespace_}"}
+    return None
+
+
+def _full_name(token: Any, page: Page, context: Sequence[str]) -> str | None:
+    """ "Neil Armstrong" for a lone "Armstrong" when the context names one person in full with that
+    surname and the page is someone else's; None otherwise (and for "Aliyev" beside Heydar and Ilham)."""
+    if token.tag_ != "NNP" or token.dep_ == "compound" or not token.text.isalpha():
+        return None
+    doc = token.doc
+    if any(c.dep_ in ("compound", "det", "poss") for c in token.children) or token.lower_ in words(page.name):
+        return None
+    if token.i > 0 and doc[token.i - 1].tag_ == "NNP":
+        return None
+    pattern = re.compile(rf"((?:\b[A-Z][a-z]+\s+){{1,2}}){re.escape(token.text)}\b")
+    names = {name for text in context for match in pattern.finditer(clean(text)) if (name := _person(match))}
+    names = {name for name in names if not any(other.endswith(" " + name) for other in names)}
+    return names.pop() if len(names) == 1 else None
+
+
+def _person(match: re.Match[str]) -> str | None:
+    """The longest personal name the match ends with: "Neil Armstrong" of "Americans Neil Armstrong"."""
+    given = match.group(1).split()
+    surname = match.group(0).split()[-1]
+    for start in range(len(given)):
+        first = [word.lower() for word in given[start:]]
+        if any(word in _stop_words() or word in _MONTHS for word in first):
+            continue
+        if len(first) > 1 and not all(word in given_names() for word in first):
+            continue  # "Americans Neil Armstrong", but "Julius Lothar Meyer"
+        name = " ".join([*given[start:], surname])
+        if is_personal_name(name):
+            return name
+    return None
