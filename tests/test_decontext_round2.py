@@ -59,6 +59,22 @@ def test_page_description_takes_the_page_name(title: str, lead: str, text: str, 
     assert run(title, lead, text).text == expected
 
 
+ALASKA = "Alaska is a U.S. state in the northwest extremity of the Americas."
+FARMS = (
+    "Alaskan agriculture has experienced a surge in growth of market gardeners, small farms and farmers' "
+    "markets in recent years, with the highest percentage increase (46%) in the nation in growth in "
+    "farmers' markets in 2011, compared to 17% nationwide."
+)
+
+
+def test_the_nation_of_a_us_state_is_not_the_state() -> None:
+    # 624:265:0: on a U.S. state's page "the nation" is the United States, not Alaska
+    assert run("Alaska", ALASKA, FARMS).text == FARMS
+    # a sovereign state's page still reads "the country" as itself (358:280:0's kind)
+    algeria = run("Algeria", ALGERIA, "In general, the country exported $73 billion worth of commodities.")
+    assert algeria.text == "In general, Algeria exported $73 billion worth of commodities."
+
+
 def test_description_of_another_kind_is_left_to_the_gate() -> None:
     # 600:244:0 on "Andorra": which club? Not the page's kind, so no name; the stage rejects it
     text = "After 18 years the club returned to the top league in 2014."

@@ -163,6 +163,8 @@ def page_subject(title: str, lead: str) -> Subject:
     """The page subject from its title and lead paragraph."""
     name = clean(title)
     nouns = _class_nouns(clean(lead))
+    if "sovereign state" in clean(lead).lower():
+        nouns.add("country")  # "the country" is a sovereign state, never a U.S. state
     disambiguation = re.search(r"\s*\(([^()]*)\)\s*$", name)
     if disambiguation:
         name = name[: disambiguation.start()].strip()

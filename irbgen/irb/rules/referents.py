@@ -70,7 +70,9 @@ _SYNONYMS = tuple(
 
 
 def _same_kind(noun: str, nouns: frozenset[str]) -> bool:
-    return noun in nouns or any(noun in group and group & nouns for group in _SYNONYMS)
+    """`noun` names a thing of one of `nouns`' kinds; a page that is only a "state" (a U.S. state) is not
+    "the country" or "the nation" (a sovereign state's page also has "country": see page_subject)."""
+    return noun in nouns or any(noun in group and group & nouns - {"state"} for group in _SYNONYMS)
 
 
 @dataclass(frozen=True)
