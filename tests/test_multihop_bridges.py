@@ -8,7 +8,7 @@ import random
 import pytest
 
 from irbgen.irb.bridges import bridge_named_once, description_words, node_pages, picks_one_out
-from irbgen.irb.gates import described_badly, question_failure
+from irbgen.irb.gates import described_badly, identifies_one, question_failure
 from irbgen.irb.masking import maskable_nodes
 from irbgen.irb.plans import multi_hop_plans, single_hop_plans
 from irbgen.irb.records import Entity, Fact, GroundedKeypoint, KnowledgeGraph, PlanHop, QuestionPlan, Triple
@@ -301,3 +301,21 @@ def test_another_person_named_picks_one_out():
     )
     assert picks_one_out("Who was in the same class as Irma Raush whom he married?", hop)
     assert not picks_one_out("Who was in the same class as his future wife?", hop)
+
+
+@pytest.mark.parametrize(
+    ("text", "identifies"),
+    [
+        (
+            "Which country was nominated number 4 global touristic destination by the New York Times?",
+            True,
+        ),  # 738:337
+        ("Who was appointed president of the German Physical Society (1916–1918)?", True),  # 736:87:0
+        ("Who was mayor of Vellmouth from 1971 to 2001?", True),  # invented: a span of years
+        ("Which firm operates terminals in Vellmouth, Tarnby, and Brill?", True),  # invented: three names
+        ("Which state's income tax is among the highest in the country?", False),  # invented: many are
+        ("Who emerged for the first round in a completely white outfit?", False),  # invented: no rank
+    ],
+)
+def test_what_identifies_one_thing(text, identifies):
+    assert identifies_one(text) is identifies

@@ -14,22 +14,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from irbgen.irb.gates import described_badly
+from irbgen.irb.gates import described_badly, identifies_one, person_nodes
 from irbgen.irb.masking import normalize
 from irbgen.irb.records import Fact, PlanHop
 from irbgen.irb.rules.questions import HEADS, BridgeNotWritable, NodeNotFound, inner_question
 from irbgen.text import contains_answer
 
 UNNAMED_PENALTY = 100
-_RANK = re.compile(
-    r"\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|only|sole|main|largest|highest|"
-    r"lowest|biggest|smallest|oldest|youngest|longest|tallest|most|least|best|worst|earliest|greatest|"
-    r"richest|poorest|fastest|busiest|deepest|\d+(?:st|nd|rd|th)(?! (?-i:[A-Z])))\b",  # not "13th Amendment"
-    re.I,
-)
-_FIGURE = re.compile(r"[$£€¥]\s?\d|\d%|\d[\d,]*\.\d|\d{1,3}(?:,\d{3})+|\b(?!(?:1[5-9]|20)\d\d\b)\d{3,}\b")
-_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
-_FULL_DATE = re.compile(rf"\b\d{{1,2}} (?:{_MONTHS}) \d{{4}}\b|\b(?:{_MONTHS}) \d{{1,2}}, \d{{4}}\b")
 
 
 def description_words(hop: PlanHop) -> int | None:
@@ -53,17 +44,8 @@ def description_words(hop: PlanHop) -> int | None:
 
 
 def picks_one_out(question: str, hop: PlanHop) -> bool:
-    """Whether a description can fit one thing only: it has a rank, an exact figure, a full date, or
-    names a person other than the one it describes."""
-    if _RANK.search(question) or _FIGURE.search(question) or _FULL_DATE.search(question):
-        return True
-    people = {
-        node
-        for triple in hop.triples
-        for node, kind in ((triple.head, triple.head_type), (triple.tail, triple.tail_type))
-        if kind == "Person"
-    }
-    return any(normalize(person) != normalize(hop.answer) and person in question for person in people)
+    """Whether a description can fit one thing only (gates.identifies_one), people from the hop's graph."""
+    return identifies_one(question, person_nodes(hop.triples), hop.answer)
 
 
 def bridge_named_once(inner: PlanHop, outer: PlanHop) -> bool:

@@ -387,6 +387,49 @@ def second_clause(question: str) -> str | None:
     return f"a second clause with its own subject: {match.group(0)!r}" if match else None
 
 
+_RANK = re.compile(
+    r"\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|only|sole|main|largest|highest|"
+    r"lowest|biggest|smallest|oldest|youngest|longest|tallest|most|least|best|worst|earliest|greatest|"
+    r"richest|poorest|fastest|busiest|deepest|number \d+"
+    r"|\d+(?:st|nd|rd|th)(?! (?-i:[A-Z])))\b"  # not "the 13th Amendment"
+    r"(?! (?:round|quarter|half|time|day|week|season|stage|leg|phase)\b)",  # "the first round" ranks nothing
+    re.I,
+)
+_SHARED_RANK = re.compile(r"\b(?:among|one of) the (?:\w+ )?$", re.I)  # "among the highest": many are
+_FIGURE = re.compile(r"[$£€¥]\s?\d|\d%|\d[\d,]*\.\d|\d{1,3}(?:,\d{3})+|\b(?!(?:1[5-9]|20)\d\d\b)\d{3,}\b")
+_MONTH_NAMES = "January|February|March|April|May|June|July|August|September|October|November|December"
+_FULL_DATE = re.compile(
+    rf"\b\d{{1,2}} (?:{_MONTH_NAMES}) \d{{4}}\b|\b(?:{_MONTH_NAMES}) \d{{1,2}}, \d{{4}}\b"
+)
+_SPAN = re.compile(
+    r"\b(?:from|between) (?:\w+ ){0,2}(?:1\d|20)\d\d (?:to|and|until) (?:\w+ ){0,2}(?:1\d|20)\d\d\b"
+    r"|\b(?:1\d|20)\d\d ?[–-] ?(?:1\d|20)\d\d\b"
+)
+_NAME_LIST = re.compile(r"\b[A-Z][\w.&-]*(?: [A-Z][\w.&-]*)*, [A-Z][\w.&-]*(?: [A-Z][\w.&-]*)*,? and [A-Z]")
+
+
+def person_nodes(triples: Iterable[Any]) -> list[str]:
+    """The graph's Person nodes (heads and tails), in order."""
+    return [
+        node
+        for triple in triples
+        for node, kind in ((triple.head, triple.head_type), (triple.tail, triple.tail_type))
+        if kind == "Person"
+    ]
+
+
+def identifies_one(text: str, people: Iterable[str] = (), answer: str = "") -> bool:
+    """Whether what `text` says can fit one thing only: a rank (not "among the highest", not "the first
+    round"), an exact figure, a full date, a span of years ("from 1971 to 2001"), a list of three names,
+    or a person of `people` other than `answer`. A year alone does not: many people "became a Foreign
+    Member of the Royal Netherlands Academy in 1920"."""
+    if any(_SHARED_RANK.search(text[: match.start()]) is None for match in _RANK.finditer(text)):
+        return True
+    if any(pattern.search(text) for pattern in (_FIGURE, _FULL_DATE, _SPAN, _NAME_LIST)):
+        return True
+    return any(normalize(person) != normalize(answer) and person in text for person in people)
+
+
 def described_badly(question: str) -> str | None:
     """An inner hop that cannot be described inside the next one.
 
