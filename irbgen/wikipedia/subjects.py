@@ -48,7 +48,8 @@ def links_in(text: str, links: Mapping[str, str]) -> dict[str, str]:
     """The links whose text occurs in `text` as whole words, longest first, never inside a longer one's
     ("German" is not found in "German Empire"); sorted by link text."""
     found: dict[str, str] = {}
-    for anchor in sorted(links, key=lambda anchor: (-len(anchor), anchor)):
+    present = [anchor for anchor in links if anchor in text]  # a page has hundreds of links; few are here
+    for anchor in sorted(present, key=lambda anchor: (-len(anchor), anchor)):
         pattern = re.compile(rf"(?<!\w){re.escape(anchor)}(?!\w)")
         if pattern.search(text):
             found[anchor] = links[anchor]
