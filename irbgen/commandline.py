@@ -17,9 +17,7 @@ from pydantic import BaseModel
 COMMANDS = {
     "phantom": ("irbgen phantom", "OUT", "irbgen.phantom.config:PhantomConfig"),
     "wikipedia": (
-        "irbgen build --source wikipedia-dump",
-        "RUN",
-        "irbgen.builds.wikipedia:WikipediaBuildConfig",
+        "irbgen build --source wikipedia-dump", "RUN", "irbgen.builds.wikipedia:WikipediaBuildConfig"
     ),
     "wikidata": ("irbgen build --source wikidata-dump", "RUN", "irbgen.builds.wikidata:WikidataBuildConfig"),
 }

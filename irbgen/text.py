@@ -40,6 +40,7 @@ _ARTICLES = frozenset(("a", "an", "the"))
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
+
 def clean(text: str) -> str:
     """The text without citation marks, with single spaces, stripped."""
     return _SPACES.sub(" ", _CITATION_MARK.sub("", text)).strip()

@@ -158,7 +158,9 @@ class AskTemplates:
         ]
 
 
-def build_phantom(config: PhantomConfig, vocabulary: Vocabulary, progress: Progress = silent) -> PhantomBuild:
+def build_phantom(
+    config: PhantomConfig, vocabulary: Vocabulary, progress: Progress = silent
+) -> PhantomBuild:
     """Generate the world and its questions; articles are rendered lazily as the writer consumes them."""
     check_request(config)
     timings: dict[str, float] = {}
@@ -184,12 +186,7 @@ def build_phantom(config: PhantomConfig, vocabulary: Vocabulary, progress: Progr
     }
     recorded = config.model_dump()
     manifest = run_manifest(
-        "phantom",
-        recorded,
-        done,
-        counts,
-        llm_usage={},
-        seconds=sum(timings.values()),
+        "phantom", recorded, done, counts, llm_usage={}, seconds=sum(timings.values()),
         command=command_line(config),
     )
     card = Card(f"phantom-n{config.n}-s{config.seed}", command_line(config), recorded, DESCRIPTION, LICENCE)

@@ -99,3 +99,5 @@ def _score(directory: Path, benchmark: Path | None) -> None:
     echo_rates(score, f"audited {score.overall.judged} samples of {header.name} ({header.source})", drawn)
     card = bench / "README.md"
     click.echo(f"wrote {directory / SCORE} and the Audit section of {card} (its checksum in manifest.json)")
+
+

@@ -102,8 +102,7 @@ def aggregate(
         for name, attribute in attributes.items():
             groups[name][attribute]["count"] += 1
     overall = {
-        measure: _mean(totals[measure], counts[measure])
-        if measure in optional
+        measure: _mean(totals[measure], counts[measure]) if measure in optional
         else totals[measure] / (count or 1)
         for measure in measures
     }

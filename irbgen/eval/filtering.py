@@ -106,10 +106,7 @@ def filter_closed_book(
         if evaluated < len(samples):
             log.warning(
                 "%s: evaluated %d of %d samples; the other %d are kept unchecked",
-                eval_dir,
-                evaluated,
-                len(samples),
-                len(samples) - evaluated,
+                eval_dir, evaluated, len(samples), len(samples) - evaluated,
             )
         filtered = manifest.model_copy(
             update={

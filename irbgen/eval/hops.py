@@ -51,17 +51,15 @@ def hop_rows(
         hop_id, meta = query["_id"], query["metadata"]
         relevant = [doc for doc, score in qrels.get(hop_id, {}).items() if score > 0]
         judged = bool(relevant)
-        rows.append(
-            {
-                "query_id": hop_id,
-                "sample_id": meta["sample_id"],
-                "hop": meta["hop"],
-                "hops": meta["hops"],
-                "judged": judged,
-                "metrics": dict(values.get(hop_id, {})) if judged else {},
-                "found_at_k": hop_found(relevant, run.get(hop_id, {}), k) if judged else None,
-            }
-        )
+        rows.append({
+            "query_id": hop_id,
+            "sample_id": meta["sample_id"],
+            "hop": meta["hop"],
+            "hops": meta["hops"],
+            "judged": judged,
+            "metrics": dict(values.get(hop_id, {})) if judged else {},
+            "found_at_k": hop_found(relevant, run.get(hop_id, {}), k) if judged else None,
+        })
     return rows
 
 
@@ -84,19 +82,15 @@ def summarise(rows: list[dict[str, Any]], measures: list[str], k: int) -> dict[s
     """metrics.json's `per_hop` section: means overall, per hop index and per hop count, and chain recall."""
     judged = [row for row in rows if row["judged"]]
     by_hop = aggregate(
-        [
-            {"attributes": {"hop": str(row["hop"]), "hops": str(row["hops"])}, "metrics": row["metrics"]}
-            for row in judged
-        ],
+        [{"attributes": {"hop": str(row["hop"]), "hops": str(row["hops"])}, "metrics": row["metrics"]}
+         for row in judged],
         measures,
     )
     name = chain_recall_name(k)
     chains = chain_recall(rows)
     chain = aggregate(
-        [
-            {"attributes": {"hops": str(entry["hops"])}, "metrics": {name: float(entry["found"])}}
-            for entry in chains.values()
-        ],
+        [{"attributes": {"hops": str(entry["hops"])}, "metrics": {name: float(entry["found"])}}
+         for entry in chains.values()],
         [name],
     )
     return {

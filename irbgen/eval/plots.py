@@ -72,13 +72,8 @@ def line_chart(path: Path, panels: Sequence[Panel], *, ylim: tuple[float, float]
                 )
                 small = [(position[x], y) for x, y in points if series.small(x)]
                 if small:  # open markers over the filled ones
-                    ax.plot(
-                        *zip(*small, strict=True),
-                        linestyle="none",
-                        marker="o",
-                        markerfacecolor="white",
-                        markeredgecolor=line.get_color(),
-                    )
+                    ax.plot(*zip(*small, strict=True), linestyle="none", marker="o", markerfacecolor="white",
+                            markeredgecolor=line.get_color())
             if not numeric or len(xs) <= MAX_LABELLED_TICKS:  # otherwise matplotlib picks numeric ticks
                 ax.set_xticks([position[x] for x in xs], [_plain(x) for x in xs], rotation=_rotation(xs))
             _decorate(ax, panel, ylim)
@@ -129,15 +124,8 @@ def _legend_below(fig: Any, ax: Any, panels: Sequence[Panel], small_note: str) -
     small = any(s.small(x) for p in panels for s in p.series for x, _ in s.points)
     notes = [small_note] if small else []
     if handles:
-        fig.legend(
-            handles,
-            labels,
-            loc="upper center",
-            bbox_to_anchor=(0.5, 0.0),
-            fontsize="small",
-            ncols=min(len(handles), MAX_LEGEND_COLUMNS),
-            frameon=False,
-        )
+        fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), fontsize="small",
+                   ncols=min(len(handles), MAX_LEGEND_COLUMNS), frameon=False)
     if notes:
         rows = -(-len(handles) // MAX_LEGEND_COLUMNS) if handles else 0
         fig.text(0.5, -0.02 - 0.05 * rows, notes[0], ha="center", va="top", fontsize="small")

@@ -28,6 +28,7 @@ PROGRESS_EVERY = 100  # queries between two progress reports
 ENCODE_CALL = 2048  # texts per sentence-transformers call: its own batches inside, our progress between
 
 
+
 class Retriever(Protocol):
     """What every registered retriever provides."""
 

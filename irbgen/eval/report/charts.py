@@ -151,7 +151,6 @@ def _ylim(series: Sequence[Series]) -> tuple[float, float]:
 
 def answers_section(histograms: dict[str, Counter[int]], tmp: Path) -> list[Block]:
     """The Benchmarks section: the answers-per-question histogram as a chart and as a table."""
-
     def bin_of(n: int) -> str:
         return str(n) if n < ANSWER_BINS else f"{ANSWER_BINS}+"
 
