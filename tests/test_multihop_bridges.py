@@ -13,8 +13,6 @@ from irbgen.irb.masking import maskable_nodes
 from irbgen.irb.plans import multi_hop_plans, single_hop_plans
 from irbgen.irb.records import Entity, Fact, GroundedKeypoint, KnowledgeGraph, PlanHop, QuestionPlan, Triple
 from irbgen.irb.rules.questions import inner_question, realize_plan
-from irbgen.spacy_models import DEFAULT_MODEL
-from irbgen.wikipedia.stages import load_parser
 from irbgen.wikipedia.subjects import defining_noun, links_in
 from irbgen.wikipedia.wikitext import parse_article
 
@@ -80,11 +78,6 @@ def test_links_map_the_rendered_text_to_the_linked_page():
         "Kingdom of Württemberg": "Kingdom of Württemberg",
         "Ulm": "Ulm",
     }  # "German" is only a piece of "German Empire" here
-
-
-@pytest.fixture(scope="module")
-def nlp():
-    return load_parser(DEFAULT_MODEL)
 
 
 @pytest.mark.parametrize(

