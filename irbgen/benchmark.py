@@ -28,7 +28,7 @@ from irbgen.card import BenchmarkStats, Spread, render_card
 from irbgen.commandline import base_command, reproducing_command
 from irbgen.errors import BadInputError, IrbgenError, OutputExistsError, redact
 from irbgen.io import manifest_text
-from irbgen.outputs import Inputs, check_inputs, check_replaceable, entries, real_output
+from irbgen.outputs import FINGERPRINT, Inputs, check_inputs, check_replaceable, entries, real_output
 from irbgen.schema import Document, Manifest, Sample
 
 __all__ = [
@@ -654,7 +654,7 @@ def run_directory_hint(path: Path) -> str:
     """
     path = Path(path)
     inner = path / "benchmark"
-    run_dir = (path / "fingerprint.json").is_file()
+    run_dir = (path / FINGERPRINT).is_file()
     if run_dir and not inner.is_dir():
         return (
             f"a build's run directory that holds no benchmark (the build did not finish; its {MANIFEST} "

@@ -19,6 +19,9 @@ from pathlib import Path
 
 from irbgen.errors import BadInputError
 
+FINGERPRINT = "fingerprint.json"  # what marks a build's run directory (irbgen.pipeline.rundir writes it)
+LOCK = ".irbgen.lock"  # the lock file a resumable output holds while it is written
+
 # An input of a command as (what names it, e.g. "--benchmark", and its path); None is skipped.
 Inputs = Mapping[str, Path | Iterable[Path] | None] | None
 
@@ -79,9 +82,9 @@ KINDS: dict[str, Kind] = {
         ("dataset_dict.json", "samples.parquet"),
         ("dataset_dict.json", "*.parquet", "corpus", "queries", "qrels", "samples"),
     ),
-    "run": Kind("a build's run directory", ("fingerprint.json",), ("*",)),
+    "run": Kind("a build's run directory", (FINGERPRINT,), ("*",)),
 }
-_IGNORED = (".irbgen.lock",)  # the lock file a resumable output holds while it is written
+_IGNORED = (LOCK,)
 _SHOWN = 3
 
 

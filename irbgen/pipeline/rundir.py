@@ -23,12 +23,10 @@ from typing import Any
 
 from irbgen.errors import BadInputError
 from irbgen.io import write_json
-from irbgen.outputs import Inputs, check_inputs
+from irbgen.outputs import FINGERPRINT, LOCK, Inputs, check_inputs
 
 log = logging.getLogger(__name__)
 
-LOCK = ".irbgen.lock"
-FINGERPRINT = "fingerprint.json"
 HASHED_BYTES = 1 << 20  # a file's content hash covers its first and last MiB
 _SHOWN_CHANGES = 6
 

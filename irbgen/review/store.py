@@ -23,12 +23,11 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from irbgen.audit.records import Judgment
-from irbgen.benchmark import describe_error
+from irbgen.benchmark import REVIEWS, describe_error
 from irbgen.errors import BadInputError
 from irbgen.pipeline.rundir import locked
 from irbgen.review.draws import Draw
 
-REVIEWS = "reviews"
 AUDITS = "audits"  # reviews/audits/: the judgments of scored audit sheets
 REVIEWER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
