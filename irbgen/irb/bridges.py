@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from irbgen.irb.gates import described_badly, identifies_one, person_nodes
 from irbgen.irb.masking import normalize
 from irbgen.irb.records import Fact, PlanHop
-from irbgen.irb.rules.questions import HEADS, BridgeNotWritable, NodeNotFound, inner_question
+from irbgen.irb.rules.questions import HEADS, BridgeNotWritable, NodeNotFound, inner_question, node_spans
 from irbgen.text import contains_answer
 
 UNNAMED_PENALTY = 100
@@ -53,16 +53,12 @@ def bridge_named_once(inner: PlanHop, outer: PlanHop) -> bool:
     description replaces one mention, so a second ("the University of Alabama" beside "Alabama") leaks."""
     bridge = outer.bridge or ""
     for text in outer.keypoints:
-        spans = [match.span() for match in _whole_words(bridge).finditer(text)]
-        if spans and _whole_words(outer.answer).search(text):
+        spans = node_spans(text, bridge)
+        if spans and node_spans(text, outer.answer):
             start, end = spans[0]
             rest = text[:start] + text[end:]
             return len(spans) == 1 and not contains_answer(rest, inner.answer, inner.answer_type)
     return False
-
-
-def _whole_words(phrase: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<!\w){re.escape(phrase.strip())}(?!\w)", re.I)
 
 
 def node_pages(fact: Fact, nodes: Iterable[str]) -> dict[str, str]:

@@ -146,11 +146,7 @@ def _class_nouns(lead: str) -> set[str]:
         tokens = part.split()
         if tokens and _NOUN.fullmatch(tokens[-1]):
             noun = tokens[-1]
-            nouns |= {noun, noun.rsplit("-", 1)[-1]}  # "singer-songwriter" -> also "songwriter"
-            if noun.endswith("ies"):
-                nouns.add(noun[:-3] + "y")
-            elif noun.endswith("s") and not noun.endswith("ss"):
-                nouns.add(noun[:-1])
+            nouns |= {noun, noun.rsplit("-", 1)[-1], singular(noun)}  # "singer-songwriter": "songwriter"
     return nouns
 
 

@@ -379,17 +379,18 @@ def describe_text(text: str, answer: str, answer_type: str, head: str | None = N
 # --- a hop's keypoint with its markers ---------------------------------------------------------------
 
 
-def _spans(text: str, node: str) -> list[tuple[int, int]]:
+def node_spans(text: str, node: str) -> list[tuple[int, int]]:
+    """Where NODE stands in TEXT as whole words, any case."""
     pattern = re.compile(rf"(?<!\w){re.escape(node.strip())}(?!\w)", re.I)
     return [match.span() for match in pattern.finditer(text)]
 
 
 def _mark(text: str, answer: str, bridge: str | None) -> str | None:
     """The text with the answer (and bridge) replaced by markers, or None when one is missing."""
-    for a_start, a_end in _spans(text, answer):
+    for a_start, a_end in node_spans(text, answer):
         if bridge is None:
             return text[:a_start] + ANSWER + text[a_end:]
-        for b_start, b_end in _spans(text, bridge):
+        for b_start, b_end in node_spans(text, bridge):
             if b_end <= a_start or b_start >= a_end:
                 pieces = sorted([(a_start, a_end, ANSWER), (b_start, b_end, BRIDGE)], reverse=True)
                 for start, end, marker in pieces:
@@ -417,7 +418,7 @@ def prepare_hop(hop: PlanHop, index: int, changes: Sequence[NodeChange] = ()) ->
         marked = _mark(text, hop.answer, hop.bridge if index > 0 else None)
         if marked is not None:
             return apply_changes(_move_fronted(marked), changes)
-    if any(_spans(text, hop.answer) for text in texts):
+    if any(node_spans(text, hop.answer) for text in texts):
         raise NodeNotFound(index, "bridge", hop.bridge or "")
     raise NodeNotFound(index, "answer", hop.answer)
 
