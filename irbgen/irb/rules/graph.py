@@ -60,7 +60,8 @@ def _tokenizer() -> Any:
 
 
 @lru_cache(maxsize=1)
-def _stop_words() -> frozenset[str]:
+def stop_words() -> frozenset[str]:
+    """spaCy's English stop words, loaded once."""
     import_spacy()
     from spacy.lang.en.stop_words import STOP_WORDS
 
@@ -72,7 +73,7 @@ def _stop_words() -> frozenset[str]:
 
 def content_words(text: str) -> list[str]:
     """Lowercased word tokens of `text` without stop words and punctuation, in order."""
-    stop = _stop_words()
+    stop = stop_words()
     words = []
     for token in _tokenizer()(text):
         lower = token.text.lower()

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from irbgen.irb.rules.graph import stop_words
 from irbgen.irb.transforms import given_names, is_personal_name
 from irbgen.text import clean, fold, words
 
@@ -487,12 +488,6 @@ _PLACE_KINDS = LABEL_NOUNS["GPE"] | LABEL_NOUNS["LOC"]
 _MONTHS = frozenset(name.lower() for name in calendar.month_name if name)
 
 
-def _stop_words() -> frozenset[str]:
-    from irbgen.irb.rules.graph import _stop_words as stop_words
-
-    return stop_words()
-
-
 @dataclass(frozen=True)
 class Situated:
     """A keypoint rewritten to stand alone, or the reject reason and detail when it cannot."""
@@ -646,7 +641,7 @@ def _person(match: re.Match[str]) -> str | None:
     surname = match.group(0).split()[-1]
     for start in range(len(given)):
         first = [word.lower() for word in given[start:]]
-        if any(word in _stop_words() or word in _MONTHS for word in first):
+        if any(word in stop_words() or word in _MONTHS for word in first):
             continue
         if len(first) > 1 and not all(word in given_names() for word in first):
             continue  # "Americans Neil Armstrong", but "Julius Lothar Meyer"
