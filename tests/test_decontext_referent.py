@@ -14,8 +14,8 @@ import pytest
 from irbgen.irb.keypoints import MakeKeypoints
 from irbgen.irb.records import Keypoint
 from irbgen.irb.rules.graph import load_graph_nlp
-from irbgen.irb.rules.keypoints import page_subject
-from irbgen.irb.rules.referents import Page, Reference, Resolver
+from irbgen.irb.rules.keypoints import page_of
+from irbgen.irb.rules.referents import Reference, Resolver
 from irbgen.pipeline.stage import StageContext
 from irbgen.records import Reject
 from irbgen.spacy_models import DEFAULT_MODEL
@@ -273,9 +273,8 @@ def test_a_dummy_it_after_an_introduction_stays():
 
 
 def _resolver(seg: Segment) -> Resolver:
-    subject = page_subject(seg.title, seg.lead)
     return Resolver(
-        page=Page(subject.name, subject.nouns, subject.pronouns, seg.lead),
+        page=page_of(seg.title, seg.lead),
         section=seg.section,
         nearby=[seg.sentence, *seg.before, *seg.after],
         parse=load_graph_nlp(DEFAULT_MODEL),

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from irbgen.irb.keypoints import MakeKeypoints
-from irbgen.irb.rules.keypoints import page_subject
-from irbgen.irb.rules.referents import Page, situate
+from irbgen.irb.rules.keypoints import page_of
+from irbgen.irb.rules.referents import situate
 from irbgen.pipeline.stage import StageContext
 from irbgen.records import Reject
 from irbgen.spacy_models import DEFAULT_MODEL
@@ -29,8 +29,7 @@ APOLLO = "Apollo 11 was the spaceflight that landed the first two humans on the 
 
 
 def run(title: str, lead: str, text: str, context: tuple[str, ...] = ()):
-    subject = page_subject(title, lead)
-    page = Page(subject.name, subject.nouns, subject.pronouns, lead)
+    page = page_of(title, lead)
     return situate(load_parser(DEFAULT_MODEL)(text), page, [lead, *context])
 
 

@@ -17,9 +17,8 @@ from pydantic import BaseModel, ConfigDict
 from irbgen.errors import BadInputError
 from irbgen.irb.gates import keypoint_failure
 from irbgen.irb.records import Keypoint
-from irbgen.irb.rules.keypoints import decontextualize, page_subject
+from irbgen.irb.rules.keypoints import decontextualize, page_of
 from irbgen.irb.rules.referents import (
-    Page,
     Reference,
     Resolution,
     Resolver,
@@ -31,10 +30,10 @@ from irbgen.records import Reject
 from irbgen.spacy_models import DEFAULT_MODEL
 from irbgen.text import clean
 from irbgen.wikipedia.records import Segment
+from irbgen.wikipedia.stages import CONTEXT_SENTENCES
 
 KEYPOINT_PROMPT = "irb_keypoint"
 MAX_LEAD_CHARS = 2000  # the lead is context, not evidence; a long one only costs tokens
-CONTEXT_SENTENCES = 2  # sentences a segment carries before it (citing_segments' context_sentences)
 
 
 class KeypointReply(BaseModel):
@@ -125,8 +124,7 @@ class MakeKeypoints(LLMStage):
             return self.reject(segment, result.reason or "not_self_contained", result.detail)
         from irbgen.wikipedia.stages import load_parser
 
-        subject = page_subject(segment.title, segment.lead)
-        page = Page(subject.name, subject.nouns, subject.pronouns, segment.lead)
+        page = page_of(segment.title, segment.lead)
         context = [segment.lead, *segment.before, segment.sentence, *segment.after]
         situated = situate(_parse(load_parser(self.parser_model), result.text), page, context)
         if situated.text is None:
@@ -138,9 +136,8 @@ class MakeKeypoints(LLMStage):
         parse (with named entities) runs only when a reference needs it, once per sentence."""
         from irbgen.irb.rules.graph import load_graph_nlp
 
-        subject = page_subject(segment.title, segment.lead)
         resolver = Resolver(
-            page=Page(subject.name, subject.nouns, subject.pronouns, segment.lead),
+            page=page_of(segment.title, segment.lead),
             section=segment.section,
             nearby=[segment.sentence, *segment.before, *segment.after],
             parse=lambda text: _parse(load_graph_nlp(self.parser_model), text),

@@ -28,6 +28,7 @@ from irbgen.wikipedia.wikitext import (
 _EXCLUDE = ("ner", "lemmatizer", "attribute_ruler", "senter")
 
 LEAD_CHARS = 600  # the lead is parsed this far for its first sentence
+CONTEXT_SENTENCES = 2  # sentences a segment carries before and after it
 
 
 def load_parser(model: str) -> Any:
@@ -54,7 +55,7 @@ class CitingSegments:
     def __init__(
         self,
         model: str = DEFAULT_MODEL,
-        context_sentences: int = 2,
+        context_sentences: int = CONTEXT_SENTENCES,
         batch_size: int = 64,
         max_wikitext_chars: int = MAX_WIKITEXT_CHARS,
         max_segment_chars: int = 1000,

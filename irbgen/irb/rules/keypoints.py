@@ -187,6 +187,12 @@ def page_subject(title: str, lead: str) -> Subject:
     return Subject(name=name, nouns=frozenset(nouns), pronouns=frozenset(classes))
 
 
+def page_of(title: str, lead: str) -> Page:
+    """The page subject as the referent resolver takes it."""
+    subject = page_subject(title, lead)
+    return Page(subject.name, subject.nouns, subject.pronouns, lead)
+
+
 @dataclass(frozen=True)
 class Decontextualized:
     """A keypoint text, or the reject reason and a detail when the rules cannot make one."""
