@@ -280,59 +280,60 @@ class WriteQuestions(LLMStage):
                 return index, "multi_hop_too_long", long
         return None
 
-    def _premise_still_true(self, plan: QuestionPlan, question: str) -> str | None:
-        """Why the false-premise change leaves the final question's claim true (irb/gates.py), or None."""
+    def _premise_failure(self, plan: QuestionPlan, question: str) -> tuple[str, str] | None:
+        """(reason, detail) when the false-premise change leaves the final question's claim true or makes
+        it nonsense (irb/gates.py), or None; the question is parsed once."""
         from irbgen.wikipedia.stages import load_parser
 
-        for change in plan.changes:
-            if change.kind == "false_premise":
-                doc = load_parser(self.parser_model)(question)
-                true = false_premise_still_true(doc, change.node, change.replacement, change.rule)
-                if true is not None:
-                    return true
-        return None
-
-    def _premise_nonsense(self, plan: QuestionPlan, question: str) -> tuple[str, str] | None:
-        """(reason, detail) when the false-premise change makes the claim nonsense (irb/gates.py)."""
-        from irbgen.wikipedia.stages import load_parser
-
-        for change in plan.changes:
-            if change.kind == "false_premise":
-                doc = load_parser(self.parser_model)(question)
-                nonsense = false_premise_nonsense(doc, change.replacement, change.rule)
-                if nonsense is not None:
-                    return nonsense
+        changes = [change for change in plan.changes if change.kind == "false_premise"]
+        doc = load_parser(self.parser_model)(question) if changes else None
+        for change in changes:
+            true = false_premise_still_true(doc, change.node, change.replacement, change.rule)
+            if true is not None:
+                return "false_premise_still_true", true
+        for change in changes:
+            nonsense = false_premise_nonsense(doc, change.replacement, change.rule)
+            if nonsense is not None:
+                return nonsense
         return None
 
     def gate(self, plan: QuestionPlan, question: GeneratedQuestion) -> Reject | None:
         """bad_question for a non-question; answer_leak when sub-question i holds the answer of hop <= i;
         then the quality gates, each its own reason."""
-        sub_questions = question.sub_questions
+        failure = self._failure(plan, question.sub_questions)
+        if failure is None:
+            return None
+        _, reason, detail, raw = failure
+        return self.reject(plan, reason, detail, raw=raw)
+
+    def _failure(
+        self, plan: QuestionPlan, sub_questions: Sequence[str]
+    ) -> tuple[int, str, str, str | None] | None:
+        """(index of the sub-question at fault, reason, detail, the text kept as `raw`) of the first gate
+        failed, or None."""
+        last = len(sub_questions) - 1
         for index, text in enumerate(sub_questions):
             if not is_question(text):
                 detail = "empty question" if not text.strip() else f"not a question: {text!r}"
-                return self.reject(plan, "bad_question", f"sub-question {index}: {detail}", raw=text)
+                return index, "bad_question", f"sub-question {index}: {detail}", text
         for index, text in enumerate(sub_questions):
             for earlier, hop in enumerate(plan.hops[: index + 1]):
                 if contains_answer(text, hop.answer, hop.answer_type):
                     whose = "its own answer" if earlier == index else f"hop {earlier}'s answer"
                     detail = f"sub-question {index} contains {whose} {hop.answer!r}: {text}"
-                    return self.reject(plan, "answer_leak", detail)
+                    return index, "answer_leak", detail, None
         for change in plan.changes:
             lost = false_premise_lost(sub_questions[-1], change.replacement)
             if change.kind == "false_premise" and lost is not None:
-                return self.reject(plan, "false_premise_lost", f"{lost}: {sub_questions[-1]}")
-        true = self._premise_still_true(plan, sub_questions[-1])
-        if true is not None:
-            return self.reject(plan, "false_premise_still_true", f"{true}: {sub_questions[-1]}")
-        nonsense = self._premise_nonsense(plan, sub_questions[-1])
-        if nonsense is not None:
-            return self.reject(plan, nonsense[0], f"{nonsense[1]}: {sub_questions[-1]}")
+                return last, "false_premise_lost", f"{lost}: {sub_questions[-1]}", None
+        premise = self._premise_failure(plan, sub_questions[-1])
+        if premise is not None:
+            return last, premise[0], f"{premise[1]}: {sub_questions[-1]}", None
         failure = self._gate_failure(plan, sub_questions)
         if failure is None:
             return None
         index, gate, detail = failure
-        return self.reject(plan, gate, f"sub-question {index}: {detail}: {sub_questions[index]}")
+        return index, gate, f"sub-question {index}: {detail}: {sub_questions[index]}", None
 
     # --- rules -------------------------------------------------------------------------------------
 
@@ -419,43 +420,29 @@ class WriteQuestions(LLMStage):
         sub_questions[-1] = squash(polished.reply.question)
         refined: dict[int, tuple[str, str]] = {}  # sub-question -> (gate that failed it, its text then)
         while True:
-            question = GeneratedQuestion(
-                plan_id=plan.id,
-                question=sub_questions[-1],
-                sub_questions=sub_questions,
-                steps=steps,
-                method="llm",
-                **self.provenance(client),
-            )
-            failed = self.gate(plan, question)
-            if failed is None:
-                return question
-            index = _failed_sub_question(failed, len(sub_questions))
+            failure = self._failure(plan, sub_questions)
+            if failure is None:
+                return GeneratedQuestion(
+                    plan_id=plan.id,
+                    question=sub_questions[-1],
+                    sub_questions=sub_questions,
+                    steps=steps,
+                    method="llm",
+                    **self.provenance(client),
+                )
+            index, reason, detail, raw = failure
             if index in refined:  # refined once already: the gate rejects it
                 gate, before = refined[index]
-                extra = {**failed.extra, "refined_after": gate, "before_refine": before}
-                return failed.model_copy(update={"extra": extra})
-            refined[index] = (failed.reason, sub_questions[index])
+                return self.reject(plan, reason, detail, raw=raw, refined_after=gate, before_refine=before)
+            refined[index] = (reason, sub_questions[index])
             values = {
                 "question": sub_questions[index],
                 "answer": plan.hops[index].answer,
                 "triples": "\n".join(triple for hop, triple in rows if hop <= index),
-                "problems": f"{failed.reason}: {failed.detail}",
+                "problems": f"{reason}: {detail}",
             }
-            where = f"refine after {failed.reason}"
-            again = await self.ask(client, plan, REFINE_PROMPT, values, where=where)
+            again = await self.ask(client, plan, REFINE_PROMPT, values, where=f"refine after {reason}")
             if isinstance(again, Reject):
                 return again
             sub_questions = sub_questions.copy()
             sub_questions[index] = squash(again.reply.question)
-
-
-_SUB_QUESTION = re.compile(r"^sub-question (\d+)\b")
-
-
-def _failed_sub_question(reject: Reject, count: int) -> int:
-    """The sub-question a reject of `WriteQuestions.gate` is about ("sub-question 1: ..."); the last
-    one when the detail names none (a lost false premise is in the final question)."""
-    match = _SUB_QUESTION.match(reject.detail)
-    index = int(match.group(1)) if match else count - 1
-    return index if 0 <= index < count else count - 1
