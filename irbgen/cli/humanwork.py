@@ -9,12 +9,11 @@ measured on an earlier build) and says how many judgments stay current and how m
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from irbgen.audit.publish import HEADING, publish_section, section_of
-from irbgen.benchmark import CARD, REVIEWS
+from irbgen.benchmark import CARD, REVIEWS, SAMPLES, read_manifest
 from irbgen.errors import BadInputError
 from irbgen.review.index import BenchmarkIndex
 from irbgen.review.store import read_reviews, sample_digest
@@ -113,8 +112,9 @@ def _marked_earlier(section: str) -> str:
 
 
 def _samples_sha256(benchmark: Path) -> str | None:
+    """samples.jsonl's sha256 as the benchmark's manifest records it; None when it cannot be read (then
+    the judgments count as made on another build)."""
     try:
-        files = json.loads((benchmark / "manifest.json").read_bytes()).get("files") or {}
-    except (OSError, ValueError, AttributeError):
+        return read_manifest(benchmark).files.get(SAMPLES)
+    except (BadInputError, OSError):
         return None
-    return files.get("samples.jsonl") if isinstance(files, dict) else None
