@@ -16,7 +16,8 @@ from click.testing import CliRunner
 
 from irbgen.audit.records import Judgment
 from irbgen.cli import main
-from irbgen.review.store import ReviewWriter, sample_digest
+from irbgen.review.index import sample_digest
+from irbgen.review.store import ReviewWriter
 from irbgen.testing.openai_server import OpenAIStubServer
 
 REPO = Path(__file__).resolve().parents[1]

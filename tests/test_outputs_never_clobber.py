@@ -142,7 +142,8 @@ def reviewed_copy(bench: Path, out: Path) -> Path:
 
 def add_reviews(bench: Path, count: int) -> None:
     from irbgen.audit.records import Judgment
-    from irbgen.review.store import ReviewWriter, sample_digest
+    from irbgen.review.index import sample_digest
+    from irbgen.review.store import ReviewWriter
 
     writer = ReviewWriter(bench, "ann")
     writer.open()

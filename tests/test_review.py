@@ -27,10 +27,10 @@ from irbgen.cli.review import allowed_hosts
 from irbgen.errors import BadInputError
 from irbgen.review.app import TOKEN_HEADER, Session, create_app
 from irbgen.review.draws import Draw, describe
-from irbgen.review.index import BenchmarkIndex, ChangedError
+from irbgen.review.index import BenchmarkIndex, ChangedError, sample_digest
 from irbgen.review.page import sample_path
 from irbgen.review.scoring import agreements, cohen_kappa, combine
-from irbgen.review.store import ReviewWriter, read_file, sample_digest
+from irbgen.review.store import ReviewWriter, read_file
 from irbgen.schema import Sample
 
 

@@ -16,7 +16,7 @@ from irbgen.audit.publish import HEADING, publish_section, section_of
 from irbgen.benchmark import CARD, REVIEWS, SAMPLES, read_manifest
 from irbgen.errors import BadInputError
 from irbgen.review.index import BenchmarkIndex
-from irbgen.review.store import read_reviews, sample_digest
+from irbgen.review.store import read_reviews
 
 EARLIER = "> Measured on an earlier build of this benchmark:"
 
@@ -67,7 +67,7 @@ def count_reviews(old: Path, new: Path) -> Carried:
     kept = stale = 0
     for samples in reviews.values():
         for sample, review in samples.items():
-            if sample in index.samples and review.is_of(sample_digest(index.samples.raw(sample))):
+            if sample in index.samples and review.is_of(index.digest(sample)):
                 kept += 1
             else:
                 stale += 1

@@ -27,7 +27,7 @@ from irbgen.errors import IrbgenError
 from irbgen.review.draws import Draw, Order
 from irbgen.review.index import BenchmarkIndex, ChangedError
 from irbgen.review.page import Screen, judgment_status, render, render_message, sample_path
-from irbgen.review.store import Review, ReviewWriter, sample_digest
+from irbgen.review.store import Review, ReviewWriter
 from irbgen.review.view import build_view
 from irbgen.schema import Manifest
 
@@ -70,7 +70,7 @@ class Session:
 
     def digest(self, sample_id: str) -> str:
         """The sha256 of the sample's line as it is now."""
-        return sample_digest(self.index.samples.raw(sample_id))
+        return self.index.digest(sample_id)
 
     @classmethod
     def open(

@@ -17,7 +17,7 @@ from irbgen.io import write_jsonl
 from irbgen.pipeline.rundir import make_directory
 from irbgen.review.draws import Draw
 from irbgen.review.index import BenchmarkIndex
-from irbgen.review.store import AUDITS, REVIEWS, Review, sample_digest
+from irbgen.review.store import AUDITS, REVIEWS, Review
 
 
 def sheet_judgments(
@@ -34,7 +34,7 @@ def sheet_judgments(
     name = audit_name(header)
     return [
         # a sheet records no time: the same sheet gives the same file
-        Review.of(item.id, item.judgment, name, "", sample_digest(index.samples.raw(item.id)), draw)
+        Review.of(item.id, item.judgment, name, "", index.digest(item.id), draw)
         for item in items
     ]
 

@@ -6,6 +6,7 @@ keeps each record's id and where its line starts, and a read seeks there and par
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Iterator
@@ -102,6 +103,11 @@ def _record_id(raw: bytes, key: str, pattern: re.Pattern[bytes]) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def sample_digest(line: bytes) -> str:
+    """The sha256 of a sample's line in samples.jsonl, without its newline."""
+    return hashlib.sha256(line.rstrip(b"\r\n")).hexdigest()
+
+
 class BenchmarkIndex:
     """The samples and documents of one benchmark directory, readable one at a time."""
 
@@ -125,6 +131,10 @@ class BenchmarkIndex:
         """Index samples.jsonl alone (scoring needs no documents)."""
         benchmark = Path(benchmark)
         return cls(benchmark, LineIndex.build(benchmark / SAMPLES, "id", _SAMPLE_ID), None)
+
+    def digest(self, sample_id: str) -> str:
+        """The sha256 of the sample's line as it is now (what a judgment of it records)."""
+        return sample_digest(self.samples.raw(sample_id))
 
     def sample(self, sample_id: str) -> Sample:
         """The sample with this id; KeyError if there is none."""

@@ -22,7 +22,7 @@ from irbgen.benchmark import read_manifest
 from irbgen.errors import BadInputError
 from irbgen.review.draws import Drawn, describe
 from irbgen.review.index import BenchmarkIndex
-from irbgen.review.store import AUDITS, REVIEWS, Review, read_reviews, sample_digest
+from irbgen.review.store import AUDITS, REVIEWS, Review, read_reviews
 
 Reviews = Mapping[str, Mapping[str, Review]]  # reviewer -> sample id -> latest review
 
@@ -151,7 +151,7 @@ def check_current(benchmark: Path, reviews: Reviews, index: BenchmarkIndex) -> N
             if sample not in index.samples:
                 continue  # reported as a sample of another build by the caller
             if sample not in digests:
-                digests[sample] = sample_digest(index.samples.raw(sample))
+                digests[sample] = index.digest(sample)
             if not review.is_of(digests[sample]):
                 stale.append((reviewer, sample))
     if stale:

@@ -12,7 +12,6 @@ file is opened for writing again.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -68,11 +67,6 @@ class Review(Judgment):
     def judgment(self) -> Judgment:
         """The judgment alone, without sample, reviewer and time."""
         return Judgment(**self.model_dump(include=set(Judgment.model_fields)))
-
-
-def sample_digest(line: bytes) -> str:
-    """The sha256 of a sample's line in samples.jsonl, without its newline."""
-    return hashlib.sha256(line.rstrip(b"\r\n")).hexdigest()
 
 
 def check_reviewer(name: str) -> str:
