@@ -8,20 +8,11 @@ SHEET.md is what bench/heldout_draw.py printed; VERDICTS.txt has one line per it
 
 from __future__ import annotations
 
-import math
 import re
 import sys
 from collections import Counter
 
-
-def wilson(valid: int, total: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of valid/total."""
-    if total == 0:
-        return (0.0, 0.0)
-    share = valid / total
-    centre = (share + z * z / (2 * total)) / (1 + z * z / total)
-    half = z * math.sqrt(share * (1 - share) / total + z * z / (4 * total * total)) / (1 + z * z / total)
-    return centre - half, centre + half
+from irbgen.audit.score import wilson
 
 
 def main() -> None:
