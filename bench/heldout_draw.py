@@ -1,7 +1,7 @@
 """Draw a held-out audit sheet: random samples of the test half (odd page ids) of one or more benchmarks.
 
     python bench/heldout_draw.py BENCH [BENCH ...] --sample 100 --seed 1130 [--kind multi_hop]
-        [--exclude READ_IDS.txt] > sheet.md
+        [--exclude READ_IDS.txt] [--half tuning] > sheet.md
 
 A sample's page is the first number in its id ("s:PAGE:...", "f:s:PAGE:...", "m:PAGE:..."); odd pages are
 the test half, even ones the tuning half (issue 26). The sheet lists, for each drawn sample, its question,
@@ -23,10 +23,11 @@ def page(sample_id: str) -> int:
     return int(re.search(r"\d+", sample_id).group())
 
 
-def test_half(bench: Path) -> list[dict]:
-    """The benchmark's samples made from odd page ids, in file order."""
+def half(bench: Path, parity: int) -> list[dict]:
+    """The benchmark's samples made from page ids of this parity (1: test half, 0: tuning half), in file
+    order."""
     samples = [json.loads(line) for line in (bench / "samples.jsonl").open(encoding="utf-8")]
-    return [sample for sample in samples if page(sample["id"]) % 2 == 1]
+    return [sample for sample in samples if page(sample["id"]) % 2 == parity]
 
 
 def main() -> None:
@@ -36,18 +37,20 @@ def main() -> None:
     parser.add_argument("--seed", type=int, required=True)
     parser.add_argument("--kind", choices=["single_hop", "multi_hop", "false_premise"])
     parser.add_argument("--exclude", type=Path, help="ids already read, one per line")
+    parser.add_argument("--half", choices=["test", "tuning"], default="test", help="odd (test) or even pages")
     args = parser.parse_args()
     read = set(args.exclude.read_text(encoding="utf-8").split()) if args.exclude else set()
     pool = [
         (bench.parent.name, sample)
         for bench in args.benchmarks
-        for sample in test_half(bench)
+        for sample in half(bench, 1 if args.half == "test" else 0)
         if (args.kind is None or sample["attributes"]["question_type"] == args.kind)
         and sample["id"] not in read
     ]
     drawn = random.Random(args.seed).sample(pool, min(args.sample, len(pool)))
     left_out = f", {len(read)} ids already read left out" if read else ""
-    print(f"{len(drawn)} of {len(pool)} test-half samples{left_out}, random.Random({args.seed}).sample\n")
+    drawn_from = f"{len(pool)} {args.half}-half samples{left_out}"
+    print(f"{len(drawn)} of {drawn_from}, random.Random({args.seed}).sample\n")
     for number, (run, sample) in enumerate(drawn, 1):
         kind = sample["attributes"]["question_type"]
         answers = "; ".join(sample["answers"]) or "(false premise)"

@@ -10,7 +10,8 @@ import pytest
 from irbgen.irb.bridges import bridge_named_once, description_words, node_pages, picks_one_out
 from irbgen.irb.gates import described_badly, identifies_one, question_failure
 from irbgen.irb.masking import maskable_nodes
-from irbgen.irb.plans import multi_hop_plans, single_hop_plans
+from irbgen.irb.plans import described_well, multi_hop_plans, single_hop_plans
+from irbgen.irb.questions import WriteQuestions
 from irbgen.irb.records import Entity, Fact, GroundedKeypoint, KnowledgeGraph, PlanHop, QuestionPlan, Triple
 from irbgen.irb.rules.questions import inner_question, realize_plan
 from irbgen.wikipedia.subjects import defining_noun, links_in
@@ -312,3 +313,61 @@ def test_another_person_named_picks_one_out():
 )
 def test_what_identifies_one_thing(text, identifies):
     assert identifies_one(text) is identifies
+
+
+def _hop(fact_id, text, answer, answer_type, triples):
+    edges = [Triple(head=h, head_type=ht, relation=r, tail=t, tail_type=tt) for h, ht, r, t, tt in triples]
+    return PlanHop(
+        fact_id=fact_id,
+        keypoints=[text],
+        triples=edges,
+        answer=answer,
+        answer_type=answer_type,
+        answer_label="GPE",
+        documents=[f"d{fact_id}"],
+    )
+
+
+def test_a_description_must_be_a_question_the_build_keeps_on_its_own():
+    # Algeria (page 358): "also" needs the sentence before, so "the country that is also building two
+    # 636-type diesel submarines for Algeria" describes nothing, though it names a figure
+    also = _hop(
+        "358:257:0",
+        "Russia is also building two 636-type diesel submarines for Algeria.",
+        "Russia",
+        "Country",
+        [
+            ("Russia", "Country", "is also building", "two 636-type diesel submarines", "Quantity"),
+            ("Russia", "Country", "is also building for", "Algeria", "Country"),
+        ],
+    )
+    military = _hop(
+        "358:254:0",
+        "Algeria has the second largest military in North Africa with the largest defence budget in Africa "
+        "($10 billion).",
+        "Algeria",
+        "Country",
+        [("Algeria", "Country", "has", "the second largest military", "Other")],
+    )
+    writer = WriteQuestions("rules")
+    assert description_words(also) is not None  # the description alone would pass
+    assert described_well(also, writer) is None
+    assert described_well(military, writer) == description_words(military)
+
+
+def test_the_bridges_people_named_beside_its_description_leak_it():
+    # Albania (page 738): "the Albanian Institute of Statistics" gives the bridge away
+    inner = PlanHop(
+        fact_id="738:336:0",
+        keypoints=["x"],
+        triples=[],
+        answer="Albania",
+        answer_type="Country",
+        documents=[],
+    )
+    text = (
+        "According to the Albanian Institute of Statistics, the population of Albania is 2,893,005 as of "
+        "1 January 2015."
+    )
+    outer = inner.model_copy(update={"keypoints": [text], "answer": "2,893,005", "bridge": "Albania"})
+    assert not bridge_named_once(inner, outer)

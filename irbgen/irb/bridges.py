@@ -18,6 +18,7 @@ from irbgen.irb.gates import described_badly, identifies_one, person_nodes
 from irbgen.irb.masking import normalize
 from irbgen.irb.records import Fact, PlanHop
 from irbgen.irb.rules.questions import HEADS, BridgeNotWritable, NodeNotFound, inner_question, node_spans
+from irbgen.irb.transforms import names_its_people
 from irbgen.text import contains_answer
 
 UNNAMED_PENALTY = 100
@@ -50,14 +51,18 @@ def picks_one_out(question: str, hop: PlanHop) -> bool:
 
 def bridge_named_once(inner: PlanHop, outer: PlanHop) -> bool:
     """Whether the outer hop names the bridge once and nowhere else gives the inner answer away: the
-    description replaces one mention, so a second ("the University of Alabama" beside "Alabama") leaks."""
+    description replaces one mention, so a second ("the University of Alabama" beside "Alabama") leaks, and
+    so does its people's name ("According to the Albanian Institute of Statistics" for Albania)."""
     bridge = outer.bridge or ""
     for text in outer.keypoints:
         spans = node_spans(text, bridge)
         if spans and node_spans(text, outer.answer):
             start, end = spans[0]
             rest = text[:start] + text[end:]
-            return len(spans) == 1 and not contains_answer(rest, inner.answer, inner.answer_type)
+            leaks = contains_answer(rest, inner.answer, inner.answer_type) or names_its_people(
+                inner.answer, rest
+            )
+            return len(spans) == 1 and not leaks
     return False
 
 

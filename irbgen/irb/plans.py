@@ -354,6 +354,20 @@ def multi_hop_plans(
 Why = tuple[str, str]  # (reason, detail) of a chain the check refused
 
 
+def described_well(hop: PlanHop, writer: WriteQuestions) -> int | None:
+    """How well the hop describes its answer inside another question (bridges.description_words: fewer
+    is better), or None; the hop must also be a question the build keeps on its own, so "the state whose
+    single largest increase came in the area of information" is refused as "The single largest increase
+    in which place came in the area of information?" is."""
+    words = description_words(hop)
+    if words is None:
+        return None
+    plan = QuestionPlan(id=f"s:{hop.fact_id}", kind="single_hop", hops=[hop])
+    written = writer.rules(plan)
+    failure = written if isinstance(written, Reject) else writer.gate(plan, written)
+    return None if failure is not None else words
+
+
 def _described_pairs(
     chainer: _Chainer,
     describe: Callable[[PlanHop], int | None],
@@ -608,7 +622,7 @@ def make_plans(
         labels=labels,
         max_per_answer=max_per_answer,
         rejects=bridge_rejects,
-        describe=description_words,
+        describe=lambda hop: described_well(hop, writer),
         keep=keep,
         nouns={fact.title: fact.page_noun for fact in facts if fact.page_noun},
     )
