@@ -129,6 +129,9 @@ PASSING = [
     "number of millionaires per capita in the United States, with a ratio of 6.75 percent?",  # s:624:217:0
     "The Paleolithic finds of which country show great similarities with objects of the same era found at "
     "C. Stijena in Montenegro and north-western Greece?",  # s:738:32:0/1 (the parser's root: "finds")
+    # s:746:92:0: the parser takes "carried out by" for the main verb
+    "Operation Edelweiss carried out by the German Wehrmacht targeted which place because of its importance "
+    "as the energy (petroleum) dynamo of the USSR?",
     "Under the pretext of a slight to their consul, the French invaded and captured which place 186 years "
     "ago?",  # s:358:130:0: two verbs share the object
     "Roughly 900,000 people have migrated out of which country, about 600,000 of them settling in Greece "

@@ -1480,7 +1480,7 @@ def _main_verbs(doc: Any) -> set[int]:
     elif not _is_verb(root):
         clause = (t for t in doc if _finite(t) and _own_subject(t) and "relcl" not in _deps_up(t))
         root = next(clause, root)
-    verbs = [root]
+    verbs = [root, *_reduced_relative_main(root)]
     if not any(c.dep_ in ("dobj", "attr") for c in root.children):
         verbs += [c for c in root.children if c.dep_ == "conj" and c.i == root.i + 2 and _is_verb(c)]
     found: set[int] = set()
@@ -1489,6 +1489,21 @@ def _main_verbs(doc: Any) -> set[int]:
         found.add(verb.i)
         verbs.extend(child for child in verb.children if child.dep_ == "xcomp")
     return found
+
+
+def _reduced_relative_main(root: Any) -> list[Any]:
+    """ "Operation Edelweiss carried out by the German Wehrmacht targeted which place ...": a past
+    participle with an agent but no passive auxiliary, taken for the root; the tensed verb after it
+    with no subject or opener of its own is the main verb."""
+    if not any(c.dep_ == "agent" for c in root.children) or any(c.dep_ == "auxpass" for c in root.children):
+        return []
+    return [
+        c
+        for c in root.children
+        if c.dep_ == "advcl"
+        and c.tag_ in ("VBD", "VBZ", "VBP")
+        and not any(g.dep_ in _SUBJECTS or g.dep_ == "mark" for g in c.children)
+    ]
 
 
 def _own_subject(verb: Any) -> bool:
