@@ -2,9 +2,9 @@
 
 Questions marked with a sample id ("s:674:277:0", page 674 = Anatomy) are what the offline build of
 ../shared/realdata/enwiki-2016-pages-articles-106.xml.bz2 wrote for a page with an even page id (the
-tuning half); those marked "sample" passed every question gate before `wh_outside_main_clause`, those
-marked "reject" were rejected by a gate it replaces (wh_in_parsed_clause, wh_in_modifier). Questions
-marked "invented" stand for a class the tuning half has no instance of.
+tuning half). In FAILING, the first group passed every question gate before `wh_outside_main_clause`
+(they were samples of that build), the second was rejected by the gates it replaces (wh_in_parsed_clause,
+wh_in_modifier); "invented" questions stand for a class the tuning half has no instance of.
 """
 
 from __future__ import annotations
