@@ -157,6 +157,26 @@ def _graph_reply(text: str) -> str:
     return json.dumps({"triples": triples})
 
 
+_ASKED = {
+    "Date": "what year",
+    "Location": "which place",
+    "Person": "whom",
+    "Organization": "which organization",
+}
+_TYPE = re.compile(r"\s*\[(\w+)\]$")  # "Harbour Town [Location]" -> "Harbour Town", Location
+
+
+def _step_question(triple: str) -> str:
+    """ "(Harbour Town [Location]; opened its first stone pier in; ?x0 [Date])" -> "Harbour Town opened its
+    first stone pier in what year?": the question a careful model writes for a triple's masked node."""
+    head, relation, tail = (part.strip() for part in triple.strip("()").split(";"))
+    if head.startswith("?x"):
+        asked = "Who" if head.endswith("[Person]") else "What"
+        return f"{asked} {relation} {_TYPE.sub('', tail)}?"
+    kind = _TYPE.search(tail)
+    return f"{_TYPE.sub('', head)} {relation} {_ASKED.get(kind.group(1) if kind else '', 'what')}?"
+
+
 def _llm_reply(request: dict) -> str:
     """Answers every prompt of the Wikipedia build the way a careful model would, deterministically."""
     text = request["messages"][-1]["content"]
@@ -168,9 +188,9 @@ def _llm_reply(request: dict) -> str:
     if "Next triple:" in text:
         triple = text.split("Next triple:", 1)[1].strip().splitlines()[0]
         so_far = text.split("Question so far:", 1)[1].split("\n", 1)[0].strip()
-        words = re.sub(r"\?x\d+", "what", triple).replace("(", "").replace(")", "").replace(",", "")
-        lead = so_far.rstrip("?") + "; and" if so_far and not so_far.startswith("(none") else "Given"
-        return json.dumps({"question": f"{lead} {words}?"})
+        if so_far and not so_far.startswith("(none"):
+            return json.dumps({"question": so_far})  # the first triple's question already asks it
+        return json.dumps({"question": _step_question(triple)})
     if "Question to check:" in text:
         return json.dumps({"unique": True, "reason": "one answer"})
     if "Question to polish:" in text:

@@ -38,7 +38,6 @@ from irbgen.irb.gates import (
     too_nested,
     unbalanced,
     unresolved_reference,
-    wh_in_parsed_clause,
     wh_mismatch,
 )
 from irbgen.irb.plans import changeable_nodes, paraphrase_changes
@@ -1333,60 +1332,3 @@ def test_eighth_round(nlp):
     assert leading_connective(
         "A sixth upgrader, under construction in 2015 near Redwater, will upgrade bitumen."
     )
-
-
-# --- issue 26: a question word inside a clause, read from the parse (tuning half: even page ids) ------
-
-
-@pytest.mark.parametrize(
-    ("question", "detail"),
-    [
-        # Aruba (690): a second main clause, and the question word inside it
-        ("Digicel is Setar's competitor in wireless technology using the GSM platform, and Mio Wireless "
-         "provides wireless technology and services using what?", "two coordinated main clauses"),
-        # Algeria (358): ", but it is also ..."
-        ("Algeria's crude oil production stands at around 1.1 million barrels/day, but it is also a major "
-         "gas producer and exporter, with important links to which place?", "two coordinated main clauses"),
-        # Apollo (594): inside an "although" clause
-        ("As a quintessentially Greek god, Apollo had no direct Roman equivalent, although later Roman poets "
-         "often referred to him as what?", "opened by 'although'"),
-        # Astronaut (664): inside a "when" clause
-        ("P. Tuan of Vietnam became the first Asian in space when he flew aboard Soyuz 37 on what date?",
-         "opened by 'when'"),
-        # Algeria (358): inside a non-restrictive relative clause
-        ("The population of Algeria, which stood at about 1.5 million in what year, reached nearly eleven "
-         "million in 1960?", "opened by 'which'"),
-        # Academy Awards (324): inside a "that" clause
-        ("The Academy sent a letter advising its 6,000 or so voting members that an online system for Oscar "
-         "voting will be implemented in 2013 in what month and year?", "opened by 'that'"),
-    ],
-)  # fmt: skip
-def test_wh_in_parsed_clause_rejects(nlp, question, detail):
-    found = wh_in_parsed_clause(nlp(question))
-    assert found is not None and detail in found, found
-    failure = question_failure(question, _label_asked(question), nlp(question))
-    assert failure is not None and failure[0] == "question_wh_in_clause", failure
-
-
-@pytest.mark.parametrize(
-    "question",
-    [
-        # a participial modifier masks a node, as IRB does (Academy Awards 324, Albania 738)
-        "The Academy Awards, first presented in what year at the Hollywood Roosevelt Hotel, are overseen by "
-        "A.M.P.A.S?",
-        "The Albanian republic is a parliamentary democracy established under a constitution renewed in what "
-        "year?",
-        # a restrictive relative clause picks out the subject (Algeria 358)
-        "The number of European Pied-Noirs who fled which country totaled more than 900,000 between 1962 and "
-        "1964?",
-        # the question word is in the main clause; the clauses are elsewhere (Azerbaijan 746, Angola 710)
-        "The three broadcasting stations BBC, Radio Free Europe/Radio Liberty and Voice of America, which "
-        "were the only ones that ensured political pluralism for its citizens, are banned in which country "
-        "since 2009?",
-        "Angola-Vietnam relations were established in what month and year, four years before Angola gained "
-        "its independence, when future President of Angola Agostinho Neto visited Vietnam?",
-        "Teuta was eventually succeeded by whom in 181 BC?",  # Illyria (738)
-    ],
-)  # fmt: skip
-def test_wh_in_parsed_clause_passes(nlp, question):
-    assert wh_in_parsed_clause(nlp(question)) is None

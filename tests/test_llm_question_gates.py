@@ -118,8 +118,8 @@ def run(plan: QuestionPlan, respond: Callable[[dict[str, Any]], str]) -> tuple[A
 # --- a failed gate: one refinement told the gate, then kept or rejected ---------------------------------
 
 FAILING = [
-    ("question_wh_in_clause",
-     "While ferries on Lake Orin were run by the state, which company began a service in 1962?"),
+    ("question_wh_outside_main_clause",
+     "Ferries on Lake Orin were run by Orin County until which company began a service in 1962?"),
     ("question_unresolved_reference", "Which company began the service in 1962?"),
     ("wh_mismatch", "Who began a ferry service to Lake Orin in 1962?"),
     ("answer_leak", "Which company, the Tessaly Ferry Company, began a ferry service to Lake Orin in 1962?"),
@@ -152,7 +152,8 @@ def test_a_refinement_that_trades_one_failure_for_another_is_rejected_by_the_sec
     out, requests = run(SINGLE, responder([GOOD, GOOD], clause, [wrong_word, GOOD]))
     assert [kind(r) for r in requests] == ["step", "step", "check", "polish", "fix"]
     assert isinstance(out, Reject) and out.reason == "wh_mismatch"
-    assert out.extra["refined_after"] == "question_wh_in_clause" and out.extra["before_refine"] == clause
+    assert out.extra["refined_after"] == "question_wh_outside_main_clause"
+    assert out.extra["before_refine"] == clause
 
 
 def test_a_failing_inner_sub_question_is_refined_with_its_own_answer_and_triples():
@@ -176,7 +177,7 @@ def test_each_failing_sub_question_gets_its_own_single_refinement():
     steps = [INNER_GOOD, inner_bad, final_bad]
     out, requests = run(MULTI, responder(steps, final_bad, [INNER_GOOD, final_bad]))
     assert [kind(r) for r in requests] == ["step"] * 3 + ["check", "polish", "fix", "fix"]
-    assert isinstance(out, Reject) and out.reason == "question_wh_in_clause"
+    assert isinstance(out, Reject) and out.reason == "question_wh_outside_main_clause"
     assert out.detail.startswith("sub-question 1") and out.extra["before_refine"] == final_bad
 
 

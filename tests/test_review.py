@@ -432,7 +432,7 @@ def test_bad_input_is_one_line_and_exit_2(wiki_copy, tmp_path):
 def test_the_command_serves_on_loopback_and_stops_on_ctrl_c(wiki_copy):
     server = ReviewServer(wiki_copy, "--reviewer", "carol")
     try:
-        assert server.lines[0].startswith("reviewing 29 samples of run as carol (0 judged; judgments go to ")
+        assert server.lines[0].startswith("reviewing 21 samples of run as carol (0 judged; judgments go to ")
         page = httpx.get(server.url, follow_redirects=True, timeout=10)
         assert page.status_code == 200 and 'name="review-token"' in page.text
         token = page.text.split('name="review-token" content="')[1].split('"')[0]
@@ -444,7 +444,7 @@ def test_the_command_serves_on_loopback_and_stops_on_ctrl_c(wiki_copy):
     finally:
         code, out, err = server.stop()
     assert code == 0, err
-    assert out.strip() == "stopped; 0 of 29 samples judged by carol" and "Traceback" not in err
+    assert out.strip() == "stopped; 0 of 21 samples judged by carol" and "Traceback" not in err
     (line,) = (wiki_copy / "reviews" / "carol.jsonl").read_text().splitlines()
     assert json.loads(line)["sample"] == sample
 
@@ -477,7 +477,7 @@ def test_review_shows_a_random_order_by_default_and_file_order_on_request(wiki_c
     ids = BenchmarkIndex.samples_only(wiki_copy).samples.ids
     drawn = open_session(wiki_copy)
     assert drawn.order == random_order(wiki_copy)[1] and sorted(drawn.order) == sorted(ids)
-    assert drawn.order != ids  # 29 samples: a random order is not file order
+    assert drawn.order != ids  # 21 samples: a random order is not file order
     assert open_session(wiki_copy, "bob", seed=7).order == random_order(wiki_copy, 7)[1] != drawn.order
     in_file_order = open_session(wiki_copy, "carol", size=4, order="file")
     assert in_file_order.order == ids[:4]

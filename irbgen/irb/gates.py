@@ -612,7 +612,6 @@ def question_failure(
             checks.append(("question_unanchored", lambda: unanchored(doc)))
         checks.append(("wh_in_clause", lambda: in_situ_what(doc)))
         checks.append(("wh_in_clause", lambda: wh_after_noun(doc)))
-        checks.append(("question_wh_in_clause", lambda: wh_in_parsed_clause(doc)))
         checks.append(("question_not_unique", lambda: class_membership(doc)))
         checks.append(("question_no_inversion", lambda: no_inversion(doc)))
         checks.append(("question_two_sentences", lambda: two_sentences(doc)))
@@ -621,7 +620,7 @@ def question_failure(
         checks.append(("question_wrong_wh", lambda: wrong_question_word(doc, answer_label, answer_type)))
         if answer:
             checks.append(("question_answer_in_name", lambda: answer_in_name(doc, answer, keypoints)))
-        checks.append(("question_wh_in_modifier", lambda: wh_in_modifier(doc)))
+        checks.append(("question_wh_outside_main_clause", lambda: wh_outside_main_clause(doc)))
         if answer:
             checks.append(
                 ("question_garbled_wh", lambda: garbled_amount(doc, answer, answer_label, answer_type))
@@ -657,47 +656,6 @@ def _main_clauses_joined(doc: Any) -> str | None:
             joints = [t for t in between if t.dep_ == "cc" and t.head == root and t.i > 0]
             if any(doc[t.i - 1].text in (",", ";") for t in joints) or any(t.text == ";" for t in between):
                 return f"two coordinated main clauses: {root.text} ... {verb.text}"
-    return None
-
-
-def _after_a_break(token: Any) -> bool:
-    """The relative word opens a non-restrictive clause: a comma or a bracket comes before it."""
-    return token.i > 0 and token.doc[token.i - 1].text in (",", ")", ";")
-
-
-def _opener(token: Any, relative: set[int]) -> Any | None:
-    """The word before `token` that opens the clause `token` sits in: a subordinating conjunction
-    ("whilst", "although", "that"), an adverbial "when", or the relative word of a non-restrictive
-    clause (", who"), found
-    among its ancestors and their markers; None when `token` is in the main clause or in a modifier
-    that picks out a noun ("located in which place", "Pied-Noirs who fled which country")."""
-    for ancestor in token.ancestors:
-        if ancestor.lower_ in _SUBORDINATORS and ancestor.i < token.i:
-            return ancestor  # "Whilst education in which place is ...", parsed as a preposition
-        for child in ancestor.children:
-            if child.i >= token.i:
-                continue
-            opens = child.idx in relative and (_after_a_break(child) or ancestor.dep_ == "advcl")
-            if child.dep_ == "mark" or opens:
-                return child
-    return None
-
-
-def wh_in_parsed_clause(doc: Any) -> str | None:
-    """A question word inside a subordinate or relative clause rather than the main clause ("Whilst
-    education in which place is ...", "..., who served on which organization ..."), or a question of
-    two coordinated main clauses ("Who defused ..., but riots forced ..."). A participial modifier
-    ("located in which place") is fine, as in IRB's masking."""
-    joined = _main_clauses_joined(doc)
-    if joined:
-        return joined
-    relative = clause_word_offsets(doc)
-    for token in doc:
-        if token.tag_ not in ("WP", "WDT", "WRB", "WP$") or token.idx in relative:
-            continue
-        opener = _opener(token, relative)
-        if opener is not None:
-            return f"question word {token.text!r} inside a clause opened by {opener.text!r}"
     return None
 
 
@@ -1284,45 +1242,6 @@ def _relative_after_preposition(token: Any) -> bool:
     )
 
 
-def _trailing_time(token: Any) -> bool:
-    """ "... in what year?" closing the question: read with the main verb, wherever the parser hangs it."""
-    doc = token.doc
-    noun = token.head if token.dep_ == "det" else None
-    if noun is None or noun.lower_ not in _TIME_NOUNS or token.i < 1 or doc[token.i - 1].tag_ != "IN":
-        return False
-    return all(t.is_punct for t in doc[noun.i + 1 :])
-
-
-def wh_in_modifier(doc: Any) -> str | None:
-    """A question word inside a modifier rather than in the main clause: an apposition ("Tessel Bank, a
-    regional bank in which place"), a participial phrase set off by commas ("The clinic, completed in
-    what year, serves ...", "..., detailing health statistics in which country"), a passive participle
-    whose agent is asked ("a comedy written by whom"), an absolute "with" ("with which river cutting
-    ..."), or an adverbial phrase put first ("After the death of the founder in which country, ...").
-    A restrictive modifier ("gunmen associated with which organization"), a phrase right on the
-    subject ("Michael Rowe of which organization") and an apposition to the question word's own
-    phrase ("Which country's oldest mosque, the X Mosque, ...") pass."""
-    for token in question_words(doc):
-        if _relative_after_preposition(token) or _trailing_time(token):
-            continue
-        path = [token, *token.ancestors]
-        for below, node in zip(path, path[1:], strict=False):
-            phrase = doc[node.left_edge.i : node.right_edge.i + 1].text
-            inner = doc[below.left_edge.i : below.right_edge.i + 1].text
-            if below.dep_ == "appos" and below is not token:
-                return f"question word inside the apposition {inner!r}"
-            if below.dep_ in ("acl", "advcl") and below.tag_ in _PARTICIPLES and _set_off(below):
-                return f"question word inside the participial phrase {inner!r}"
-            if below.dep_ == "agent" and node.dep_ == "acl" and node.tag_ == "VBN":
-                return f"question word inside the modifier {phrase!r}"
-            if _absolute_with(node):
-                return f"question word inside the absolute phrase {phrase!r}"
-        passage = _parenthetical_participle(doc, token) or _fronted_adverbial(doc, token)
-        if passage is not None:
-            return f"question word inside the modifier {passage!r}"
-    return None
-
-
 _AMOUNT_NOUNS = frozenset(
     """amount number percentage percent share proportion sum figure total value rate price cost size
     population count quantity fraction ratio level length distance height area weight capacity""".split()
@@ -1520,3 +1439,329 @@ def false_premise_nonsense(doc: Any, replacement: str, rule: str) -> tuple[str, 
         detail = country_as_scope(doc, replacement)
         return ("false_premise_nonsense", detail) if detail else None
     return None
+
+
+# --- questions: where the question word may attach (a whitelist read from the parse) -------------------
+
+_ARGUMENTS = frozenset(("nsubj", "nsubjpass", "dobj", "attr", "dative", "oprd", "npadvmod", "advmod"))
+_PREPOSITIONS = frozenset(("prep", "agent", "dative"))
+_OBJECTS = frozenset(("pobj", "pcomp"))
+_OFF_MAIN = {
+    "appos": "the appositive",
+    "relcl": "the relative clause",
+    "acl": "the modifier",
+    "advcl": "the adverbial clause",
+    "ccomp": "the complement clause",
+    "csubj": "the clause",
+    "parataxis": "the parenthetical",
+    "conj": "the conjunct",
+}
+
+
+def _finite(verb: Any) -> bool:
+    """A verb that can head a clause: a tensed form or one with an auxiliary."""
+    tensed = verb.tag_ in ("VBD", "VBZ", "VBP", "MD")
+    return tensed or any(c.dep_ in ("aux", "auxpass") for c in verb.children)
+
+
+def _main_verbs(doc: Any) -> set[int]:
+    """The main clause's verbs: the root, a verb coordinated right after it that shares its object
+    ("invaded and captured which place"), and the verbs joined to these by xcomp ("is considered to
+    be"). When the parser made a noun the root ("The Paleolithic finds of which country show"), the
+    first tensed verb with a subject of its own outside a relative clause stands in for it; when it
+    made "According" or a fronted subordinate clause the root, the first tensed verb with a subject of
+    its own after the comma does ("According to a 2013 study by X, which place had ...", "While ferries
+    were run by the state, which company began ...", both read as a relative clause on the noun before
+    the comma)."""
+    root = next(token for token in doc if token.dep_ == "ROOT")
+    if root.lower_ == "according" or any(c.dep_ == "mark" for c in root.children):
+        comma = next((t.i for t in doc[root.i :] if t.text == ","), len(doc))
+        root = next((t for t in doc[comma:] if _finite(t) and _own_subject(t)), root)
+    elif not _is_verb(root):
+        clause = (t for t in doc if _finite(t) and _own_subject(t) and "relcl" not in _deps_up(t))
+        root = next(clause, root)
+    verbs = [root, *_reduced_relative_main(root)]
+    if not any(c.dep_ in ("dobj", "attr") for c in root.children):
+        verbs += [c for c in root.children if c.dep_ == "conj" and c.i == root.i + 2 and _is_verb(c)]
+    found: set[int] = set()
+    while verbs:
+        verb = verbs.pop()
+        found.add(verb.i)
+        verbs.extend(child for child in verb.children if child.dep_ == "xcomp")
+    return found
+
+
+def _reduced_relative_main(root: Any) -> list[Any]:
+    """ "Operation Edelweiss carried out by the German Wehrmacht targeted which place ...": a past
+    participle with an agent but no passive auxiliary, taken for the root; the tensed verb after it
+    with no subject or opener of its own is the main verb."""
+    if not any(c.dep_ == "agent" for c in root.children) or any(c.dep_ == "auxpass" for c in root.children):
+        return []
+    return [
+        c
+        for c in root.children
+        if c.dep_ == "advcl"
+        and c.tag_ in ("VBD", "VBZ", "VBP")
+        and not any(g.dep_ in _SUBJECTS or g.dep_ == "mark" for g in c.children)
+    ]
+
+
+def _own_subject(verb: Any) -> bool:
+    """A subject that is no relative word ("that", "who")."""
+    return any(c.dep_ in _SUBJECTS and c.tag_ not in ("WDT", "WP") for c in verb.children)
+
+
+def _deps_up(token: Any) -> set[str]:
+    """The dependency labels of `token` and its ancestors."""
+    return {node.dep_ for node in (token, *token.ancestors)}
+
+
+_DETERMINED = _NOUN_TAGS | {"JJ", "CD"}  # "which country", "how many", "how many acres"
+_SHARES = _PARTS | {"part", "half", "much", "majority", "bulk"}
+_HOLDERS = _NOUN_TAGS | _NAME_TAGS | {"CD", "PRP", "JJS", "DT"}  # what an of-phrase can hang on
+
+
+def _wh_phrase(token: Any) -> Any:
+    """The noun a question word determines ("which country", "how many acres"), or the word itself."""
+    phrase = token
+    while phrase.dep_ in ("det", "advmod", "amod", "nummod") and phrase.head.tag_ in _DETERMINED:
+        phrase = phrase.head
+        if phrase.tag_ in _NOUN_TAGS:
+            break
+    return phrase
+
+
+def _of_head(phrase: Any) -> Any | None:
+    """The word `phrase` is the of-object of ("the population of which country"), or None."""
+    prep = phrase.head
+    noun = prep.head
+    if phrase.dep_ in _OBJECTS and prep.lower_ == "of" and prep.dep_ == "prep" and noun.tag_ in _HOLDERS:
+        return noun
+    return None
+
+
+def _argument(phrase: Any) -> Any:
+    """The phrase that carries the wh-phrase into its clause: the wh-phrase itself, or the noun it is
+    the possessor ("which country's debt") or the of-object ("the population of which country") of;
+    a share ("most of which country's gold") adds no level."""
+    argument = phrase.head if phrase.dep_ == "poss" else _of_head(phrase) or phrase
+    share = _of_head(argument)
+    return share if share is not None and share.lower_ in _SHARES else argument
+
+
+_ASKED_NOUNS = frozenset("place country organization nation city state region person year month date".split())
+
+
+def _opens_relative(token: Any) -> bool:
+    """ "the only state in which possession ... was legal": a relative "which" after its preposition, its
+    clause's verb after it; "which place", "which country" ask."""
+    prep = token.head
+    following = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else token
+    return (
+        token.lower_ in ("which", "whom")
+        and token.dep_ == "pobj"
+        and prep.i == token.i - 1
+        and prep.head.dep_ in ("relcl", "acl")
+        and _is_verb(prep.head)
+        and prep.head.i > token.i
+        and following.lower_ not in _ASKED_NOUNS
+    )
+
+
+def _fronted(phrase: Any) -> bool:
+    """The wh-phrase opens the question ("Who describes how, ...", "In which year ..."): the main
+    clause's by its place, whatever the parser made of the rest."""
+    start = phrase.left_edge.i
+    if phrase.dep_ in _OBJECTS and phrase.head.i == start - 1:
+        start -= 1
+    return start == 0
+
+
+def _agent(argument: Any, main: set[int]) -> bool:
+    """ "is classified as an upper middle income country by which organization": "by" in a passive
+    main clause, hung on a noun by the parser but read as the agent (no verb in between)."""
+    prep = argument.head
+    if argument.dep_ not in _OBJECTS or prep.lower_ != "by":
+        return False
+    passive = any(c.dep_ == "auxpass" for i in main for c in argument.doc[i].children)
+    between = list(prep.ancestors)
+    top = next((n for n in between if n.i in main), None)
+    return passive and top is not None and not any(_is_verb(n) for n in between[: between.index(top)])
+
+
+def _read_with_the_verb(phrase: Any, main: set[int]) -> bool:
+    """A prepositional wh-phrase the parser hangs elsewhere that a reader takes with the main verb: one
+    that closes the question after a comma (", with which organization?"), or a time or a phrase on a
+    number ("in space in what month and year?", "and another 184 in which country") with no clause of
+    its own in between, save a participle or an infinitive on the main verb ("..., spending nine days
+    aboard the Mir space station in what year?", "applied the theory to model ... in what year?")."""
+    prep = phrase.head
+    if phrase.dep_ not in _OBJECTS or prep.dep_ not in _PREPOSITIONS:
+        return False
+    doc = phrase.doc
+    if all(t.is_punct for t in doc[phrase.right_edge.i + 1 :]) and doc[prep.i - 1].text == ",":
+        return True
+    if phrase.lower_ not in _TIME_NOUNS and prep.head.tag_ != "CD":
+        return False
+    for node in prep.ancestors:
+        if node.i in main:
+            return True
+        if node.dep_ == "appos" or _is_verb(node) and not _open_verb_phrase(node):
+            return False  # "... whom he married in what month and year?", "when he flew ... on what date?"
+    return False
+
+
+def _open_verb_phrase(verb: Any) -> bool:
+    """A participle or infinitive that adds to the main verb ("..., spending", "to model"), or a verb
+    used as a preposition ("according to"); not a clause with its own opener or a noun's modifier."""
+    if verb.dep_ in ("prep", "pcomp"):
+        return True
+    infinitive = any(c.dep_ == "aux" and c.lower_ == "to" for c in verb.children)
+    opened = any(c.dep_ == "mark" for c in verb.children)
+    return verb.dep_ in ("advcl", "xcomp") and not opened and (verb.tag_ == "VBG" or infinitive)
+
+
+def _on_main(argument: Any, main: set[int]) -> bool:
+    """`argument` is an argument of a main verb, or the object of a preposition on one (also "out of",
+    "because of")."""
+    if argument.dep_ in _ARGUMENTS or argument.dep_ in ("ccomp", "xcomp") and not _is_verb(argument):
+        return argument.head.i in main  # "was what amount", parsed as a complement
+    prep = argument.head
+    if argument.dep_ not in _OBJECTS or prep.dep_ not in _PREPOSITIONS | {"pcomp"}:
+        return False
+    if prep.head.i in main:
+        return True
+    return prep.lower_ == "of" and prep.head.dep_ in ("prt", "advmod", "prep") and prep.head.head.i in main
+
+
+def _orphan_preposition(phrase: Any) -> Any | None:
+    """The preposition right before the wh-phrase when the parser left it without an object and made the
+    wh-phrase the subject of a relative clause ("consumption in which country is ..." read as "in which
+    the country is ..."): the wh-phrase is its object, and it modifies the noun before it."""
+    start = phrase.left_edge.i
+    prep = phrase.doc[start - 1] if start > 1 else None
+    if prep is None or prep.dep_ != "prep" or any(c.dep_ in _OBJECTS for c in prep.children):
+        return None
+    return prep
+
+
+def _attached(phrase: Any, main: set[int]) -> bool:
+    """Whether the wh-phrase hangs on a main verb, as an argument or a preposition's object, directly or
+    through one possessor or of-phrase."""
+    orphan = _orphan_preposition(phrase)
+    if orphan is not None:  # "The Paleolithic finds of which country show ...": the subject's of-phrase
+        noun = phrase.doc[orphan.i - 1]
+        held = noun.tag_ in _HOLDERS and (noun.dep_ == "ROOT" or _on_main(noun, main))
+        return orphan.lower_ == "of" and held
+    argument = _argument(phrase)
+    if argument.dep_ == "ROOT" or _fronted(phrase) or _on_main(argument, main) or _agent(argument, main):
+        return True
+    return argument is phrase and _read_with_the_verb(phrase, main)
+
+
+def _span(token: Any) -> str:
+    return token.doc[token.left_edge.i : token.right_edge.i + 1].text
+
+
+def _where(phrase: Any, main: set[int]) -> str:
+    """Names what the wh-phrase sits in: the outermost clause, appositive or list item below the main
+    verb, else the noun its preposition modifies."""
+    orphan = _orphan_preposition(phrase)
+    if orphan is not None:
+        inside = phrase.doc[orphan.i : _argument(phrase).right_edge.i + 1].text
+        return f"the modifier {inside!r} after {phrase.doc[orphan.i - 1].text!r}"
+    path = [phrase, *phrase.ancestors]
+    for node in reversed(path):
+        if node.i in main:
+            continue
+        what = _OFF_MAIN.get(node.dep_)
+        if what == "the conjunct" and not _is_verb(node):
+            what = "the list item"
+        if what is not None:
+            return f"{what} {_span(node)!r}"
+    modifier = next((n for n in path if n.dep_ in _PREPOSITIONS and not _is_verb(n.head)), None)
+    if modifier is not None:
+        return f"the modifier {_span(modifier)!r} of {modifier.head.text!r}"
+    return f"{_span(path[-2] if len(path) > 1 else phrase)!r}, away from the main verb"
+
+
+def _set_off_stretch(doc: Any, token: Any) -> Any | None:
+    """The appositive, parenthetical or clause set off by a comma or bracket whose stretch (from its
+    start to the next comma or closing bracket) holds `token`, though the parser hangs `token` elsewhere
+    ("..., professor of anatomy at which organization, is considered ...")."""
+    for node in doc:
+        if node.dep_ not in _OFF_MAIN or node.dep_ == "conj" or node.i in (token.i, token.head.i):
+            continue
+        if not _set_off(node) or token in node.subtree:
+            continue
+        end = next((t.i for t in doc[node.right_edge.i + 1 :] if t.text in (",", ")", ";", "—")), None)
+        if end is not None and node.left_edge.i < token.i < end and token.i > node.right_edge.i:
+            return node
+    return None
+
+
+def _in_a_name(phrase: Any) -> str | None:
+    """ "at the German Charles-Ferdinand University in which place": a place asked right after an
+    organization's name, which it reads as a piece of (the parser may hang it on the verb)."""
+    prep = phrase.head
+    if phrase.dep_ not in _OBJECTS or prep.lower_ not in ("in", "at") or prep.i < 1:
+        return None
+    doc = phrase.doc
+    run = prep.i
+    while run > 0 and (doc[run - 1].tag_ in _NAME_TAGS or doc[run - 1].tag_ == "HYPH" and run > 1):
+        run -= 1
+    name = doc[run : prep.i].text
+    if name and name_type(name) == "Organization" and phrase.lower_ not in _TIME_NOUNS:
+        return doc[run : phrase.right_edge.i + 1].text
+    return None
+
+
+def wh_outside_main_clause(doc: Any) -> str | None:
+    """The wh-phrase does not attach to the main clause. It may be an argument of the main verb (the
+    root, or a verb joined to it by xcomp): subject, object, attribute, dative, oprd, npadvmod or an
+    adverb (when, where, how); the object of a preposition on that verb; or the possessor ("which
+    country's X") or of-object ("the population of which country") of either, one level only. Anything
+    else fails: inside a relative, adverbial, participial or complement clause, a second conjunct verb,
+    an appositive, a preposition on a noun other than "of", a list item, or a place asked right after an
+    organization's name."""
+    joined = _main_clauses_joined(doc)
+    if joined:
+        return joined
+    main = _main_verbs(doc)
+    asked = question_words(doc)
+    fronted = any(_fronted(_wh_phrase(token)) for token in asked)
+    for token in asked:
+        if _relative_after_preposition(token) or _opens_relative(token):
+            continue
+        if fronted and token.tag_ == "WRB" and not _fronted(token):
+            continue  # "Who describes how ...": after a fronted question word, "how" opens a clause
+        phrase = _wh_phrase(token)
+        if not _attached(phrase, main):
+            return f"question word inside {_where(phrase, main)}"
+        stretch = _set_off_stretch(doc, token)
+        if stretch is not None:
+            end = next(t.i for t in doc[token.i :] if t.text in (",", ")", ";", "—"))
+            what = _OFF_MAIN[stretch.dep_]
+            return f"question word inside {what} {doc[stretch.left_edge.i : end].text!r}"
+        name = _in_a_name(phrase)
+        if name is not None:
+            return f"question word inside the name {name!r}"
+        passage = _read_from_the_tags(doc, token, phrase)
+        if passage is not None:
+            return f"question word inside {passage}"
+    return None
+
+
+def _read_from_the_tags(doc: Any, token: Any, phrase: Any) -> str | None:
+    """What the parser may hang on the main verb though the words set it apart: a clause opened by
+    "whilst" or "although" read as a preposition, an absolute "with" ("with which river cutting a
+    valley"), a participle set off by commas ("The Academy Awards, first presented in what year at
+    ..., are overseen"), or an adverbial put before the subject ("After the death of the founder in
+    which country, the firm ...")."""
+    opener = next((a for a in token.ancestors if a.lower_ in _SUBORDINATORS and a.i < token.i), None)
+    if opener is not None:
+        return f"the clause opened by {opener.text!r}"
+    if phrase.dep_ in _OBJECTS and _absolute_with(phrase.head):
+        return f"the absolute phrase {_span(phrase.head)!r}"
+    passage = _parenthetical_participle(doc, token) or _fronted_adverbial(doc, token)
+    return f"the modifier {passage!r}" if passage is not None else None
