@@ -19,6 +19,8 @@ from irbgen.irb.gates import (
     not_self_contained,
     question_failure,
     two_sentences,
+    unspecified_group_subject,
+    wh_adverb_left_in_place,
     wrong_question_word,
 )
 from irbgen.irb.questions import WriteQuestions
@@ -317,3 +319,39 @@ def test_question_failure_names_the_new_gates_after_the_old_ones(nlp):
     assert question_failure(question, "DATE", nlp(question), answer_type="Date")[0] == "question_no_inversion"
     fine = "In 1629 pirate ships from Algiers raided which place?"
     assert question_failure(fine, "GPE", nlp(fine), answer="Iceland", answer_type="Country") is None
+
+
+# --- a question word left in place; a group only partly meant ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "unspecified"),
+    [
+        ("Many Russians and Armenians left which country during the 1990s?", "Many Russians"),  # s:746:107:0
+        # s:738:80:0
+        ("Some citizens of Vlorë even had business associates in which place?", "Some citizens"),
+    ],
+)
+def test_an_unspecified_part_of_a_group_as_subject_fits_many_answers(nlp, question, unspecified):
+    assert unspecified in (unspecified_group_subject(nlp(question)) or "")
+    assert question_failure(question, "GPE", nlp(question))[0] == "question_many_answers"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # s:738:368:0: "most of" the tourists is a figure, not an unspecified part
+        "Most of the international tourists going to which country are from Kosovo, Macedonia, Montenegro, "
+        "Greece, and Italy?",
+        "Several members of which party were arrested in 1999?",  # the question word is inside the subject
+    ],
+)
+def test_a_group_named_whole_or_asked_about_is_not_unspecified(nlp, question):
+    assert unspecified_group_subject(nlp(question)) is None
+
+
+def test_an_adverb_question_word_left_at_the_end_is_no_question(nlp):
+    question = "Many Russians and Armenians left Azerbaijan when?"  # s:746:107:0/2
+    assert "'when' left at the end" in wh_adverb_left_in_place(nlp(question))
+    assert wh_adverb_left_in_place(nlp("When did many Russians and Armenians leave Azerbaijan?")) is None
+    assert wh_adverb_left_in_place(nlp("Many Russians and Armenians left Azerbaijan in what decade?")) is None

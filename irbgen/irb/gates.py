@@ -614,9 +614,11 @@ def question_failure(
         checks.append(("wh_in_clause", lambda: wh_after_noun(doc)))
         checks.append(("question_not_unique", lambda: class_membership(doc)))
         checks.append(("question_no_inversion", lambda: no_inversion(doc)))
+        checks.append(("question_no_inversion", lambda: wh_adverb_left_in_place(doc)))
         checks.append(("question_two_sentences", lambda: two_sentences(doc)))
         checks.append(("question_not_self_contained", lambda: not_self_contained(doc)))
         checks.append(("question_many_answers", lambda: many_answers(doc)))
+        checks.append(("question_many_answers", lambda: unspecified_group_subject(doc)))
         checks.append(("question_wrong_wh", lambda: wrong_question_word(doc, answer_label, answer_type)))
         if answer:
             checks.append(("question_answer_in_name", lambda: answer_in_name(doc, answer, keypoints)))
@@ -782,6 +784,35 @@ def no_inversion(doc: Any) -> str | None:
         if all(word.i > subject.i for word in auxiliaries):
             fronted = doc[top.left_edge.i : top.right_edge.i + 1].text
             return f"{fronted!r} comes first but {subject.text!r} still comes before {verb.text!r}"
+    return None
+
+
+def wh_adverb_left_in_place(doc: Any) -> str | None:
+    """ "When", "where" or "how" left at the end of a statement ("Many Russians and Armenians left
+    Azerbaijan when?"): an echo of a sentence, not a question a reader would ask."""
+    words = [token for token in doc if not token.is_punct]
+    last = words[-1] if words else None
+    if last is not None and last.i > words[0].i and last.tag_ == "WRB" and last in question_words(doc):
+        return f"{last.text!r} left at the end instead of asked first"
+    return None
+
+
+_UNSPECIFIED = frozenset("many some several few various numerous".split())
+
+
+def unspecified_group_subject(doc: Any) -> str | None:
+    """The main clause's subject is an unspecified part of a group ("Many Russians and Armenians left
+    which country ...?", "Some citizens of Vlorë had business associates in which place?") and the
+    question word is outside it: what some of a group did fits many answers."""
+    asking = {token.i for token in question_words(doc)}
+    for root in (token for token in doc if token.dep_ == "ROOT"):
+        for subject in (c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")):
+            if asking & {t.i for t in subject.subtree}:
+                continue
+            vague = [c for c in subject.children if c.dep_ in ("det", "amod") and c.lower_ in _UNSPECIFIED]
+            if vague or subject.lower_ in _UNSPECIFIED:
+                phrase = doc[subject.left_edge.i : subject.i + 1].text
+                return f"the subject {phrase!r} is an unspecified part of a group"
     return None
 
 
