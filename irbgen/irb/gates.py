@@ -1475,48 +1475,13 @@ def _subject_tells_event(verb: Any) -> bool:
 
 
 _RANKING_VERBS = frozenset("ranked ranks rank rated rates".split())
-_ORDINAL = re.compile(
-    r"^(?:\d+(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)(?:-\w+)?$",
-    re.IGNORECASE,
-)
-
-
-def _ranks(token: Any) -> bool:
-    """A superlative or a rank: "highest", "most", "12th", "fifth-largest"."""
-    return (
-        token.tag_ in ("JJS", "RBS") or bool(_ORDINAL.match(token.text)) or token.lower_ in ("most", "least")
-    )
-
-
-def country_as_scope(doc: Any, replacement: str) -> str | None:
-    """A country swapped where it is the scope of a ranking or a comparison ("ranked 12th ... in
-    Guernsey", "among the highest in French Guiana"): the claim becomes nonsense, not false. Read from
-    the words the country's phrase hangs on, up to its verb. A country compared with ("spends less than
-    Chad") is a claim that can be false and passes."""
-    top = _replaced_top(doc, replacement)
-    if top is None:
-        return None
-    for ancestor in top.ancestors:
-        if ancestor.lower_ in ("among", "amongst"):
-            return f"{replacement!r} is the scope of a comparison ({ancestor.text!r})"
-        modifiers = [t for left in ancestor.lefts if left.dep_ in ("amod", "advmod") for t in left.subtree]
-        if _ranks(ancestor) or any(_ranks(t) for t in modifiers):
-            return f"{replacement!r} is the scope of a ranking ({ancestor.text!r})"
-        if _is_verb(ancestor):
-            if ancestor.lower_ in _RANKING_VERBS:
-                return f"{replacement!r} is the scope of a ranking ({ancestor.text!r})"
-            return None
-    return None
 
 
 def false_premise_nonsense(doc: Any, replacement: str, rule: str) -> tuple[str, str] | None:
     """(gate name, detail) when a false-premise change makes the claim nonsense rather than false: a
-    date moved on a state (false_premise_state_date), a country that scopes a ranking
-    (false_premise_nonsense)."""
+    date moved on a state (false_premise_state_date). The other nonsense changes are never made (see
+    irb/premises.py)."""
     if rule == "wrong_relative_date":
         detail = date_of_a_state(doc, replacement)
         return ("false_premise_state_date", detail) if detail else None
-    if rule == "other_country":
-        detail = country_as_scope(doc, replacement)
-        return ("false_premise_nonsense", detail) if detail else None
     return None

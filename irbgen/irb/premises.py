@@ -230,17 +230,19 @@ def perturbed_value(node: str, rng: random.Random, before: str = "", after: str 
     kind = bound_kind(lead)
     share = re.match(r"\s*(?:%|per ?cent\b)", tail, re.IGNORECASE) is not None
     low_down, high_down, low_up, high_up = _KINDS[kind]
+    draws = []
     for _ in range(12):
         down = low_up is None or (high_down is not None and rng.random() < 0.5)
-        factor = rng.uniform(low_down, high_down) if down else rng.uniform(low_up, high_up)
+        draws.append(rng.uniform(low_down, high_down) if down else rng.uniform(low_up, high_up))
+    ends = [factor for factor in (high_up, low_up, low_down, high_down) if factor is not None]
+    for factor in draws + ends:  # the band's ends last: a small value may round back into the band
         new = value * Decimal(str(round(factor, 6)))
         if kind != "exact":  # "about 400000" -> "about 100000", not "about 124504"
             new = _to_significant(new, len(value.normalize().as_tuple().digits))
         candidate = _format_like(new, match)
         number = Decimal(candidate.replace(",", ""))
         if clear_margin(value, number, kind) and not (share and number > 100):
-            before_number = _article(node[: match.start()], candidate)
-            return before_number + candidate + node[match.end() :]
+            return _article(node[: match.start()], candidate) + candidate + node[match.end() :]
     return Refusal("quantity_no_clear_value", f"{node!r} ({kind}): no value off by a clear margin")
 
 
