@@ -578,6 +578,9 @@ def make_plans(
     With `documents` (document id -> main text), multi-hop plans whose answer is already in a first-hop
     document are rejected as shortcuts (see irb/shortcuts.py). `max_multi_hop` then keeps a seeded
     sample of that many multi-hop plans (in their order).
+
+    False premises come from single-hop plans whose question the rules write past every gate, with and
+    without the false change (see `false_premise_plans` and irb/premises.py).
     """
     if not 0 <= false_premise_share < 1:
         raise BadInputError(f"false_premise_share must be in [0, 1), got {false_premise_share}")
