@@ -297,3 +297,72 @@ def test_a_false_premise_question_passes_every_gate_of_its_true_question():
     false = QuestionPlan(id="f:s:344:17:0", kind="false_premise", hops=[base], changes=[change])
     reject = WriteQuestions("rules").rules(false)
     assert reject.reason == "question_unanchored" and reject.detail.startswith("without its false premise")
+
+
+def single(plan_id: str, keypoint: str, rows, answer: str, answer_type: str, label: str) -> QuestionPlan:
+    return QuestionPlan(id=plan_id, kind="single_hop", hops=[hop(keypoint, rows, answer, answer_type, label)])
+
+
+FOREIGN_MEMBER = single(  # f:s:736:92:0 "Who became Foreign Member of ... 84 years ago?": many did
+    "s:736:92:0",
+    "In 1920, Albert Einstein became Foreign Member of the Royal Netherlands Academy of Arts and Sciences.",
+    [
+        ("Albert Einstein", "Person", "became in", "1920", "Date"),
+        (
+            "Albert Einstein",
+            "Person",
+            "became",
+            "Foreign Member of the Royal Netherlands Academy of Arts and Sciences",
+            "Organization",
+        ),
+    ],  # fmt: skip
+    "Albert Einstein",
+    "Person",
+    "PERSON",
+)
+CITIZEN = single(  # f:s:736:12:0 "Who settled in the U.S., becoming an American citizen 86 years ago?"
+    "s:736:12:0",
+    "Albert Einstein settled in the U.S., becoming an American citizen in 1940.",
+    [
+        ("Albert Einstein", "Person", "settled in", "the U.S.", "Country"),
+        ("Albert Einstein", "Person", "becoming", "an American citizen", "Other"),
+        ("Albert Einstein", "Person", "becoming in", "1940", "Date"),
+    ],
+    "Albert Einstein",
+    "Person",
+    "PERSON",
+)
+FIRST = single(  # one of a kind: in another year nobody became the first
+    "s:664:61:0",
+    "In April 1985, Taylor Wang became the first ethnic Chinese person in space.",
+    [
+        ("Taylor Wang", "Person", "became in", "April 1985", "Date"),
+        ("Taylor Wang", "Person", "became", "the first ethnic Chinese person", "Other"),
+    ],
+    "Taylor Wang",
+    "Person",
+    "PERSON",
+)
+TAX = single(  # f:s:624:372:0: the index comes out every year
+    "s:624:372:0",
+    'In 2014 the Tax Foundation ranked Alaska as having the fourth most "business friendly" tax policy, '
+    "behind only Wyoming, South Dakota, and Nevada.",
+    [
+        ("the Tax Foundation", "Organization", "ranked in", "2014", "Date"),
+        ("the Tax Foundation", "Organization", "ranked", "Alaska", "Location"),
+    ],
+    "Alaska",
+    "Location",
+    "GPE",
+)
+
+
+def test_a_date_is_not_moved_where_another_may_have_done_the_same_then_or_a_ranking_recurs():
+    assert [r.reason for r in _false_change(FOREIGN_MEMBER, REFERENCE, 0)] == ["date_of_a_common_event"]
+    assert [r.reason for r in _false_change(CITIZEN, REFERENCE, 0)] == ["date_of_a_common_event"]
+    assert [r.reason for r in _false_change(TAX, REFERENCE, 0)] == ["date_of_a_ranking"]
+    assert isinstance(_false_change(FIRST, REFERENCE, 0), NodeChange)
+    # asking for the country, the premise is Einstein's own: "A. Einstein settled in which country, ..."
+    country = CITIZEN.model_copy(update={"id": "s:736:12:0/2"})
+    country.hops[0] = country.hops[0].model_copy(update={"answer": "the U.S.", "answer_type": "Country"})
+    assert isinstance(_false_change(country, REFERENCE, 0), NodeChange)

@@ -311,11 +311,11 @@ SPACY_LABELS = {"Person": "PERSON", "Organization": "ORG", "Date": "DATE", "Loca
 
 
 def dated_inputs(count: int):
-    """`count` facts "Person_i visited Town_i in <year>": one maskable head each, an unmasked date."""
+    """`count` facts "Person_i first visited Town_i in <year>": one maskable head each, an unmasked date."""
     facts, graphs = [], []
     for i in range(count):
         person, town, year = f"Ann Bo{chr(97 + i)}", f"Vill{chr(97 + i)}", str(2000 + i)
-        text = f"{person} visited {town} in {year}."
+        text = f"{person} first visited {town} in {year}."  # "first": one of a kind, so a moved date is false
         keypoint = GroundedKeypoint(keypoint_id=f"k{i}", text=text, documents=[f"d{i}"])
         facts.append(
             Fact(id=f"f{i}", page_id=i, title=town, sentence=text, keypoints=[keypoint], citations=[])

@@ -28,7 +28,13 @@ from irbgen.irb.masking import (
     why_not_maskable,
 )
 from irbgen.irb.node_types import normal_title, page_types
-from irbgen.irb.premises import CHANGED_TYPES, Refusal, perturb
+from irbgen.irb.premises import (
+    CHANGED_TYPES,
+    Refusal,
+    date_of_a_common_event,
+    date_of_a_ranking,
+    perturb,
+)
 from irbgen.irb.questions import WriteQuestions
 from irbgen.irb.records import Fact, KnowledgeGraph, NodeChange, PlanHop, QuestionPlan
 from irbgen.irb.rules.graph import node_type as label_type
@@ -489,6 +495,13 @@ def _false_change(plan: QuestionPlan, reference: date, seed: int) -> NodeChange 
             detail = f"{node!r} and the answer {plan.hops[0].answer!r} are a value and its time"
             refusals.append(Refusal("value_and_time", detail + ": a moved one asks about another time"))
             continue
+        if node_type == "Date":
+            answer, triples = plan.hops[0].answer, plan.hops[0].triples
+            why = date_of_a_ranking(texts), date_of_a_common_event(node, answer, triples, texts)
+            if why[0] is not None or why[1] is not None:
+                reason = "date_of_a_ranking" if why[0] is not None else "date_of_a_common_event"
+                refusals.append(Refusal(reason, f"{node!r}: {why[0] or why[1]}"))
+                continue
         change = perturb(node, node_type, reference, rng, texts)
         if isinstance(change, NodeChange):
             return change

@@ -26,7 +26,7 @@ from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from typing import NamedTuple
 
-from irbgen.irb.records import NodeChange
+from irbgen.irb.records import NodeChange, Triple
 from irbgen.irb.transforms import _NUMBER, _format_like, _number_value, _relative, parse_date
 
 CHANGED_TYPES = ("Date", "Quantity")
@@ -276,6 +276,44 @@ def date_refusal(node: str, before: str, after: str) -> Refusal | None:
     if bound is not None:
         return Refusal("date_under_bound", f"{node!r} is under {bound.group(0)!r}: {clause.strip()[-50:]!r}")
     return None
+
+
+_RANKING = re.compile(
+    r"\b(?:rank(?:ed|s|ing)?|rated|rating|nominated|recommended|listed|cited as|named as|voted)\b",
+    re.IGNORECASE,
+)
+_ONE_OF_A_KIND = re.compile(
+    r"\b(?:first|last|only|sole|earliest|latest|oldest|youngest|largest|biggest|highest|longest|most|least|"
+    r"best|worst|second|third)\b",
+    re.IGNORECASE,
+)
+
+
+def date_of_a_ranking(texts: list[str] | tuple[str, ...]) -> str | None:
+    """A keypoint about a ranking or a list that comes out again and again ("In 2014 the Tax Foundation
+    ranked Alaska ... fourth", "recommended as a top travel destination, by Lonely Planet"): in another
+    year the same place may have held, so a moved date is not known to be false."""
+    found = next((m for m in map(_RANKING.search, texts) if m is not None), None)
+    return None if found is None else f"a recurring ranking or list ({found.group(0)!r})"
+
+
+def date_of_a_common_event(
+    node: str, answer: str, triples: list[Triple], texts: list[str] | tuple[str, ...]
+) -> str | None:
+    """The answer is who or what did the dated thing, and nothing makes it one of a kind: "Who became an
+    American citizen 86 years ago?" and "Who became Foreign Member of the Royal Netherlands Academy ...
+    84 years ago?" have other answers in the moved year, so the premise is not known to be false. "Who
+    became the first ethnic Chinese person in space ..." is one of a kind (first, last, only, a
+    superlative)."""
+    key = node.strip().casefold()
+    does = [
+        t
+        for t in triples
+        if t.tail.strip().casefold() == key and t.head.strip().casefold() == answer.casefold()
+    ]
+    if not does or any(_ONE_OF_A_KIND.search(text) for text in texts):
+        return None
+    return f"{answer!r} is who did it ({does[0].relation!r}): another may have done it in another year"
 
 
 def years_before(text: str, reference: date) -> tuple[float, float] | None:
