@@ -995,10 +995,10 @@ def wrong_question_word(doc: Any, answer_label: str | None, answer_type: str = "
 
 _EXCLUDING = frozenset(("outside", "except", "excluding", "besides", "beyond", "without", "apart"))
 _NEGATIONS = frozenset(("not", "n't", "never", "no", "nor"))
-_LOWER_BOUND = re.compile(
+LOWER_BOUND = re.compile(  # the words before a lower bound, in lower case (also irb/premises.py)
     r"\b(?:at least|more than|over|above|exceeding|exceeded|upwards of|in excess of|greater than)\s*\W?$"
 )
-_UPPER_BOUND = re.compile(r"\b(?:at most|less than|fewer than|under|below|up to|no more than)\s*\W?$")
+UPPER_BOUND = re.compile(r"\b(?:at most|less than|fewer than|under|below|up to|no more than)\s*\W?$")
 _RANGE = re.compile(r"(?P<low>\d[\d,.]*)\s*(?:and|to|[-–])\s*(?P<high>\d[\d,.]*)")
 
 
@@ -1021,9 +1021,9 @@ def _still_true_value(node: str, replacement: str, before: str) -> str | None:
         return None
     digit = re.search(r"\d", replacement)
     lead = f"{before} {replacement[: digit.start() if digit else 0]}".lower().strip()
-    if _LOWER_BOUND.search(lead) and new[0] < old[0]:
+    if LOWER_BOUND.search(lead) and new[0] < old[0]:
         return f"a lower bound moved down stays true: {replacement!r} for {node!r}"
-    if _UPPER_BOUND.search(lead) and new[0] > old[0]:
+    if UPPER_BOUND.search(lead) and new[0] > old[0]:
         return f"an upper bound moved up stays true: {replacement!r} for {node!r}"
     return None
 

@@ -26,6 +26,7 @@ from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from typing import NamedTuple
 
+from irbgen.irb.gates import LOWER_BOUND, UPPER_BOUND
 from irbgen.irb.records import NodeChange, Triple
 from irbgen.irb.transforms import _NUMBER, _format_like, _number_value, _relative, parse_date
 
@@ -59,13 +60,6 @@ _HEDGE = re.compile(
     r"estimated|close to)\s*\W?$",
     re.IGNORECASE,
 )
-_LOWER = re.compile(
-    r"\b(?:more than|over|at least|above|exceeding|upwards of|in excess of|greater than)\s*\W?$",
-    re.IGNORECASE,
-)
-_UPPER = re.compile(
-    r"\b(?:less than|fewer than|under|up to|at most|below|no more than|as few as)\s*\W?$", re.IGNORECASE
-)
 _SPAN_NEXT = re.compile(r"^\s*(?:[-–—]|to|and|or|through)\s*[$£€¥]?\d", re.IGNORECASE)
 _SPAN_BEFORE = re.compile(r"(?:\d\s*(?:[-–—]|to|and|or)\s*[$£€¥]?|\bbetween\s+[$£€¥]?)$", re.IGNORECASE)
 _RATIO_NEXT = re.compile(r"^\s*(?::|/|out of\b|in\b(?=\s*\d))\s*\d", re.IGNORECASE)
@@ -78,11 +72,13 @@ _TIME_WORD_BEFORE = re.compile(
     r"\b(?:in|on|from|since|until|till|by|after|before|between|during|circa|c\.|AD)\s*$", re.IGNORECASE
 )
 
-EXACT = (0.25, 0.7, 1.4, 3.0)  # (lowest, highest factor down, lowest, highest factor up)
-HEDGED = (0.2, 0.4, 2.0, 4.0)
-LOWER_BOUND = (None, None, 1.5, 3.0)  # only up
-UPPER_BOUND = (0.25, 0.6, None, None)  # only down
-_KINDS = {"exact": EXACT, "hedged": HEDGED, "lower bound": LOWER_BOUND, "upper bound": UPPER_BOUND}
+# each kind's (lowest, highest factor down, lowest, highest factor up); None: never that way
+FACTORS = {
+    "exact": (0.25, 0.7, 1.4, 3.0),
+    "hedged": (0.2, 0.4, 2.0, 4.0),
+    "lower bound": (None, None, 1.5, 3.0),
+    "upper bound": (0.25, 0.6, None, None),
+}
 
 
 def number_with_conversion(before: str, after: str) -> str | None:
@@ -156,10 +152,10 @@ _LEADING_WORDS = frozenset(
 def bound_kind(before: str) -> str:
     """How the number is stated: "exact", "hedged", "lower bound" or "upper bound" (read from the words
     just before it, in the node or the keypoint)."""
-    near = before[-40:]
-    if _LOWER.search(near):
+    near = before[-40:].lower()
+    if LOWER_BOUND.search(near):
         return "lower bound"
-    if _UPPER.search(near):
+    if UPPER_BOUND.search(near):
         return "upper bound"
     return "hedged" if _HEDGE.search(near) else "exact"
 
@@ -182,11 +178,11 @@ def _to_significant(value: Decimal, places: int) -> Decimal:
 
 
 def clear_margin(old: Decimal, new: Decimal, kind: str) -> bool:
-    """The new value lies in the factor band of its kind (`_KINDS`) and, for an exact number, is no
+    """The new value lies in the factor band of its kind (`FACTORS`) and, for an exact number, is no
     rounding of the old one."""
     if old <= 0 or new <= 0:
         return False
-    low_down, high_down, low_up, high_up = _KINDS[kind]
+    low_down, high_down, low_up, high_up = FACTORS[kind]
     factor = new / old
     down = high_down is not None and factor <= Decimal(str(high_down))
     up = low_up is not None and factor >= Decimal(str(low_up))
@@ -229,7 +225,7 @@ def perturbed_value(node: str, rng: random.Random, before: str = "", after: str 
     value = _number_value(match)
     kind = bound_kind(lead)
     share = re.match(r"\s*(?:%|per ?cent\b)", tail, re.IGNORECASE) is not None
-    low_down, high_down, low_up, high_up = _KINDS[kind]
+    low_down, high_down, low_up, high_up = FACTORS[kind]
     draws = []
     for _ in range(12):
         down = low_up is None or (high_down is not None and rng.random() < 0.5)
