@@ -246,10 +246,10 @@ def test_people_and_countries_are_never_swapped():
             refusals = _false_change(plan, REFERENCE, seed)
             assert isinstance(refusals, list), refusals
     assert [r.reason for r in _false_change(born, REFERENCE, 0)] == ["no_date_or_quantity"]
-    assert [r.reason for r in _false_change(us, REFERENCE, 0)] == ["date_unparsed"]
+    assert [r.reason for r in _false_change(us, REFERENCE, 0)] == ["date_beside_another_date"]
     plans, rejects = false_premise_plans([born, us], 0.5, REFERENCE, 0)
     assert plans == [] and [r.reason for r in rejects] == ["false_premise_short"]
-    assert rejects[0].extra["refused"] == {"date_unparsed": 1, "no_date_or_quantity": 1}
+    assert rejects[0].extra["refused"] == {"date_beside_another_date": 1, "no_date_or_quantity": 1}
     assert "no_date_or_quantity: 1" in rejects[0].detail
 
 
@@ -366,3 +366,30 @@ def test_a_date_is_not_moved_where_another_may_have_done_the_same_then_or_a_rank
     country = CITIZEN.model_copy(update={"id": "s:736:12:0/2"})
     country.hops[0] = country.hops[0].model_copy(update={"answer": "the U.S.", "answer_type": "Country"})
     assert isinstance(_false_change(country, REFERENCE, 0), NodeChange)
+
+
+NISSEN = single(  # f:s:736:227:0 read "... reinforced surgically by R. Nissen 81 years ago on 17 April 1955?"
+    "s:736:227:0",
+    "On 17 April 1955, Albert Einstein experienced internal bleeding caused by the rupture of an abdominal "
+    "aortic aneurysm, which had previously been reinforced surgically by Rudolph Nissen in 1948.",
+    [
+        ("Albert Einstein", "Person", "experienced on", "17 April 1955", "Date"),
+        ("Albert Einstein", "Person", "experienced", "internal bleeding", "Other"),
+        (
+            "an abdominal aortic aneurysm",
+            "Other",
+            "had been reinforced surgically by",
+            "Rudolph Nissen",
+            "Person",
+        ),
+        ("an abdominal aortic aneurysm", "Other", "had been reinforced surgically in", "1948", "Date"),
+    ],
+    "Albert Einstein",
+    "Person",
+    "PERSON",
+)
+
+
+def test_a_date_beside_another_date_is_not_moved():
+    refusals = _false_change(NISSEN, REFERENCE, 0)
+    assert isinstance(refusals, list) and {r.reason for r in refusals} == {"date_beside_another_date"}

@@ -31,6 +31,7 @@ from irbgen.irb.node_types import normal_title, page_types
 from irbgen.irb.premises import (
     CHANGED_TYPES,
     Refusal,
+    date_beside_another_date,
     date_of_a_common_event,
     date_of_a_ranking,
     perturb,
@@ -495,18 +496,26 @@ def _false_change(plan: QuestionPlan, reference: date, seed: int) -> NodeChange 
             detail = f"{node!r} and the answer {plan.hops[0].answer!r} are a value and its time"
             refusals.append(Refusal("value_and_time", detail + ": a moved one asks about another time"))
             continue
-        if node_type == "Date":
-            answer, triples = plan.hops[0].answer, plan.hops[0].triples
-            why = date_of_a_ranking(texts), date_of_a_common_event(node, answer, triples, texts)
-            if why[0] is not None or why[1] is not None:
-                reason = "date_of_a_ranking" if why[0] is not None else "date_of_a_common_event"
-                refusals.append(Refusal(reason, f"{node!r}: {why[0] or why[1]}"))
-                continue
+        refusal = _date_refusal(plan, node) if node_type == "Date" else None
+        if refusal is not None:
+            refusals.append(refusal)
+            continue
         change = perturb(node, node_type, reference, rng, texts)
         if isinstance(change, NodeChange):
             return change
         refusals.append(change)
     return refusals
+
+
+def _date_refusal(plan: QuestionPlan, node: str) -> Refusal | None:
+    """Why a date of the plan's fact may not move, read from the whole fact (irb/premises.py)."""
+    hop = plan.hops[0]
+    checks = (
+        ("date_beside_another_date", date_beside_another_date(node, hop.triples)),
+        ("date_of_a_ranking", date_of_a_ranking(hop.keypoints)),
+        ("date_of_a_common_event", date_of_a_common_event(node, hop.answer, hop.triples, hop.keypoints)),
+    )
+    return next((Refusal(reason, f"{node!r}: {detail}") for reason, detail in checks if detail), None)
 
 
 def false_premise_plans(

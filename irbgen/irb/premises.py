@@ -126,6 +126,16 @@ def number_is_a_year(number: re.Match[str], node: str, before: str, after: str) 
     return None
 
 
+_RANK_BEFORE = re.compile(r"\b(?:top|bottom|no\.|number|#|ranked|rank|position)\s*$", re.IGNORECASE)
+
+
+def number_is_a_rank(before: str) -> str | None:
+    """A rank or a cut of a ranking ("one of the top 10 reformers", "number 4 global touristic
+    destination"): a place in the top 10 is also in the top 24, and may be in the top 4."""
+    found = _RANK_BEFORE.search(before)
+    return None if found is None else f"a rank: {found.group(0).strip()!r}"
+
+
 def number_in_name(before: str, after: str) -> str | None:
     """A number that is part of a name ("the Apollo 13 emergency", "Boeing 747") or counts nothing
     ("the lower 48"): changing it names nothing."""
@@ -217,6 +227,7 @@ def perturbed_value(node: str, rng: random.Random, before: str = "", after: str 
         ("quantity_in_ratio", number_in_ratio(lead, tail)),
         ("quantity_ordinal", number_is_ordinal(tail)),
         ("quantity_is_a_year", number_is_a_year(match, node, lead, tail)),
+        ("quantity_is_a_rank", number_is_a_rank(lead)),
         ("quantity_in_name", number_in_name(lead, tail)),
     )
     for reason, detail in checks:
@@ -291,6 +302,20 @@ def date_of_a_ranking(texts: list[str] | tuple[str, ...]) -> str | None:
     year the same place may have held, so a moved date is not known to be false."""
     found = next((m for m in map(_RANKING.search, texts) if m is not None), None)
     return None if found is None else f"a recurring ranking or list ({found.group(0)!r})"
+
+
+def date_beside_another_date(node: str, triples: list[Triple]) -> str | None:
+    """Another date in the same fact ("... reinforced surgically by Rudolph Nissen in 1948" beside "On
+    17 April 1955"): the question may set the moved date against the other one ("by R. Nissen 81 years
+    ago on 17 April 1955"), which is nonsense, not a false premise."""
+    key = node.strip().casefold()
+    others = {
+        end.strip()
+        for triple in triples
+        for end, kind in ((triple.head, triple.head_type), (triple.tail, triple.tail_type))
+        if kind == "Date" and end.strip().casefold() != key
+    }
+    return None if not others else f"another date in the fact: {sorted(others)[0]!r}"
 
 
 def date_of_a_common_event(
