@@ -246,10 +246,10 @@ def test_people_and_countries_are_never_swapped():
             refusals = _false_change(plan, REFERENCE, seed)
             assert isinstance(refusals, list), refusals
     assert [r.reason for r in _false_change(born, REFERENCE, 0)] == ["no_date_or_quantity"]
-    assert [r.reason for r in _false_change(us, REFERENCE, 0)] == ["date_beside_another_date"]
+    assert [r.reason for r in _false_change(us, REFERENCE, 0)] == ["date_unparsed"]
     plans, rejects = false_premise_plans([born, us], 0.5, REFERENCE, 0)
     assert plans == [] and [r.reason for r in rejects] == ["false_premise_short"]
-    assert rejects[0].extra["refused"] == {"date_beside_another_date": 1, "no_date_or_quantity": 1}
+    assert rejects[0].extra["refused"] == {"date_unparsed": 1, "no_date_or_quantity": 1}
     assert "no_date_or_quantity: 1" in rejects[0].detail
 
 

@@ -511,7 +511,7 @@ def _date_refusal(plan: QuestionPlan, node: str) -> Refusal | None:
     """Why a date of the plan's fact may not move, read from the whole fact (irb/premises.py)."""
     hop = plan.hops[0]
     checks = (
-        ("date_beside_another_date", date_beside_another_date(node, hop.triples)),
+        ("date_beside_another_date", date_beside_another_date(node, hop.answer, hop.triples)),
         ("date_of_a_ranking", date_of_a_ranking(hop.keypoints)),
         ("date_of_a_common_event", date_of_a_common_event(node, hop.answer, hop.triples, hop.keypoints)),
     )

@@ -304,16 +304,17 @@ def date_of_a_ranking(texts: list[str] | tuple[str, ...]) -> str | None:
     return None if found is None else f"a recurring ranking or list ({found.group(0)!r})"
 
 
-def date_beside_another_date(node: str, triples: list[Triple]) -> str | None:
-    """Another date in the same fact ("... reinforced surgically by Rudolph Nissen in 1948" beside "On
+def date_beside_another_date(node: str, answer: str, triples: list[Triple]) -> str | None:
+    """Another date the question keeps ("... reinforced surgically by Rudolph Nissen in 1948" beside "On
     17 April 1955"): the question may set the moved date against the other one ("by R. Nissen 81 years
-    ago on 17 April 1955"), which is nonsense, not a false premise."""
-    key = node.strip().casefold()
+    ago on 17 April 1955"), which is nonsense, not a false premise. A date that is the answer is asked
+    for, not written, and does not count."""
+    skip = {node.strip().casefold(), answer.strip().casefold()}
     others = {
         end.strip()
         for triple in triples
         for end, kind in ((triple.head, triple.head_type), (triple.tail, triple.tail_type))
-        if kind == "Date" and end.strip().casefold() != key
+        if kind == "Date" and end.strip().casefold() not in skip
     }
     return None if not others else f"another date in the fact: {sorted(others)[0]!r}"
 
