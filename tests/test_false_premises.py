@@ -393,3 +393,60 @@ NISSEN = single(  # f:s:736:227:0 read "... reinforced surgically by R. Nissen 8
 def test_a_date_beside_another_date_is_not_moved():
     refusals = _false_change(NISSEN, REFERENCE, 0)
     assert isinstance(refusals, list) and {r.reason for r in refusals} == {"date_beside_another_date"}
+
+
+LITERACY = single(  # f:s:746:429:0 "... the literacy rate in which country is 32.7 percent?": others may be
+    "s:746:429:0",
+    "According to the United Nations Development Program Report 2009, the literacy rate in Azerbaijan is "
+    "99.5 percent.",
+    [
+        ("the literacy rate", "Other", "in", "Azerbaijan", "Country"),
+        ("the literacy rate", "Other", "is", "99.5 percent", "Quantity"),
+    ],
+    "Azerbaijan",
+    "Country",
+    "GPE",
+)
+DEBT = single(  # f:s:358:282:0 "Which country's external debt is extremely low at about 7% of GDP?"
+    "s:358:282:0",
+    "Algeria's external debt is extremely low at about 2% of GDP.",
+    [
+        ("Algeria", "Country", "has", "external debt", "Other"),
+        ("external debt", "Other", "is at", "about 2%", "Quantity"),
+    ],
+    "Algeria",
+    "Country",
+    "GPE",
+)
+BUDGET = single(  # "the largest defence budget in Africa" is one of a kind
+    "s:358:254:0",
+    DEFENCE,
+    [
+        ("Algeria", "Country", "has with", "$10 billion", "Quantity"),
+        ("$10 billion", "Quantity", "is", "the largest defence budget", "Other"),
+    ],
+    "Algeria",
+    "Country",
+    "GPE",
+)
+CONVERTS = single(  # a new exact value of 4 or more digits is no other country's
+    "s:358:358:0/2",
+    "A 2015 study estimates 380,000 Muslims converted to Christianity in Algeria.",
+    [
+        ("A 2015 study", "Other", "estimates", "380,000 Muslims", "Quantity"),
+        ("380,000 Muslims", "Quantity", "converted in", "Algeria", "Country"),
+    ],
+    "Algeria",
+    "Country",
+    "GPE",
+)
+
+
+def test_a_value_the_answer_holds_changes_only_where_no_other_may_hold_it():
+    for plan in (LITERACY, DEBT):
+        for seed in range(10):
+            refusals = _false_change(plan, REFERENCE, seed)
+            assert [r.reason for r in refusals] == ["value_of_the_answer"], refusals
+    for plan in (BUDGET, CONVERTS):
+        for seed in range(10):
+            assert isinstance(_false_change(plan, REFERENCE, seed), NodeChange)

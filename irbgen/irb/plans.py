@@ -35,6 +35,7 @@ from irbgen.irb.premises import (
     date_of_a_common_event,
     date_of_a_ranking,
     perturb,
+    value_of_the_answer,
 )
 from irbgen.irb.questions import WriteQuestions
 from irbgen.irb.records import Fact, KnowledgeGraph, NodeChange, PlanHop, QuestionPlan
@@ -501,6 +502,10 @@ def _false_change(plan: QuestionPlan, reference: date, seed: int) -> NodeChange 
             refusals.append(refusal)
             continue
         change = perturb(node, node_type, reference, rng, texts)
+        if isinstance(change, NodeChange) and node_type == "Quantity":
+            hop = plan.hops[0]
+            held = value_of_the_answer(node, change.replacement, hop.answer, hop.triples, texts)
+            change = Refusal("value_of_the_answer", f"{node!r}: {held}") if held else change
         if isinstance(change, NodeChange):
             return change
         refusals.append(change)

@@ -304,6 +304,41 @@ def date_of_a_ranking(texts: list[str] | tuple[str, ...]) -> str | None:
     return None if found is None else f"a recurring ranking or list ({found.group(0)!r})"
 
 
+DISTINCT_DIGITS = 4  # an exact value with this many significant digits is no other thing's value
+
+
+def _within_two(answer: str, node: str, triples: list[Triple]) -> bool:
+    """The answer and the node share a triple, or both share one with a third node."""
+    ends: dict[str, set[str]] = {}
+    for triple in triples:
+        head, tail = triple.head.strip().casefold(), triple.tail.strip().casefold()
+        ends.setdefault(head, set()).add(tail)
+        ends.setdefault(tail, set()).add(head)
+    start, goal = answer.strip().casefold(), node.strip().casefold()
+    near = ends.get(start, set())
+    return goal in near or any(goal in ends.get(middle, set()) for middle in near)
+
+
+def value_of_the_answer(
+    node: str, replacement: str, answer: str, triples: list[Triple], texts: list[str] | tuple[str, ...]
+) -> str | None:
+    """A changed value that the answer itself holds ("Which country's external debt is extremely low at
+    about 7% of GDP?", "the literacy rate in which country is 32.7 percent?"): another country may hold
+    the new value, so the question may have an answer. Allowed when the fact makes its holder one of a
+    kind ("the largest defence budget in Africa") or the new value is exact with DISTINCT_DIGITS
+    significant digits or more ("110,638 Muslims")."""
+    if not _within_two(answer, node, triples) or any(_ONE_OF_A_KIND.search(text) for text in texts):
+        return None
+    where = locate(node, texts)
+    number = _NUMBER.search(replacement)
+    before = (where[0] if where else "") + (replacement[: number.start()] if number else "")
+    if number is not None and bound_kind(before) == "exact":
+        digits = number.group(0).replace(",", "").replace(".", "").strip("0")
+        if len(digits) >= DISTINCT_DIGITS:
+            return None
+    return f"{answer!r} holds the value ({replacement!r}): another may hold it"
+
+
 def date_beside_another_date(node: str, answer: str, triples: list[Triple]) -> str | None:
     """Another date the question keeps ("... reinforced surgically by Rudolph Nissen in 1948" beside "On
     17 April 1955"): the question may set the moved date against the other one ("by R. Nissen 81 years
