@@ -442,8 +442,23 @@ CONVERTS = single(  # a new exact value of 4 or more digits is no other country'
 )
 
 
+RELIGION = single(  # f:s:746:417:0 "Only 59% of respondents from which country stated ...?"
+    "s:746:417:0",
+    "In a 2006–2008 Gallup poll, only 21% of respondents from Azerbaijan stated that religion is an "
+    "important part of their daily lives.",
+    [
+        ("only 21%", "Quantity", "of", "respondents", "Other"),
+        ("respondents", "Other", "from", "Azerbaijan", "Country"),
+        ("only 21%", "Quantity", "stated in", "a 2006–2008 Gallup poll", "Other"),
+    ],
+    "Azerbaijan",
+    "Country",
+    "GPE",
+)
+
+
 def test_a_value_the_answer_holds_changes_only_where_no_other_may_hold_it():
-    for plan in (LITERACY, DEBT):
+    for plan in (LITERACY, DEBT, RELIGION):
         for seed in range(10):
             refusals = _false_change(plan, REFERENCE, seed)
             assert [r.reason for r in refusals] == ["value_of_the_answer"], refusals

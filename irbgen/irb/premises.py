@@ -290,8 +290,8 @@ _RANKING = re.compile(
     re.IGNORECASE,
 )
 _ONE_OF_A_KIND = re.compile(
-    r"\b(?:first|last|only|sole|earliest|latest|oldest|youngest|largest|biggest|highest|longest|most|least|"
-    r"best|worst|second|third)\b",
+    r"\b(?:first|last|(?:the|its|his|her|their) only|sole|earliest|latest|oldest|youngest|largest|biggest|"
+    r"highest|longest|most|least|best|worst|second|third)\b",
     re.IGNORECASE,
 )
 
@@ -307,16 +307,21 @@ def date_of_a_ranking(texts: list[str] | tuple[str, ...]) -> str | None:
 DISTINCT_DIGITS = 4  # an exact value with this many significant digits is no other thing's value
 
 
-def _within_two(answer: str, node: str, triples: list[Triple]) -> bool:
-    """The answer and the node share a triple, or both share one with a third node."""
+HOLDER_STEPS = 3  # triples between an answer and a value it holds ("Azerbaijan" - respondents - "21%")
+
+
+def _holds(answer: str, node: str, triples: list[Triple]) -> bool:
+    """The answer and the node are at most HOLDER_STEPS triples apart in the fact's graph."""
     ends: dict[str, set[str]] = {}
     for triple in triples:
         head, tail = triple.head.strip().casefold(), triple.tail.strip().casefold()
         ends.setdefault(head, set()).add(tail)
         ends.setdefault(tail, set()).add(head)
-    start, goal = answer.strip().casefold(), node.strip().casefold()
-    near = ends.get(start, set())
-    return goal in near or any(goal in ends.get(middle, set()) for middle in near)
+    reached, frontier = {answer.strip().casefold()}, {answer.strip().casefold()}
+    for _ in range(HOLDER_STEPS):
+        frontier = {other for end in frontier for other in ends.get(end, ())} - reached
+        reached |= frontier
+    return node.strip().casefold() in reached
 
 
 def value_of_the_answer(
@@ -327,7 +332,7 @@ def value_of_the_answer(
     the new value, so the question may have an answer. Allowed when the fact makes its holder one of a
     kind ("the largest defence budget in Africa") or the new value is exact with DISTINCT_DIGITS
     significant digits or more ("110,638 Muslims")."""
-    if not _within_two(answer, node, triples) or any(_ONE_OF_A_KIND.search(text) for text in texts):
+    if not _holds(answer, node, triples) or any(_ONE_OF_A_KIND.search(text) for text in texts):
         return None
     where = locate(node, texts)
     number = _NUMBER.search(replacement)
