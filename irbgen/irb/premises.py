@@ -8,17 +8,22 @@ A false premise must be false, not nonsense: only changes whose falsity the buil
   "about 2%" never becomes "about 1%"; a lower bound ("more than", "over", "at least") only up, to 1.5-3x;
   an upper bound ("less than", "under", "up to", "fewer than") only down, to 0.25-0.6x. Refused: a
   number beside a bracketed conversion ("1,023 metres (3,356 ft)"), one end of a range, a term of a
-  ratio, an ordinal, a year written as a number, a share with no false value left.
+  ratio, an ordinal, a rank ("the top 10"), a year written as a number, a number in a name ("Apollo
+  13"), a share with no false value left, and a value the answer holds where another may hold it too
+  (`value_of_the_answer`).
 - Date. Only a date that says when something happened ("in 1909", "on 14 March 1879", "in April 1985"),
   given as "N years ago" with N at least max(3, a tenth of its age) years from every day the date may
   mean. Refused: a date after any other word ("by 1954", "between 1609 and ..."), under a bound in its
-  clause ("since the end of the civil war in 2002"), or one end of a span ("in 1991-2004").
+  clause ("since the end of the civil war in 2002"), one end of a span ("in 1991-2004"), beside another
+  date, on a recurring ranking, or where others may have done the same in another year
+  (`date_of_a_common_event`).
 Names (people, countries) are never swapped: nothing tells a swapped name from nonsense ("A.
 Triantafyllou was born in Ulm"). Pure functions; randomness comes from the caller's `random.Random`.
 """
 
 from __future__ import annotations
 
+import calendar
 import math
 import random
 import re
@@ -381,8 +386,6 @@ def date_of_a_common_event(
 def years_before(text: str, reference: date) -> tuple[float, float] | None:
     """The least and the most years `text` may lie before `reference` (negative in the future): a month
     or a year alone spans its first to its last day. None if unparseable."""
-    import calendar
-
     parsed = parse_date(text)
     if parsed is None:
         return None
