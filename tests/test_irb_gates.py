@@ -41,18 +41,19 @@ from irbgen.irb.gates import (
     wh_mismatch,
 )
 from irbgen.irb.plans import changeable_nodes, paraphrase_changes
+from irbgen.irb.premises import perturb, perturbed_value
 from irbgen.irb.records import Entity, NodeChange, PlanHop, QuestionPlan, Triple
 from irbgen.irb.transforms import (
     apply_changes,
     flag_phrase,
     is_personal_name,
     paraphrase,
-    perturb,
-    perturbed_value,
     small_number_words,
 )
 
 REFERENCE = date(2025, 9, 29)  # the IRB paper's dump date, as in test_irb_transforms.py
+
+
 def change(node: str, replacement: str, rule: str, node_type: str, kind: str = "paraphrase") -> NodeChange:
     return NodeChange(node=node, node_type=node_type, replacement=replacement, kind=kind, rule=rule)
 
@@ -800,7 +801,7 @@ def test_initials_for_a_person_with_a_personal_name(name, label, short):
 )
 def test_no_initials_without_a_person_and_a_personal_name(name, label):
     assert paraphrase(name, "Person", REFERENCE, label) is None
-    assert perturb(name, "Person", REFERENCE, random.Random(0), ["Smith"], label=label) is None
+    assert perturb(name, "Person", REFERENCE, random.Random(0), [name]).reason == "false_premise_type"
 
 
 def test_personal_name_check():
@@ -975,8 +976,11 @@ def test_paraphrase_changes_follow_spacy_labels_when_given():
 )
 def test_false_premise_share_stays_at_most_100(node):
     for seed in range(60):
-        false = perturb(node, "Quantity", REFERENCE, random.Random(seed), ["Smith"])
-        assert false is not None and false.rule == "perturbed_value" and false.kind == "false_premise"
+        false = perturb(node, "Quantity", REFERENCE, random.Random(seed), [node])
+        assert isinstance(false, NodeChange) and (false.rule, false.kind) == (
+            "perturbed_value",
+            "false_premise",
+        )
         value = float(re.search(r"\d+(?:\.\d+)?", false.replacement).group(0))
         assert 0 < value <= 100 and false.replacement != node
         assert perturbed_value(node, random.Random(seed)) == false.replacement

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from irbgen.errors import BadInputError
 from irbgen.irb.plans import false_premise_target, make_plans
+from irbgen.irb.premises import Refusal, perturb, perturbed_value, wrong_relative_time
 from irbgen.irb.records import Entity, Fact, GroundedKeypoint, KnowledgeGraph, NodeChange, Triple
 from irbgen.irb.transforms import (
     apply_changes,
@@ -23,15 +24,11 @@ from irbgen.irb.transforms import (
     number_words,
     paraphrase,
     parse_date,
-    perturb,
-    perturbed_value,
     relative_time,
-    wrong_relative_time,
 )
 
 REPO = Path(__file__).resolve().parents[1]
 IRB_REFERENCE = date(2025, 9, 29)  # the IRB paper's dump date
-SURNAMES = ["Ronaldo", "Smith", "Okafor", "Lindqvist"]
 
 
 # --- dates ----------------------------------------------------------------------------------------------
@@ -139,7 +136,7 @@ def test_relative_time_is_none_when_unparseable(text):
         ("2012", REALDATA_REFERENCE, {3, 4, 5}),  # "host the contest 5 years ago" was a false premise
     ],
 )
-def test_wrong_relative_time_is_a_year_away_from_every_day_the_date_may_mean(text, reference, never):
+def test_wrong_relative_time_is_three_years_away_from_every_day_the_date_may_mean(text, reference, never):
     said = {wrong_relative_time(text, reference, random.Random(seed)) for seed in range(200)}
     assert said and all(phrase.endswith(" years ago") or phrase == "1 year ago" for phrase in said)
     assert not said & {f"{n} year{'s' if n > 1 else ''} ago" for n in never}
@@ -223,33 +220,32 @@ def test_paraphrase_is_none_for_other_types_and_no_change():
     assert paraphrase("sometime", "Date", IRB_REFERENCE) is None
 
 
-def test_perturb_person_takes_another_surname():
-    change = perturb("Cristiano Ronaldo", "Person", IRB_REFERENCE, random.Random(0), ["Ronaldo", "Smith"])
-    assert (change.replacement, change.kind, change.rule) == ("C. Smith", "false_premise", "other_surname")
-    assert perturb("Marrow", "Person", IRB_REFERENCE, random.Random(0), ["Marrow", "Smith"]) is None
-    assert perturb("Ilse Marrow", "Person", IRB_REFERENCE, random.Random(0), ["Marrow"]) is None
+def test_perturb_never_swaps_a_person_or_a_country():
+    for node, node_type in (
+        ("Cristiano Ronaldo", "Person"),
+        ("France", "Country"),
+        ("Halden & Rusk", "Other"),
+    ):
+        refusal = perturb(node, node_type, IRB_REFERENCE, random.Random(0), [f"{node} won in 2004."])
+        assert isinstance(refusal, Refusal) and refusal.reason == "false_premise_type"
 
 
 @pytest.mark.parametrize("seed", range(20))
-def test_perturb_date_is_at_least_a_year_off(seed):
-    change = perturb("30 Nov 2024", "Date", IRB_REFERENCE, random.Random(seed), SURNAMES)
+def test_perturb_date_is_at_least_three_years_off(seed):
+    change = perturb("30 Nov 2024", "Date", IRB_REFERENCE, random.Random(seed), ["It opened on 30 Nov 2024."])
     match = re.fullmatch(r"(\d+) years? ago", change.replacement)
     assert match and change.rule == "wrong_relative_date"
-    assert abs(int(match.group(1)) - 303 / 365.25) >= 1
+    assert abs(int(match.group(1)) - 303 / 365.25) >= 3
 
 
-def test_perturb_country_and_quantity():
-    country = perturb("France", "Country", IRB_REFERENCE, random.Random(3), SURNAMES, ["France", "Peru"])
-    assert (country.replacement, country.rule) == ("Peru", "other_country")
-    default = perturb("the Netherlands", "Country", IRB_REFERENCE, random.Random(3), SURNAMES)
-    assert country_code(default.replacement) not in (None, "NL")
-    quantity = perturb("1.5", "Quantity", IRB_REFERENCE, random.Random(0), SURNAMES)
+def test_perturb_quantity():
+    quantity = perturb("1.5", "Quantity", IRB_REFERENCE, random.Random(0), ["It grew 1.5 times."])
     assert quantity.rule == "perturbed_value" and re.fullmatch(r"\d+\.\d", quantity.replacement)
     assert quantity.replacement != "1.5"
-    assert perturb(
-        "£212 million", "Quantity", IRB_REFERENCE, random.Random(0), SURNAMES
-    ).replacement.endswith(" million")
-    assert perturb("Halden & Rusk", "Organization", IRB_REFERENCE, random.Random(0), SURNAMES) is None
+    text = ["It cost £212 million."]
+    assert perturb("£212 million", "Quantity", IRB_REFERENCE, random.Random(0), text).replacement.endswith(
+        " million"
+    )
 
 
 @settings(max_examples=200, deadline=None)
@@ -263,6 +259,9 @@ def test_perturbed_quantity_always_differs_and_keeps_its_format(integer, decimal
     value = integer / 10**decimals
     text = f"{value:,.{decimals}f}" if grouped else f"{value:.{decimals}f}"
     changed = perturbed_value(f"{text} tonnes", random.Random(seed))
+    if integer == 0:
+        assert isinstance(changed, Refusal) and changed.reason == "quantity_no_clear_value"
+        return
     assert changed != f"{text} tonnes" and changed.endswith(" tonnes")
     number = changed.removesuffix(" tonnes")
     assert ("." in number) == (decimals > 0) and len(number.partition(".")[2]) == decimals
@@ -312,11 +311,11 @@ SPACY_LABELS = {"Person": "PERSON", "Organization": "ORG", "Date": "DATE", "Loca
 
 
 def dated_inputs(count: int):
-    """`count` facts "Person_i visited Town_i in <year>": one maskable head each, an unmasked date."""
+    """`count` facts "Person_i first visited Town_i in <year>": one maskable head each, an unmasked date."""
     facts, graphs = [], []
     for i in range(count):
         person, town, year = f"Ann Bo{chr(97 + i)}", f"Vill{chr(97 + i)}", str(2000 + i)
-        text = f"{person} visited {town} in {year}."
+        text = f"{person} first visited {town} in {year}."  # "first": one of a kind, so a moved date is false
         keypoint = GroundedKeypoint(keypoint_id=f"k{i}", text=text, documents=[f"d{i}"])
         facts.append(
             Fact(id=f"f{i}", page_id=i, title=town, sentence=text, keypoints=[keypoint], citations=[])
@@ -333,7 +332,7 @@ def dated_inputs(count: int):
 
 
 def plans_for(facts, graphs, **options):
-    settings_ = {"reference_date": IRB_REFERENCE, "seed": 1, "surnames": SURNAMES} | options
+    settings_ = {"reference_date": IRB_REFERENCE, "seed": 1} | options
     return make_plans(facts, graphs, **settings_)
 
 
@@ -378,7 +377,11 @@ def test_make_plans_reports_too_few_false_premise_candidates():
     plans, rejects = plans_for(facts, graphs, false_premise_share=0.5)
     assert [plan.kind for plan in plans] == ["single_hop"] * 4
     assert [(r.stage, r.reason, r.extra) for r in rejects] == [
-        ("plans", "false_premise_short", {"wanted": 4, "made": 0, "short": 4})
+        (
+            "plans",
+            "false_premise_short",
+            {"wanted": 4, "made": 0, "short": 4, "refused": {"no_date_or_quantity": 4}},
+        )
     ]
 
 

@@ -8,22 +8,17 @@ Where the tuning half has no instance of a class, the example is invented and sa
 
 from __future__ import annotations
 
-from datetime import date
-
 import pytest
 
 from irbgen.irb.gates import (
-    country_as_scope,
     date_of_a_state,
     garbled_amount,
     person_word_for_thing,
     question_failure,
     two_sentences,
 )
-from irbgen.irb.plans import _false_change
 from irbgen.irb.questions import WriteQuestions
 from irbgen.irb.records import GeneratedQuestion, NodeChange, PlanHop, QuestionPlan, Triple
-from irbgen.irb.transforms import names_its_people, qualifies_a_name
 
 # --- 2. a garbled wh-phrase for an amount -------------------------------------------------------------
 
@@ -178,145 +173,6 @@ def test_a_date_moved_on_an_event_passes(nlp, question, replacement):
 # --- 5b. a country swapped into nonsense ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("question", "replacement"),
-    [
-        (  # s:624:217:0's keypoint "... in the United States" with the country swapped
-            "According to a 2013 study by Phoenix Marketing International, which place had the fifth-largest "
-            "number of millionaires per capita in Portugal, with a ratio of 6.75 percent?",
-            "Portugal",
-        ),
-        (  # s:690:131:0's keypoint with "the Caribbean" a country
-            "The GDP per capita for which country was estimated to be $28,924 in 2014; among the highest in "
-            "Chad and the Americas?",
-            "Chad",
-        ),
-        ("Marlow was ranked 12th in student achievement in Guernsey in what year?", "Guernsey"),  # invented
-        (  # f:s:624:204:0 (a rebuild with the first round of these gates wrote it)
-            "Which place has been identified, along with Pacific Northwest states Washington and Oregon, as "
-            "being the least religious states of Angola, in terms of church membership?",
-            "Angola",
-        ),
-    ],
-)
-def test_a_country_that_scopes_a_ranking_fails(nlp, question, replacement):
-    assert "is the scope of" in country_as_scope(nlp(question), replacement)
-
-
-@pytest.mark.parametrize(
-    ("question", "replacement"),
-    [
-        ("The people of the Solomon Islands had the highest life expectancy in the world at 81 years, "
-         "according to The Lancet in what year?", "Solomon Islands"),  # f:s:600:9:0
-        ("Which country signed a mutual defense pact with its northern neighbor the United Kingdom 17 years "
-         "ago?", "United Kingdom"),  # f:s:710:22:0
-        ("Which country became the main exporter of oil to Montenegro in the first quarter of 2008?",
-         "Montenegro"),  # f:s:706:91:0
-        # invented: a country compared with
-        ("The Afghan government spends 12% less than Chad on health care?", "Chad"),
-    ],
-)  # fmt: skip
-def test_a_country_in_a_plain_claim_passes(nlp, question, replacement):
-    assert country_as_scope(nlp(question), replacement) is None
-
-
-@pytest.mark.parametrize(
-    ("country", "keypoint", "word"),
-    [
-        ("Iran", "The CIA World Factbook estimates Iranian Azerbaijanis as comprising 16% of Iran's "
-         "population.", "Iranian"),  # f:s:746:403:0 ("Iranian Azerbaijanis ... of the Maldives's population")
-        ("Albania", "The A1 Albania–Kosovo Highway links Kosovo to Albania's Adriatic coast: the Albanian "
-         "side was completed in June 2009.", "Albanian"),  # f:s:738:379:0
-        # invented
-        ("Afghanistan", "If Afghanistan generates revenue, it will fund Afghan security forces.", "Afghan"),
-        ("France", "France sent French troops to Mali.", "French"),  # invented
-    ],
-)  # fmt: skip
-def test_a_country_whose_people_the_sentence_names(country, keypoint, word):
-    assert names_its_people(country, keypoint) == word
-
-
-@pytest.mark.parametrize(
-    ("country", "keypoint"),
-    [
-        ("Andorra", "Andorra has been a member of the United Nations since 1993."),  # s:600:8:0
-        (
-            "China",
-            "Angola became the main exporter of oil to China in the first quarter of 2008.",
-        ),  # s:706:91:0
-        ("Austria", "Austria signed the treaty in 1955."),  # invented: no people named
-    ],
-)
-def test_a_country_whose_people_the_sentence_does_not_name(country, keypoint):
-    assert names_its_people(country, keypoint) is None
-
-
-@pytest.mark.parametrize(
-    ("country", "keypoint", "passage"),
-    [  # f:s:600:202:0/2 and f:s:710:35:0 of a rebuild wrote "Estonia la Vella", "Athens (Jamaica)"
-        (
-            "Andorra",
-            "The two main roads out of Andorra la Vella are the CG-1 to the Spanish border.",
-            "Andorra la Ve",
-        ),
-        (
-            "Greece",
-            "Angola is represented in Bulgaria through its embassy in Athens (Greece).",
-            "Athens (Greece)",
-        ),
-    ],
-)
-def test_a_country_inside_another_name_is_found(country, keypoint, passage):
-    assert qualifies_a_name(country, keypoint) == passage
-
-
-@pytest.mark.parametrize(
-    ("country", "keypoint"),
-    [
-        ("Andorra", "Andorra has been a member of the United Nations since 1993."),  # s:600:8:0
-        ("Montenegro", CRVENA),  # s:738:32:0
-        (
-            "Angola",
-            "In 1999 Namibia signed a mutual defense pact with its northern neighbor Angola.",
-        ),  # s:710:22:0
-    ],
-)
-def test_a_country_standing_alone_is_not_inside_a_name(country, keypoint):
-    assert qualifies_a_name(country, keypoint) is None
-
-
-def iran_plan() -> QuestionPlan:
-    """f:s:746:403:0's plan: the only changeable node is Iran, whose people the keypoint names."""
-    keypoint = "The CIA World Factbook estimates Iranian Azerbaijanis as comprising 16% of Iran's population."
-    triples = [
-        Triple(head="The CIA World Factbook", head_type="Other", relation="estimates",
-               tail="Iranian Azerbaijanis", tail_type="Other"),
-        Triple(head="Iranian Azerbaijanis", head_type="Other", relation="comprising 16% of", tail="Iran",
-               tail_type="Country"),
-    ]  # fmt: skip
-    hop = PlanHop(
-        fact_id="746:403:0",
-        keypoints=[keypoint],
-        triples=triples,
-        answer="The CIA World Factbook",
-        answer_type="Other",
-        documents=["d"],
-    )
-    return QuestionPlan(id="s:746:403:0", kind="single_hop", hops=[hop])
-
-
-def test_a_country_whose_people_stay_named_is_not_swapped():
-    plan = iran_plan()
-    change = _false_change(plan, date(2016, 5, 1), 0, ["Smith"], ["Maldives", "Peru"])
-    assert change is None or change.node != "Iran"
-    renamed = plan.model_copy(deep=True)
-    renamed.hops[0].keypoints = [
-        "The CIA World Factbook estimates Azerbaijanis as comprising 16% of Iran's population."
-    ]
-    swapped = _false_change(renamed, date(2016, 5, 1), 0, ["Smith"], ["Maldives", "Peru"])
-    assert swapped is not None and swapped.node == "Iran" and swapped.rule == "other_country"
-
-
 # --- wiring: the stage rejects with each reason ---------------------------------------------------------
 
 
@@ -353,10 +209,6 @@ def _false_premise_plan(keypoint: str, change: NodeChange) -> QuestionPlan:
         ("2006", "5 years ago", "wrong_relative_date",
          "Which place had the highest number of pilots per capita of any U.S. state 5 years ago?",
          "false_premise_state_date"),  # s:624:327:0 with its date moved
-        ("the United States", "Portugal", "other_country",
-         "According to a 2013 study by Phoenix Marketing International, which place had the fifth-largest "
-         "number of millionaires per capita in Portugal, with a ratio of 6.75 percent?",
-         "false_premise_nonsense"),  # s:624:217:0 with its country swapped
     ],
 )  # fmt: skip
 def test_the_stage_rejects_a_premise_that_is_nonsense(nlp, node, replacement, rule, question, reason):

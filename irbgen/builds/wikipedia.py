@@ -35,10 +35,8 @@ from irbgen.irb.questions import WriteQuestions
 from irbgen.irb.records import Fact, Keypoint, KnowledgeGraph
 from irbgen.irb.samples import corpus_documents
 from irbgen.irb.stages import MakeSamples, PlanQuestions, TypeNodes
-from irbgen.irb.transforms import load_surnames
 from irbgen.llm.backends import stage_backend
 from irbgen.llm.run_client import LEDGER, LLMOptions, run_client
-from irbgen.phantom.vocabulary import DEFAULT_VOCABULARY_DIR
 from irbgen.pipeline.executors import EXECUTOR_FIELDS, ExecutorOptions, executor_for
 from irbgen.pipeline.runner import StageResult
 from irbgen.pipeline.stage import Batch, StageContext
@@ -53,7 +51,6 @@ from irbgen.wikipedia.stages import CitingSegments, DumpShard, ReadPages
 FACTS = "facts.jsonl"
 DOCUMENTS = "documents.jsonl"
 KINDS = ("single_hop", "multi_hop", "false_premise")
-SURNAMES = DEFAULT_VOCABULARY_DIR / "surnames.txt"
 COMMAND = "irbgen build --source wikipedia-dump"
 DESCRIPTION = (
     "Questions written from Wikipedia sentences that cite web pages (IRB-style): each fact was checked "
@@ -199,7 +196,6 @@ def part2_steps(
                 max_hops=config.max_hops,
                 false_premise_share=config.false_premise_share,
                 seed=config.seed,
-                surnames=load_surnames(SURNAMES),
                 answers_per_fact=config.answers_per_fact,
             ),
             lambda done: [planning(done)],

@@ -984,10 +984,10 @@ def wrong_question_word(doc: Any, answer_label: str | None, answer_type: str = "
 
 _EXCLUDING = frozenset(("outside", "except", "excluding", "besides", "beyond", "without", "apart"))
 _NEGATIONS = frozenset(("not", "n't", "never", "no", "nor"))
-_LOWER_BOUND = re.compile(
+LOWER_BOUND = re.compile(  # the words before a lower bound, in lower case (also irb/premises.py)
     r"\b(?:at least|more than|over|above|exceeding|exceeded|upwards of|in excess of|greater than)\s*\W?$"
 )
-_UPPER_BOUND = re.compile(r"\b(?:at most|less than|fewer than|under|below|up to|no more than)\s*\W?$")
+UPPER_BOUND = re.compile(r"\b(?:at most|less than|fewer than|under|below|up to|no more than)\s*\W?$")
 _RANGE = re.compile(r"(?P<low>\d[\d,.]*)\s*(?:and|to|[-–])\s*(?P<high>\d[\d,.]*)")
 
 
@@ -1010,9 +1010,9 @@ def _still_true_value(node: str, replacement: str, before: str) -> str | None:
         return None
     digit = re.search(r"\d", replacement)
     lead = f"{before} {replacement[: digit.start() if digit else 0]}".lower().strip()
-    if _LOWER_BOUND.search(lead) and new[0] < old[0]:
+    if LOWER_BOUND.search(lead) and new[0] < old[0]:
         return f"a lower bound moved down stays true: {replacement!r} for {node!r}"
-    if _UPPER_BOUND.search(lead) and new[0] > old[0]:
+    if UPPER_BOUND.search(lead) and new[0] > old[0]:
         return f"an upper bound moved up stays true: {replacement!r} for {node!r}"
     return None
 
@@ -1425,50 +1425,15 @@ def _subject_tells_event(verb: Any) -> bool:
 
 
 _RANKING_VERBS = frozenset("ranked ranks rank rated rates".split())
-_ORDINAL = re.compile(
-    r"^(?:\d+(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)(?:-\w+)?$",
-    re.IGNORECASE,
-)
-
-
-def _ranks(token: Any) -> bool:
-    """A superlative or a rank: "highest", "most", "12th", "fifth-largest"."""
-    return (
-        token.tag_ in ("JJS", "RBS") or bool(_ORDINAL.match(token.text)) or token.lower_ in ("most", "least")
-    )
-
-
-def country_as_scope(doc: Any, replacement: str) -> str | None:
-    """A country swapped where it is the scope of a ranking or a comparison ("ranked 12th ... in
-    Guernsey", "among the highest in French Guiana"): the claim becomes nonsense, not false. Read from
-    the words the country's phrase hangs on, up to its verb. A country compared with ("spends less than
-    Chad") is a claim that can be false and passes."""
-    top = _replaced_top(doc, replacement)
-    if top is None:
-        return None
-    for ancestor in top.ancestors:
-        if ancestor.lower_ in ("among", "amongst"):
-            return f"{replacement!r} is the scope of a comparison ({ancestor.text!r})"
-        modifiers = [t for left in ancestor.lefts if left.dep_ in ("amod", "advmod") for t in left.subtree]
-        if _ranks(ancestor) or any(_ranks(t) for t in modifiers):
-            return f"{replacement!r} is the scope of a ranking ({ancestor.text!r})"
-        if _is_verb(ancestor):
-            if ancestor.lower_ in _RANKING_VERBS:
-                return f"{replacement!r} is the scope of a ranking ({ancestor.text!r})"
-            return None
-    return None
 
 
 def false_premise_nonsense(doc: Any, replacement: str, rule: str) -> tuple[str, str] | None:
     """(gate name, detail) when a false-premise change makes the claim nonsense rather than false: a
-    date moved on a state (false_premise_state_date), a country that scopes a ranking
-    (false_premise_nonsense)."""
+    date moved on a state (false_premise_state_date). The other nonsense changes are never made (see
+    irb/premises.py)."""
     if rule == "wrong_relative_date":
         detail = date_of_a_state(doc, replacement)
         return ("false_premise_state_date", detail) if detail else None
-    if rule == "other_country":
-        detail = country_as_scope(doc, replacement)
-        return ("false_premise_nonsense", detail) if detail else None
     return None
 
 

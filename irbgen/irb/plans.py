@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import random
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date
 
@@ -27,19 +28,21 @@ from irbgen.irb.masking import (
     why_not_maskable,
 )
 from irbgen.irb.node_types import normal_title, page_types
+from irbgen.irb.premises import (
+    CHANGED_TYPES,
+    Refusal,
+    date_beside_another_date,
+    date_of_a_common_event,
+    date_of_a_ranking,
+    perturb,
+    value_of_the_answer,
+)
 from irbgen.irb.questions import WriteQuestions
 from irbgen.irb.records import Fact, KnowledgeGraph, NodeChange, PlanHop, QuestionPlan
 from irbgen.irb.rules.graph import node_type as label_type
 from irbgen.irb.shortcuts import REASON as SHORTCUT
 from irbgen.irb.shortcuts import drop_shortcuts, normaliser, shortcut_document
-from irbgen.irb.transforms import (
-    DATE_RULES,
-    TRANSFORMED_TYPES,
-    names_its_people,
-    paraphrase,
-    perturb,
-    qualifies_a_name,
-)
+from irbgen.irb.transforms import DATE_RULES, TRANSFORMED_TYPES, paraphrase
 from irbgen.records import Reject
 
 STAGE = "plans"
@@ -485,32 +488,53 @@ def false_premise_target(valid: int, share: float) -> int:
     return math.floor(share * valid / (1 - share) + 0.5)
 
 
-def _false_change(
-    plan: QuestionPlan,
-    reference: date,
-    seed: int,
-    surnames: Sequence[str],
-    countries: Sequence[str] | None,
-    labels: Labels | None = None,
-) -> NodeChange | None:
-    """One false change for the plan, from an rng of its own so it does not depend on other plans."""
+def _false_change(plan: QuestionPlan, reference: date, seed: int) -> NodeChange | list[Refusal]:
+    """One false change for a single-hop plan, from an rng of its own so it does not depend on other
+    plans; else the refusal of each node tried (irb/premises.py). Only single-hop plans: in a chain a
+    changed node may sit in the description of a bridge, which then picks out nothing (nonsense, not a
+    false premise)."""
+    if plan.kind != "single_hop":
+        return [Refusal("not_single_hop", f"{plan.id} is {plan.kind}")]
     rng = random.Random(f"{seed}:false:{plan.id}")
-    nodes = changeable_nodes(plan)
+    nodes = [node for node in changeable_nodes(plan) if node[1] in CHANGED_TYPES]
+    if not nodes:
+        return [Refusal("no_date_or_quantity", f"{plan.id} has no unmasked Date or Quantity node")]
     rng.shuffle(nodes)
     future = speaks_of_future(plan)
-    texts = [text for hop in plan.hops for text in hop.keypoints]
+    texts = plan.hops[0].keypoints
+    refusals = []
     for node, node_type in nodes:
         if future and node_type == "Date":
+            refusals.append(Refusal("date_in_future_text", f"{node!r}: the keypoint speaks of the future"))
             continue
-        if node_type == "Country" and any(
-            names_its_people(node, text) or qualifies_a_name(node, text) for text in texts
-        ):
-            continue  # "Afghan security forces" would stay beside the other country; "Athens (Greece)"
-        label = node_label(plan, node, labels)
-        change = perturb(node, node_type, reference, rng, surnames, countries, label)
-        if change is not None:
+        if {node_type, plan.hops[0].answer_type} == {"Date", "Quantity"}:
+            detail = f"{node!r} and the answer {plan.hops[0].answer!r} are a value and its time"
+            refusals.append(Refusal("value_and_time", detail + ": a moved one asks about another time"))
+            continue
+        refusal = _date_refusal(plan, node) if node_type == "Date" else None
+        if refusal is not None:
+            refusals.append(refusal)
+            continue
+        change = perturb(node, node_type, reference, rng, texts)
+        if isinstance(change, NodeChange) and node_type == "Quantity":
+            hop = plan.hops[0]
+            held = value_of_the_answer(node, change.replacement, hop.answer, hop.triples, texts)
+            change = Refusal("value_of_the_answer", f"{node!r}: {held}") if held else change
+        if isinstance(change, NodeChange):
             return change
-    return None
+        refusals.append(change)
+    return refusals
+
+
+def _date_refusal(plan: QuestionPlan, node: str) -> Refusal | None:
+    """Why a date of the plan's fact may not move, read from the whole fact (irb/premises.py)."""
+    hop = plan.hops[0]
+    checks = (
+        ("date_beside_another_date", date_beside_another_date(node, hop.answer, hop.triples)),
+        ("date_of_a_ranking", date_of_a_ranking(hop.keypoints)),
+        ("date_of_a_common_event", date_of_a_common_event(node, hop.answer, hop.triples, hop.keypoints)),
+    )
+    return next((Refusal(reason, f"{node!r}: {detail}") for reason, detail in checks if detail), None)
 
 
 def false_premise_plans(
@@ -518,43 +542,60 @@ def false_premise_plans(
     share: float,
     reference: date,
     seed: int,
-    surnames: Sequence[str],
-    countries: Sequence[str] | None = None,
-    labels: Labels | None = None,
+    keep: Callable[[QuestionPlan], Why | None] | None = None,
 ) -> tuple[list[QuestionPlan], list[Reject]]:
     """False-premise plans ("f:<plan id>") making up `share` of all plans, in the order of `valid`.
 
-    Each is a valid plan with one changeable node made false (its paraphrase dropped). Too few plans
-    with such a node: as many as possible, and a reject "false_premise_short" says how many are missing.
+    Each is a valid single-hop plan with one Date or Quantity node made false by a clear margin (its
+    paraphrase dropped; see irb/premises.py). Candidates are tried in a seeded order; with `keep` (a plan
+    -> why its question cannot be written, or None) only those whose question passes are taken. Too few:
+    as many as possible, and a reject "false_premise_short" says how many are missing and why the other
+    plans gave none (a plan without a false value under the refusal of the last node it tried; a
+    refused question under "question: <gate>").
     """
     target = false_premise_target(len(valid), share)
     candidates = []
-    for plan in valid:
-        change = _false_change(plan, reference, seed, surnames, countries, labels) if target else None
-        if change is not None:
+    why: Counter[str] = Counter()
+    for plan in valid if target else ():
+        change = _false_change(plan, reference, seed)
+        if isinstance(change, NodeChange):
             candidates.append((plan, change))
-    picked = sorted(
-        random.Random(f"{seed}:false").sample(range(len(candidates)), min(target, len(candidates)))
-    )
-    plans = []
-    for index in picked:
-        plan, change = candidates[index]
-        kept = [old for old in plan.changes if normalize(old.node) != normalize(change.node)]
-        if change.rule in DATE_RULES:  # one relative date per question
-            kept = [old for old in kept if old.rule not in DATE_RULES]
-        plans.append(
-            QuestionPlan(id=f"f:{plan.id}", kind="false_premise", hops=plan.hops, changes=kept + [change])
-        )
+        else:
+            why[change[-1].reason] += 1
+    order = list(range(len(candidates)))
+    random.Random(f"{seed}:false").shuffle(order)
+    taken: list[int] = []
+    for index in order:
+        if len(taken) == target:
+            break
+        plan = _false_plan(*candidates[index])
+        refused = keep(plan) if keep is not None else None
+        if refused is None:
+            taken.append(index)
+        else:
+            why[f"question: {refused[0]}"] += 1
+    plans = [_false_plan(*candidates[index]) for index in sorted(taken)]
     rejects = []
     if len(plans) < target:
         short = target - len(plans)
+        reasons = ", ".join(f"{reason}: {count}" for reason, count in sorted(why.items()))
         detail = f"wanted {target} false-premise plans, made {len(plans)}: {short} short"
-        detail += " (too few plans with a Person, Date, Country or Quantity node to change)"
-        extra = {"wanted": target, "made": len(plans), "short": short}
+        detail += f" ({len(candidates)} of {len(valid)} plans have a Date or Quantity that can be made"
+        detail += f" false by a clear margin; the others: {reasons})"
+        extra = {"wanted": target, "made": len(plans), "short": short, "refused": dict(sorted(why.items()))}
         rejects.append(
             Reject(stage=STAGE, reason="false_premise_short", key="false_premise", detail=detail, extra=extra)
         )
     return plans, rejects
+
+
+def _false_plan(plan: QuestionPlan, change: NodeChange) -> QuestionPlan:
+    """The plan with its false change, without the paraphrase of that node (nor a relative date beside a
+    false one: one relative date per question)."""
+    kept = [old for old in plan.changes if normalize(old.node) != normalize(change.node)]
+    if change.rule in DATE_RULES:
+        kept = [old for old in kept if old.rule not in DATE_RULES]
+    return QuestionPlan(id=f"f:{plan.id}", kind="false_premise", hops=plan.hops, changes=kept + [change])
 
 
 def make_plans(
@@ -565,10 +606,8 @@ def make_plans(
     false_premise_share: float = 0.2,
     reference_date: date,
     seed: int,
-    surnames: Sequence[str],
     max_multi_hop: int | None = None,
     max_per_answer: int = 3,
-    countries: Sequence[str] | None = None,
     documents: Mapping[str, str] | None = None,
     answers_per_fact: int = 1,
 ) -> tuple[list[QuestionPlan], list[Reject]]:
@@ -580,6 +619,9 @@ def make_plans(
     With `documents` (document id -> main text), multi-hop plans whose answer is already in a first-hop
     document are rejected as shortcuts (see irb/shortcuts.py). `max_multi_hop` then keeps a seeded
     sample of that many multi-hop plans (in their order).
+
+    False premises come from single-hop plans whose question the rules write past every gate, with and
+    without the false change (see `false_premise_plans` and irb/premises.py).
     """
     if not 0 <= false_premise_share < 1:
         raise BadInputError(f"false_premise_share must be in [0, 1), got {false_premise_share}")
@@ -602,6 +644,12 @@ def make_plans(
 
     writer = WriteQuestions("rules", graphs=graphs)
 
+    def writable(plan: QuestionPlan) -> Why | None:
+        """Why the rules cannot write the plan's question past every gate, or None."""
+        written = writer.rules(plan)
+        failure = written if isinstance(written, Reject) else writer.gate(plan, written)
+        return None if failure is None else (failure.reason, failure.detail)
+
     def keep(chain: Sequence[PlanHop]) -> Why | None:
         """Why the rules cannot make this chain a question, or None."""
         plan = QuestionPlan(id="m:", kind="multi_hop", hops=list(chain))
@@ -610,9 +658,7 @@ def make_plans(
         shortcut = shortcut_document(plan, normalised)
         if shortcut is not None:
             return SHORTCUT, f"the answer {plan.answer!r} is in {shortcut}, a document of the first hop"
-        written = writer.rules(plan)
-        failure = written if isinstance(written, Reject) else writer.gate(plan, written)
-        return None if failure is None else (failure.reason, failure.detail)
+        return writable(plan)
 
     multi = multi_hop_plans(
         single,
@@ -637,7 +683,5 @@ def make_plans(
         plan.model_copy(update={"changes": paraphrase_changes(plan, reference_date, labels)})
         for plan in single + more + multi
     ]
-    false, short = false_premise_plans(
-        valid, false_premise_share, reference_date, seed, surnames, countries, labels
-    )
+    false, short = false_premise_plans(valid, false_premise_share, reference_date, seed, writable)
     return valid + false, rejects + short

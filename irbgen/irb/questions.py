@@ -349,12 +349,30 @@ class WriteQuestions(LLMStage):
             ambiguities = self.index.ambiguities(hop)
             if ambiguities:
                 return self.reject(plan, "not_unique", f"hop {index}: {ambiguities[0]}")
+        true = self._true_failure(plan)
+        if true is not None:
+            return true
         return GeneratedQuestion(
             plan_id=plan.id,
             question=realization.question,
             sub_questions=list(realization.sub_questions),
             method="rules",
         )
+
+    def _true_failure(self, plan: QuestionPlan) -> Reject | None:
+        """For a false-premise plan, the reject of the first gate its question fails when written without
+        the false change (the question it was made from), or None: a false premise passes every gate of
+        its true question, whatever the changed words do to the parse."""
+        if plan.kind != "false_premise":
+            return None
+        changes = [change for change in plan.changes if change.kind != "false_premise"]
+        kind = "single_hop" if len(plan.hops) == 1 else "multi_hop"
+        true = plan.model_copy(update={"kind": kind, "changes": changes})
+        written = self.rules(true)
+        failure = written if isinstance(written, Reject) else self.gate(true, written)
+        if failure is None:
+            return None
+        return self.reject(plan, failure.reason, f"without its false premise: {failure.detail}")
 
     # --- llm ---------------------------------------------------------------------------------------
 

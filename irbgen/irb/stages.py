@@ -6,7 +6,7 @@ rejects and counts are recorded by the runner.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 
 from pydantic import BaseModel
 
@@ -51,13 +51,11 @@ class PlanQuestions:
         max_hops: int,
         false_premise_share: float,
         seed: int,
-        surnames: Sequence[str],
         answers_per_fact: int,
     ) -> None:
         self.max_hops = max_hops
         self.false_premise_share = false_premise_share
         self.seed = seed
-        self.surnames = list(surnames)
         self.answers_per_fact = answers_per_fact
 
     def key(self, record: Batch) -> str:
@@ -73,7 +71,6 @@ class PlanQuestions:
             false_premise_share=self.false_premise_share,
             reference_date=record.parts["reference_date"],
             seed=self.seed,
-            surnames=self.surnames,
             documents=record.parts["documents"],
             answers_per_fact=self.answers_per_fact,
         )

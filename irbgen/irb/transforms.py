@@ -6,17 +6,13 @@ relative to a reference date, counting completed units ("30 Nov 2024" -> "9 mont
 2025; "May 2019" -> "2 years ago" on 1 Dec 2021), one per question; Quantity -> words only for a small
 whole number standing alone ("5 children" -> "five children"; never before %, units, decimals, ranges
 or times). IRB's flag emoji for countries is not used: countries keep their names.
-False premises: another surname, a relative time at least a year off every day the date may mean,
-another country, a value scaled by a factor far from 1. Pure functions; randomness comes from the
-caller's `random.Random`.
+False premises are made in irb/premises.py. Pure functions.
 """
 
 from __future__ import annotations
 
 import calendar
-import math
 import os
-import random
 import re
 from collections.abc import Callable, Sequence
 from datetime import date
@@ -131,35 +127,6 @@ def relative_time(text: str, reference: date) -> str | None:
     return _relative_days(when, reference)
 
 
-def years_before(text: str, reference: date) -> tuple[float, float] | None:
-    """The least and the most years `text` may lie before `reference` (negative in the future): a month
-    or a year alone spans its first to its last day. None if unparseable."""
-    parsed = parse_date(text)
-    if parsed is None:
-        return None
-    when, precision = parsed
-    if precision == "year":
-        last = date(when.year, 12, 31)
-    elif precision == "month":
-        last = date(when.year, when.month, calendar.monthrange(when.year, when.month)[1])
-    else:
-        last = when
-    return (reference - last).days / 365.25, (reference - when).days / 365.25
-
-
-def wrong_relative_time(text: str, reference: date, rng: random.Random) -> str | None:
-    """ "N years ago" with N at least one year away from every day the date may mean (within six where
-    possible): "2019" on 1 Dec 2021 (1.9 to 2.9 years) never gives 1, 2 or 3."""
-    span = years_before(text, reference)
-    if span is None:
-        return None
-    low, high = span
-    top = max(2, math.ceil(high)) + 7
-    pool = [n for n in range(1, top) if n <= low - 1 or n >= high + 1]
-    near = [n for n in pool if low - 6 <= n <= high + 6] or pool
-    return _relative(rng.choice(near), "year", "this year")
-
-
 # --- quantities -------------------------------------------------------------------------------------
 
 _NUMBER = re.compile(r"(?<![\d.,])(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d+)?(?!\d)")
@@ -196,37 +163,6 @@ def _format_like(value: Decimal, match: re.Match[str]) -> str:
     decimals = len(match.group("frac") or "") - (1 if match.group("frac") else 0)
     quantized = value.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
     return f"{quantized:,.{decimals}f}" if "," in match.group("int") else f"{quantized:.{decimals}f}"
-
-
-def perturbed_value(text: str, rng: random.Random) -> str | None:
-    """`text` with its first number scaled by a factor in [0.25, 0.7] or [1.4, 3], formatted the same way
-    (decimals, thousands separators); always different from `text`. None when it has no number."""
-    match = _NUMBER.search(text)
-    if match is None:
-        return None
-    if re.match(r"\s*(?:[-–]|to)\s*\d", text[match.end() :]):
-        return None  # one end of a range: moving it may leave the range true ("80-95%" -> "51-95%")
-    value = _number_value(match)
-    original = match.group(0)
-    share = re.search(r"%|\bper ?cent\b", text[match.end() :]) is not None
-    bound = text[: match.start()].lower()
-    at_least = re.search(r"\b(?:more than|over|at least|above|exceeding)\s*\W?$", bound) is not None
-    at_most = re.search(r"\b(?:less than|fewer than|under|up to|at most|below)\s*\W?$", bound) is not None
-    for _ in range(8):
-        # a bound stays false only when moved past it; a share stays at most 100%
-        down = at_most or (not at_least and (rng.random() < 0.5 or (share and value > 40)))
-        factor = rng.uniform(0.25, 0.7) if down else rng.uniform(1.4, 3.0)
-        candidate = _format_like(value * Decimal(str(round(factor, 6))), match)
-        number = Decimal(candidate.replace(",", ""))
-        if candidate != original and number > 0 and not (share and number > 100):
-            break
-    else:  # tiny values round back to themselves or to zero: step up by whole units of the last digit
-        frac = match.group("frac") or ""
-        step = Decimal(1).scaleb(-(len(frac) - 1 if frac else 0))
-        candidate = _format_like(value + step * rng.randint(1, 9), match)
-    if share and Decimal(candidate.replace(",", "")) > 100:
-        return None  # "more than 99%" has no false value that is still a share
-    return text[: match.start()] + candidate + text[match.end() :]
 
 
 SMALL_NUMBER_MAX = 99  # whole numbers a careful writer spells out
@@ -356,21 +292,6 @@ def english_words() -> frozenset[str]:
     return frozenset(word for key in table.keys() for word in table[key])
 
 
-def other_surname(name: str, rng: random.Random, surnames: Sequence[str]) -> str | None:
-    """The name with initials and a different surname from `surnames` ("C. Smith"); None if none left."""
-    parts = _name_parts(name)
-    given, surname = ([_initial(word) for word in parts[1]], parts[2]) if parts else ([], name.split()[-1:])
-    taken = " ".join(surname).casefold()
-    if not surnames or not surname:
-        return None
-    for _ in range(8):  # a few draws from the whole list before filtering it: the list may be long
-        pick = rng.choice(surnames)
-        if pick.casefold() != taken:
-            return " ".join(given + [pick])
-    pool = [candidate for candidate in surnames if candidate.casefold() != taken]
-    return " ".join(given + [rng.choice(pool)]) if pool else None
-
-
 def load_surnames(path: Path | str | Traversable) -> list[str]:
     """Surnames from a one-per-line file (blank lines and '#' comments skipped), sorted and unique."""
     source = Path(path) if isinstance(path, str | os.PathLike) else path  # else a file irbgen ships
@@ -436,76 +357,6 @@ def flag_phrase(country: str) -> str | None:
     return None if code is None else f"the country whose flag is {flag_emoji(code)}"
 
 
-@lru_cache(maxsize=1)
-def country_names() -> tuple[str, ...]:
-    """pycountry's countries by common name, sorted; names with commas or brackets left out."""
-    import pycountry
-
-    names = (getattr(country, "common_name", None) or country.name for country in pycountry.countries)
-    return tuple(sorted(name for name in names if "," not in name and "(" not in name))
-
-
-def other_country(country: str, rng: random.Random, countries: Sequence[str]) -> str | None:
-    """A country from `countries` that is not `country`, or None if `country` is unknown or none is left."""
-    code = country_code(country)
-    if code is None:
-        return None
-    pool = [name for name in countries if country_code(name) not in (code, None)]
-    return rng.choice(pool) if pool else None
-
-
-_DEMONYMS = {
-    "France": "French", "Netherlands": "Dutch", "United Kingdom": "British", "United States": "American",
-    "Spain": "Spanish", "Switzerland": "Swiss", "Wales": "Welsh", "Ireland": "Irish", "Denmark": "Danish",
-    "Sweden": "Swedish", "Finland": "Finnish", "Poland": "Polish", "Philippines": "Filipino",
-    "Thailand": "Thai", "Iceland": "Icelandic", "Portugal": "Portuguese", "Cyprus": "Cypriot",
-}  # fmt: skip
-
-
-def names_its_people(country: str, text: str) -> str | None:
-    """The word of `text` that names `country`'s people or things ("Afghan security forces", "the
-    Albanian side"), or None. Swapping the country there leaves a sentence about two countries at once
-    ("if Curaçao generates ... Afghan security forces"). Read from the name's stem ("Afgh-", "Alban-")
-    and a short list of irregular ones ("French", "Dutch")."""
-    name = re.sub(r"^the\s+", "", country.strip(), flags=re.IGNORECASE)
-    if " " in name:
-        stem = None
-    else:
-        stem = name[:4] if len(name) == 5 else name[:5] if len(name) > 5 else name
-    irregular = _DEMONYMS.get(name)
-    for word in re.findall(r"\b[A-Z][a-z]+\b", text):
-        if word == name:
-            continue
-        if irregular is not None and word == irregular:
-            return word
-        if (
-            stem is not None
-            and word.startswith(stem)
-            and word.endswith(("an", "ans", "ese", "ish", "i", "is", "ic", "k", "ks"))
-        ):
-            return word
-    return None
-
-
-_NAME_PARTICLES = r"(?:la|le|de|del|di|da|do|du|von|van|al|el)"
-
-
-def qualifies_a_name(country: str, text: str) -> str | None:
-    """`country` written as part of another name or as its qualifier in brackets: "Andorra la Vella",
-    "Athens (Greece)". Swapping it there makes the sentence nonsense ("Athens (Jamaica)"), not
-    false. The passage, or None."""
-    name = re.escape(re.sub(r"^the\s+", "", country.strip(), flags=re.IGNORECASE))
-    patterns = (
-        rf"(?<!\w){name}\s+(?:{_NAME_PARTICLES}\s+)?[A-Z][a-z]",  # "Andorra la Vella"
-        rf"[A-Z][\w.]+\s+\((?:the\s+)?{name}\)",  # "Athens (Greece)"
-    )
-    for pattern in patterns:
-        found = re.search(pattern, text)
-        if found is not None:
-            return found.group(0)
-    return None
-
-
 # --- dispatch ---------------------------------------------------------------------------------------
 
 _PARAPHRASES: dict[str, tuple[str, Callable[[str, date], str | None]]] = {
@@ -532,45 +383,13 @@ def paraphrase(node: str, node_type: str, reference: date, label: str | None = "
     return NodeChange(node=node, node_type=node_type, replacement=replacement, kind="paraphrase", rule=rule)
 
 
-def perturb(
-    node: str,
-    node_type: str,
-    reference: date,
-    rng: random.Random,
-    surnames: Sequence[str],
-    countries: Sequence[str] | None = None,
-    label: str | None = "",
-) -> NodeChange | None:
-    """A false value for the node (a false premise), always different from it, or None if it has none.
-
-    A Person is changed only when it is a spaCy PERSON (`label`, "" when not known) with a personal name.
-    """
-    if node_type == "Person" and (label not in ("", "PERSON") or not is_personal_name(node)):
-        return None
-    if node_type == "Person":
-        rule, replacement = "other_surname", other_surname(node, rng, surnames)
-    elif node_type == "Date":
-        rule, replacement = "wrong_relative_date", wrong_relative_time(node, reference, rng)
-    elif node_type == "Country":
-        rule, replacement = "other_country", other_country(node, rng, countries or country_names())
-    elif node_type == "Quantity":
-        rule, replacement = "perturbed_value", perturbed_value(node, rng)
-    else:
-        return None
-    if replacement is None or replacement.casefold() == node.casefold():
-        return None
-    return NodeChange(
-        node=node, node_type=node_type, replacement=replacement, kind="false_premise", rule=rule
-    )
-
-
 # --- applying changes -------------------------------------------------------------------------------
 
 
 def _change_pattern(change: NodeChange) -> str:
     words = _strip_the(change.node).split()
     body = r"\s+".join(re.escape(word) for word in words)
-    if change.replacement.lower().startswith("the ") or change.rule == "other_country":
+    if change.replacement.lower().startswith("the "):
         body = r"(?:the\s+)?" + body  # "the Netherlands" -> "French Guiana", not "the French Guiana"
     if change.rule in DATE_RULES:  # "opened on 12 March 2024" -> "opened 1 year ago"; not after "since"
         body = body + _NOT_IN_RANGE
@@ -581,16 +400,6 @@ def _change_pattern(change: NodeChange) -> str:
     return body
 
 
-def _country_replacement(change: NodeChange, matched: str) -> str:
-    """Another country's name, with "the" where its name takes one ("the United States")."""
-    name = change.replacement
-    takes_the = name.startswith(("United ", "Republic ")) or name in _PLURAL_COUNTRIES
-    return f"the {name}" if takes_the and not name.lower().startswith("the ") else name
-
-
-_PLURAL_COUNTRIES = frozenset(
-    "Netherlands Philippines Bahamas Maldives Comoros Seychelles Gambia".split()
-) | {"Marshall Islands", "Solomon Islands", "Cayman Islands", "Falkland Islands", "Czech Republic"}
 _NOT_IN_RANGE = r"(?!\s*[-–]\s*\d)"
 _NOT_AFTER_RANGE = r"(?<!\d[-–])(?<!\d\s[-–]\s)"
 _NOT_AFTER_IN_ON = r"(?<!\bin\s)(?<!\bon\s)"
@@ -624,8 +433,6 @@ def apply_changes(text: str, changes: Sequence[NodeChange]) -> str:
     def replace(match: re.Match[str]) -> str:
         change = ordered[int(match.lastgroup[1:])]
         replacement = change.replacement
-        if change.rule == "other_country":
-            replacement = _country_replacement(change, match.group(0))
         if match.start() == 0 and not match.group(0)[:1].islower():
             replacement = replacement[:1].upper() + replacement[1:]
         return replacement
