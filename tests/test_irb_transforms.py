@@ -386,9 +386,14 @@ def test_make_plans_reports_too_few_false_premise_candidates():
 
 
 def chained_inputs() -> tuple[list[Fact], list[KnowledgeGraph]]:
-    """Two facts that chain: x1 masks Alpha Corp, which x0 names; documents d0 and d1. (x1 has no date:
-    "the organization that hired Ilse Marrow in 2001 in 1990" is garbled, so no chain would be planned.)"""
-    texts = ["Ann Boa founded Alpha Corp in 1990.", "Alpha Corp hired Ilse Marrow as its first engineer."]
+    """Two facts that chain: x1 masks Alpha Corp, which x0 names (and the reverse); documents d0 and d1.
+    (x1 has no date: "the organization that hired Ilse Marrow in 2001 in 1990" is garbled. Alpha Corp is
+    x0's subject: "Ann Boa founded the organization that hired ... in what year?" reads the year as the
+    hiring's.)"""
+    texts = [
+        "Alpha Corp was founded by Ann Boa in 1990.",
+        "Alpha Corp hired Ilse Marrow as its first engineer.",
+    ]
     facts = [
         Fact(
             id=f"x{i}",
@@ -431,9 +436,10 @@ def chained_inputs() -> tuple[list[Fact], list[KnowledgeGraph]]:
 def test_make_plans_multi_hop_keeps_answers_and_bridges_unchanged():
     facts, graphs = chained_inputs()
     plans, _ = plans_for(facts, graphs, false_premise_share=0.0)
-    multi = [plan for plan in plans if plan.kind == "multi_hop"]
+    multi = [plan for plan in plans if plan.id.startswith("m:x1>")]
     # x1 masks Alpha Corp, named in x0, which masks Ann Boa (its own answer) or 1990 (its 3rd maskable node)
     assert [plan.id for plan in multi] == ["m:x1>x0", "m:x1>x0/3"]
+    assert [plan.id for plan in plans if plan.kind == "multi_hop"] == ["m:x0/2>x1/2", *(p.id for p in multi)]
     first = multi[0]
     assert [(hop.answer, hop.bridge) for hop in first.hops] == [
         ("Alpha Corp", None),
@@ -455,12 +461,13 @@ def test_make_plans_rejects_multi_hop_shortcuts():
     # m:x1>x0 asks for Ann Boa (x0's masked node) and m:x1>x0/3 for 1990, through Alpha Corp (x1, document d1)
     documents = {"d0": "Alpha Corp was founded by Ann Boa in 1990.", "d1": "Alpha Corp hired Ilse Marrow."}
     plans, rejects = plans_for(facts, graphs, false_premise_share=0.0, documents=documents)
-    assert [p.id for p in plans if p.kind == "multi_hop"] == ["m:x1>x0", "m:x1>x0/3"]
+    # m:x0/2>x1/2 asks whom Alpha Corp (described by x0, document d0) hired: never a shortcut here
+    assert [p.id for p in plans if p.kind == "multi_hop"] == ["m:x0/2>x1/2", "m:x1>x0", "m:x1>x0/3"]
     assert rejects == []
 
     documents["d1"] = "Alpha Corp, founded in 1990 by Ann Boa, hired Ilse Marrow."
     plans, rejects = plans_for(facts, graphs, false_premise_share=0.0, documents=documents)
-    assert [p.kind for p in plans] == ["single_hop", "single_hop"]  # single hops are never shortcuts
+    assert [p.id for p in plans] == ["s:x0", "s:x1", "m:x0/2>x1/2"]  # single hops are never shortcuts
     assert [(r.stage, r.reason, r.key) for r in rejects] == [
         ("plans", "multi_hop_shortcut", "m:x1>x0"),
         ("plans", "multi_hop_shortcut", "m:x1>x0/3"),
@@ -470,7 +477,7 @@ def test_make_plans_rejects_multi_hop_shortcuts():
     documents["d1"] = "Alpha Corp hired Ilse Marrow; its founder, Boa, left in 1995."
     plans, rejects = plans_for(facts, graphs, false_premise_share=0.0, documents=documents)
     assert [r.key for r in rejects] == ["m:x1>x0"]  # a person's surname is enough; 1995 is not 1990
-    assert [p.id for p in plans if p.kind == "multi_hop"] == ["m:x1>x0/3"]
+    assert [p.id for p in plans if p.kind == "multi_hop"] == ["m:x0/2>x1/2", "m:x1>x0/3"]
 
 
 def test_make_plans_is_deterministic_per_seed():

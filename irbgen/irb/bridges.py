@@ -16,9 +16,9 @@ from collections.abc import Iterable
 
 from irbgen.irb.gates import described_badly, identifies_one, person_nodes
 from irbgen.irb.masking import normalize
+from irbgen.irb.places import names_its_people
 from irbgen.irb.records import Fact, PlanHop
 from irbgen.irb.rules.questions import HEADS, BridgeNotWritable, NodeNotFound, inner_question, node_spans
-from irbgen.irb.transforms import names_its_people
 from irbgen.text import contains_answer
 
 UNNAMED_PENALTY = 100

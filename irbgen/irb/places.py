@@ -7,6 +7,7 @@ it checks the name against pycountry (countries and ISO 3166-2 subdivisions) and
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from functools import lru_cache
 
@@ -44,3 +45,38 @@ def _places() -> frozenset[str]:
 def known_place(name: str) -> bool:
     """The name of a country, a subdivision, a continent or a city of over 15,000 people."""
     return _key(name) in _places()
+
+
+_DEMONYMS = {
+    "France": "French", "Netherlands": "Dutch", "United Kingdom": "British", "United States": "American",
+    "Spain": "Spanish", "Switzerland": "Swiss", "Wales": "Welsh", "Ireland": "Irish", "Denmark": "Danish",
+    "Sweden": "Swedish", "Finland": "Finnish", "Poland": "Polish", "Philippines": "Filipino",
+    "Thailand": "Thai", "Iceland": "Icelandic", "Portugal": "Portuguese", "Cyprus": "Cypriot",
+}  # fmt: skip
+
+
+def names_its_people(country: str, text: str) -> str | None:
+    """The word of `text` that names `country`'s people or things ("Afghan security forces", "the
+    Albanian side"), or None: beside a description of the country it gives the country away. Read from
+    the name's stem ("Afgh-", "Alban-") and a short list of irregular ones ("French", "Dutch")."""
+    name = re.sub(r"^the\s+", "", country.strip(), flags=re.IGNORECASE)
+    if " " in name:
+        stem = None
+    else:
+        stem = name[:4] if len(name) == 5 else name[:5] if len(name) > 5 else name
+    irregular = _DEMONYMS.get(name)
+    for word in re.findall(r"\b[A-Z][a-z]+\b", text):
+        if word == name:
+            continue
+        if irregular is not None and word == irregular:
+            return word
+        if (
+            stem is not None
+            and word.startswith(stem)
+            and word.endswith(("an", "ans", "ese", "ish", "i", "is", "ic", "k", "ks"))
+        ):
+            return word
+    return None
+
+
+_NAME_PARTICLES = r"(?:la|le|de|del|di|da|do|du|von|van|al|el)"
