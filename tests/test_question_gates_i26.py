@@ -18,6 +18,7 @@ from irbgen.irb.gates import (
     no_inversion,
     not_self_contained,
     question_failure,
+    shared_with_others,
     two_sentences,
     unspecified_group_subject,
     wh_adverb_left_in_place,
@@ -355,3 +356,58 @@ def test_an_adverb_question_word_left_at_the_end_is_no_question(nlp):
     assert "'when' left at the end" in wh_adverb_left_in_place(nlp(question))
     assert wh_adverb_left_in_place(nlp("When did many Russians and Armenians leave Azerbaijan?")) is None
     assert wh_adverb_left_in_place(nlp("Many Russians and Armenians left Azerbaijan in what decade?")) is None
+
+
+# --- what a page says of its own subject ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("keypoint", "answer", "title"),
+    [
+        ("Algeria has not joined the WTO, despite several years of negotiations.", "Algeria", "Algeria"),
+        # 738:336:0, the fronted year is skipped to find the subject
+        (
+            "In 2011, Albania was recommended as a top travel destination, by Lonely Planet.",
+            "Albania",
+            "Albania",
+        ),
+        ("Aruba's educational system is patterned after the Dutch system of education.", "Aruba", "Aruba"),
+    ],
+)
+def test_a_place_asked_for_by_what_its_own_page_says_of_it_may_fit_others(keypoint, answer, title):
+    assert "may fit other places too" in shared_with_others(answer, "Country", [keypoint], title)
+
+
+@pytest.mark.parametrize(
+    ("keypoint", "answer", "answer_type", "title"),
+    [
+        # a rank picks one out (358:254:0)
+        (
+            "Algeria has the second largest military in North Africa with the largest defence budget in "
+            "Africa ($10 billion).",
+            "Algeria",
+            "Country",
+            "Algeria",
+        ),
+        # not the page's subject (738:124:0)
+        ("Tirana was endorsed officially as Albania's permanent capital.", "Tirana", "Location", "Albania"),
+        # the page's subject, but not what the sentence is about (624:252:0)
+        (
+            "To qualify for the Permanent Fund Dividend, one must have lived in Alaska for a minimum of 12 "
+            "months.",
+            "Alaska",
+            "Location",
+            "Alaska",
+        ),
+        # a person: what a person did is most often theirs alone (736:85:0)
+        (
+            "Albert Einstein studied continuum mechanics, the molecular theory of heat, and the problem of "
+            "gravitation.",
+            "Albert Einstein",
+            "Person",
+            "Albert Einstein",
+        ),
+    ],
+)
+def test_a_rank_another_subject_or_a_person_is_not_shared(keypoint, answer, answer_type, title):
+    assert shared_with_others(answer, answer_type, [keypoint], title) is None

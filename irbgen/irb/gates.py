@@ -1192,6 +1192,25 @@ def bridge_not_entity(label: str | None, answer_type: str = "") -> str | None:
     return None
 
 
+_FRONTED = re.compile(r"^(?:(?:In|On|By|Since|During|As of|According to)\b[^,]{0,60},\s+)?")
+
+
+def shared_with_others(answer: str, answer_type: str, keypoints: Sequence[str], title: str) -> str | None:
+    """A country or place that is its own page's subject, asked for by what the sentence says of it
+    ("Which country is classified as an upper middle income country by the World Bank?", "Which
+    place has numerous place names of Native American origin?"): a page tells what its subject is like,
+    and other countries and places are often alike, unless the sentence names a rank, an exact figure, a
+    full date, a span of years or a person (gates.identifies_one)."""
+    own = {normalize(title), normalize(re.sub(r"\s*\(.*\)$", "", title))}
+    if answer_type not in ("Country", "Location") or normalize(answer) not in own:
+        return None
+    for text in keypoints:
+        rest = text[_FRONTED.match(text).end() :]
+        if rest.lower().startswith(answer.lower()) and not identifies_one(rest[len(answer) :]):
+            return f"what the page says of its subject {answer!r} may fit other places too: {text[:80]!r}"
+    return None
+
+
 def answer_failure(
     answer: str, keypoints: Sequence[str], entities: Sequence[Entity]
 ) -> tuple[str, str] | None:

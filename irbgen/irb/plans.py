@@ -17,7 +17,14 @@ from datetime import date
 
 from irbgen.errors import BadInputError
 from irbgen.irb.bridges import bridge_named_once, description_words, node_pages
-from irbgen.irb.gates import agreed_type, answer_failure, answer_fragment, bridge_not_entity, entity_label
+from irbgen.irb.gates import (
+    agreed_type,
+    answer_failure,
+    answer_fragment,
+    bridge_not_entity,
+    entity_label,
+    shared_with_others,
+)
 from irbgen.irb.masking import (
     NodeIndex,
     first_maskable,
@@ -93,12 +100,17 @@ def single_hop_plans(
             detail = _reject_detail(graph, keypoints)
             rejects.append(Reject(stage=STAGE, reason="no_maskable_node", key=fact.id, detail=detail))
             continue
-        gated = gated_nodes(graph, keypoints, pages)
+        gated = gated_nodes(graph, keypoints, pages, fact.title)
         if not gated:
-            reason, detail = answer_failure(target[0], keypoints, graph.entities) or (
-                "answer_type_conflict",
-                f"{target[0]!r}: the graph says {target[1]}, spaCy says "
-                f"{entity_label(target[0], graph.entities)}",
+            shared = shared_with_others(target[0], target[1], keypoints, fact.title)
+            reason, detail = (
+                answer_failure(target[0], keypoints, graph.entities)
+                or (("answer_shared_with_others", shared) if shared else None)
+                or (
+                    "answer_type_conflict",
+                    f"{target[0]!r}: the graph says {target[1]}, spaCy says "
+                    f"{entity_label(target[0], graph.entities)}",
+                )
             )
             rejects.append(Reject(stage=STAGE, reason=reason, key=fact.id, detail=detail))
             continue
@@ -122,16 +134,20 @@ def single_hop_plans(
 
 
 def gated_nodes(
-    graph: KnowledgeGraph, keypoints: Sequence[str], pages: Mapping[str, str] | None = None
+    graph: KnowledgeGraph, keypoints: Sequence[str], pages: Mapping[str, str] | None = None, title: str = ""
 ) -> list[Node]:
     """The maskable nodes that pass the answer gates, each typed only as far as spaCy's label, the
-    run's pages (`pages`: see node_types.page_types) and the node's name agree."""
+    run's pages (`pages`: see node_types.page_types) and the node's name agree; with the fact's page
+    `title`, not its subject where other places may share what is said of it (gates.shared_with_others)."""
     nodes = []
     for node, node_type in maskable_nodes(graph, keypoints):
         page_type = (pages or {}).get(normal_title(node))
         asked = agreed_type(node, node_type, entity_label(node, graph.entities), page_type)
-        if asked is not None and answer_failure(node, keypoints, graph.entities) is None:
-            nodes.append((node, asked))
+        if asked is None or answer_failure(node, keypoints, graph.entities) is not None:
+            continue
+        if title and shared_with_others(node, asked, keypoints, title) is not None:
+            continue
+        nodes.append((node, asked))
     return nodes
 
 
@@ -633,7 +649,11 @@ def make_plans(
     keypoints = {fact.id: [keypoint.text for keypoint in fact.keypoints] for fact in facts}
     graph_of = {graph.fact_id: graph for graph in reversed(graphs)}  # the first graph of a fact wins
     planned = [plan.hops[0].fact_id for plan in single]
-    maskable = {fact_id: gated_nodes(graph_of[fact_id], keypoints[fact_id], pages) for fact_id in planned}
+    titles = {fact.id: fact.title for fact in facts}
+    maskable = {
+        fact_id: gated_nodes(graph_of[fact_id], keypoints[fact_id], pages, titles[fact_id])
+        for fact_id in planned
+    }
     more = more_single_hop_plans(single, maskable, graph_of, per_fact=answers_per_fact)
     labels = {
         fact_id: {normalize(entity.text): entity.label for entity in reversed(graph_of[fact_id].entities)}
