@@ -23,11 +23,13 @@ from irbgen.irb.keypoints import KEYPOINT_PROMPT
 from irbgen.irb.questions import CHECK_PROMPT, REFINE_PROMPT, STEP_PROMPT
 from irbgen.llm.prompts import PROMPT_SUFFIX, default_prompt_dir, list_prompts, load_prompt
 from irbgen.phantom.vocabulary import DEFAULT_VOCABULARY_DIR, FILES, load_vocabulary
+from irbgen.wikidata.property_table import shipped_table
 from irbgen.wikidata.questions import ANSWER_PROMPT, QUESTION_PROMPT
 from irbgen.wikidata.vocabulary import (
     DEFAULT_DATA_DIR,
     DENIED_FILE,
     PROPERTIES_FILE,
+    PROPERTY_TABLE_FILE,
     UNITS_FILE,
     load_denied,
     load_units,
@@ -53,7 +55,7 @@ PROMPTS = {
 # resource folder -> the file names the code reads from it
 EXPECTED = {
     "phantom": set(FILES.values()),
-    "wikidata": {PROPERTIES_FILE, UNITS_FILE, DENIED_FILE},
+    "wikidata": {PROPERTIES_FILE, PROPERTY_TABLE_FILE, UNITS_FILE, DENIED_FILE},
     "prompts": {name + PROMPT_SUFFIX for name in PROMPTS},
 }
 
@@ -76,6 +78,7 @@ def test_the_bundled_resources_load():
     vocabulary = load_vocabulary()
     assert vocabulary.surnames and vocabulary.female_names and vocabulary.hobbies
     assert load_wordings() and load_units() and load_denied()
+    assert len(shipped_table()) == 4068
     assert list_prompts() == sorted(PROMPTS)
     for name in PROMPTS:
         assert load_prompt(name).name == name

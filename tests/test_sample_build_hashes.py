@@ -56,15 +56,15 @@ EXPECTED = {
         "../rejects.jsonl": "a39a4cb2e94f5ffc69a8c1cbaf866b290bd71145a30e31980446ccf0c32a805c",
     },
     "wikidata": {
-        "samples.jsonl": "e444f46f5ab1e65548d287965e7d091145820a6029ae8909d8f233adc1d48fe4",
+        "samples.jsonl": "5f6895a1163ad7b013f2d93ff32149cc6b47ba46f691d6d44472051e86b6bfe2",
         "corpus.jsonl": "22bcf66a47c234483e6052eab3fa0141b3437d6e457655c1bacd2d785dc883a7",
-        "queries.jsonl": "4feb3a35491d5b350b610f0908eb92b83956e62cc851cedceaff4a2f3889417d",
-        "qrels/test.tsv": "8216788ddf80a8a9e2082bc04d7c442c31f7be54279b8bb3f8f83592f932791d",
-        "manifest.json": "8daea1a6001a5767689537dac0e6dfaa211edf92e688abc6f57845d0c26b1d2e",
-        "README.md": "77e309881085fed60a804f834ee45a07398b2a9549da4d68f5b8368d9dd21a9e",
-        "queries_hops.jsonl": "7f7ecd09885e67a745fbd3ab926f878b4726d940d28bcc8676158a662b9f8e3e",
-        "qrels/hops.tsv": "d1f64eb5409a01dd6f211815b69a4b8ac3632ff901ef5394bfb2f04b648a8edc",
-        "../rejects.jsonl": "c952a884d4538e065e4947151c2b6c182d87d0c0ce00026c640327b3200661ff",
+        "queries.jsonl": "80550f43e6918710a7875cb3990ecfd62fc19722c7350b21c67ecabbc6f7f810",
+        "qrels/test.tsv": "d303ae3e4fdb3ea68d73930ce7f37cceb9b0d0d7354543bdf4434541816f4b9a",
+        "manifest.json": "163dbe4adad8e752d6925a3fa70a85d717771a8a600d9aff205cd966482630b6",
+        "README.md": "8487fbce1256da6e03d77eadd5ac4a1008be68fcbcadd8430ab52d9176d9b487",
+        "queries_hops.jsonl": "bd951be2036fea2d720f6e6a370b291525dfe321e3c4a8879dd05bd703188b2e",
+        "qrels/hops.tsv": "2e148fd580def765bd084573f52e6fd7262d557df109ea4ed025fdbd5f8ddb1b",
+        "../rejects.jsonl": "34cf0d204b6c857b78ad8c6f007e8930de98bb4e51663eead7c268091755b5c2",
     },
 }
 

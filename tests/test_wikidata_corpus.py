@@ -119,15 +119,15 @@ def test_qualifiers_read_briefly():
 def test_qualifiers_without_words_are_left_out():
     qualifiers = {
         "P585": ["2016"],
-        "P459": ["Q791801"],  # determination method: no label anywhere, nor its value
+        "P459": ["Q791801"],  # determination method: its value has no label anywhere
         "P642": ["Q999", "Q4"],  # "of": a label, but Q999 is outside the base
         "P805": ["Q3088698"],  # "statement is subject of" with an item outside the base
-        "P2144": ["50"],  # a literal under a property with no label
+        "P7938": ["50"],  # a literal under a property with no label (newer than irbgen's table)
     }
     assert qualifier_text(NEW, qualifiers) == "(as of 2016; of: Norland)"
     assert qualifier_text(NEW, {"P805": ["Q3088698"]}) == ""
-    bare = KnowledgeBase([WikidataEntity(id="Q1", kind="item", label="One")])  # no property labels at all
-    assert qualifier_text(bare, {"P580": ["2010"], "P585": ["2016"], "P459": ["census"]}) == (
+    bare = KnowledgeBase([WikidataEntity(id="Q1", kind="item", label="One")])  # no property entities at all
+    assert qualifier_text(bare, {"P580": ["2010"], "P585": ["2016"], "P7938": ["census"]}) == (
         "(from 2010; as of 2016)"  # time spans are worded without their labels
     )
 

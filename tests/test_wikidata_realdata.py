@@ -120,12 +120,13 @@ def test_strings_only_for_the_allow_list(five):
     assert names and all(why_unusable(five, s) is None for s in names)
 
 
-def test_a_property_without_a_label_is_rejected_and_a_properties_file_names_it(five):
-    short_name = five.tails("Q3874", "P1813")[0]  # neither a property entity nor irbgen's table names it
+def test_a_property_without_an_entity_is_named_by_irbgens_table_and_a_properties_file_wins(five):
+    short_name = five.tails("Q3874", "P1813")[0]  # no property entity in the file: irbgen's table names it
+    assert five.property_label("P1813") == "short name"
     out = ask(five, short_name)
-    assert isinstance(out, Reject) and out.reason == "no_property_label", out
-    label = WikidataEntity(id="P1813", kind="property", label="short name", datatype="monolingualtext")
-    assert read_kb(FIVE, properties=[label]).property_label("P1813") == "short name"
+    assert not (isinstance(out, Reject) and out.reason == "no_property_label"), out
+    label = WikidataEntity(id="P1813", kind="property", label="abbreviated name", datatype="monolingualtext")
+    assert read_kb(FIVE, properties=[label]).property_label("P1813") == "abbreviated name"
 
 
 @needs_realdata

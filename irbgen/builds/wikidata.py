@@ -37,6 +37,7 @@ from irbgen.wikidata.corpus import documents_by_entity, entity_documents, id_ord
 from irbgen.wikidata.dumps import ReadEntities, wikidata_shards
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.labels import make_popularity
+from irbgen.wikidata.property_table import SHIPPED_TABLE, is_property_table, read_property_table, table_rows
 from irbgen.wikidata.questions import WriteChainQuestions
 from irbgen.wikidata.records import Chain
 from irbgen.wikidata.samples import parse_hops
@@ -64,7 +65,7 @@ class WikidataBuildConfig(LLMOptions, ExecutorOptions):
 
     dump: Path
     old_dump: Path | None = None
-    properties: Path | None = None  # a properties-only dump: labels and datatypes the dump lacks
+    properties: Path | None = None  # a property table (.tsv) or properties-only dump: labels the dump lacks
     shards: int = Field(1, ge=1)
     processes: int = Field(1, ge=1)
     limit: int | None = Field(None, ge=0)
@@ -96,6 +97,8 @@ def _check_inputs(config: WikidataBuildConfig) -> None:
         raise BadInputError("--popularity wikipedia-frequency needs --wikipedia-dump and --rebel-model")
     if config.popularity == "counts-file" and config.counts_file is None:
         raise BadInputError("--popularity counts-file needs --counts-file FILE")
+    if config.properties is not None and is_property_table(config.properties):
+        read_property_table(config.properties)  # a bad line stops the build before anything is read
     parse_hops(config.hops)
 
 
@@ -207,6 +210,7 @@ def _base_source(config: WikidataBuildConfig, done: Done, step: str) -> dict[str
         "step": step,
         "dump": file_identity(dump),
         "properties": file_identity(config.properties) if step == "read" else None,
+        "property_table": file_identity(str(SHIPPED_TABLE)) if step == "read" else None,
         "filters": [config.limit, config.min_sitelinks, file_identity(config.entities), config.shards],
         "keep_all_statements": config.keep_all_statements,
         "entities": done[step].totals.outputs,
@@ -258,11 +262,13 @@ def _build(
     options = {"executor": executor, "processes": config.processes, "progress": progress}
     filters = {"min_sitelinks": config.min_sitelinks, "entities": config.entities, "limit": config.limit}
     reads = [read_step("read", config.dump, config, run_dir, **filters)]
-    if config.properties is not None:  # never filtered: every statement needs its property's label
+    if config.properties is not None and not is_property_table(config.properties):
+        # never filtered: every statement needs its property's label
         reads.append(read_step("read_properties", config.properties, config, run_dir))
     done = run_steps(reads, context, **options)
     source = _base_source(config, done, "read")
-    kb = saved_base(run_dir / KB_DIR, source, done["read"].rows, _properties(done))
+    table = lambda: table_rows(config.properties)  # noqa: E731
+    kb = saved_base(run_dir / KB_DIR, source, done["read"].rows, _properties(done), table)
     old_kb = None
     if config.old_dump is not None:
         kept = _kept_entities(kb, config, run_dir)

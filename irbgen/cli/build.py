@@ -209,7 +209,8 @@ def build_inputs(config: Any, config_path: Path | None) -> dict[str, Any]:
 @click.option(
     "--properties",
     type=click.Path(path_type=Path),
-    help="Wikidata: a properties-only dump (same JSON layout) for labels and datatypes the dump lacks.",
+    help="Wikidata: a property table (FILE.tsv: id, label, datatype) or a properties-only dump (same JSON "
+    "layout) for labels and datatypes the dump lacks; irbgen's own table comes after it.",
 )
 @click.option(
     "--wikipedia-dump",

@@ -176,6 +176,10 @@ class ColumnsBuilder:
             index = self._datatypes[name] = len(self._datatypes)
         return index
 
+    def is_mentioned(self, entity_id: str) -> bool:
+        """Whether an entity, statement or qualifier read so far names the id."""
+        return entity_id in self._rows
+
     def is_read(self, entity_id: str) -> bool:
         row = self._rows.get(entity_id)
         return row is not None and self._entity["kind"][row] != 0
@@ -329,12 +333,19 @@ def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return np.arange(total, dtype=np.int64) + shifts
 
 
-def build_columns(entities: Iterable[Any], properties: Iterable[Any] = ()) -> KnowledgeColumns:
-    """Columns from the entities a reader yields, then the properties a properties-only dump adds."""
+def build_columns(
+    entities: Iterable[Any], properties: Iterable[Any] = (), table: Iterable[Any] = ()
+) -> KnowledgeColumns:
+    """Columns from the entities a reader yields, then the properties a properties-only dump adds, then
+    the rows of a property table (`irbgen.wikidata.property_table`) for properties the base names but
+    has not read; the first to give a property wins."""
     builder = ColumnsBuilder()
     for entity in entities:
         builder.add_entity(entity)
     for prop in properties:
         if _get(prop, "kind") == "property" and not builder.is_read(_get(prop, "id")):
+            builder.add_entity(prop)
+    for prop in table:
+        if builder.is_mentioned(prop["id"]) and not builder.is_read(prop["id"]):
             builder.add_entity(prop)
     return builder.finish()

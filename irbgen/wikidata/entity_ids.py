@@ -49,3 +49,13 @@ class IdIndex:
             return np.full(len(codes), -1, dtype=np.int64)
         found = self.sorted_codes[at] == codes
         return np.where(found, self.order[at], -1)
+
+
+def split_half(entity_id: str) -> str | None:
+    """The half of a real-data split an item is in, by its Q-number: "tuning" when even, "test" when odd.
+
+    Rules are written looking at the tuning half only; audits report the test half. None for anything
+    but an item id (properties are never the subject of a question)."""
+    if not _CANONICAL.fullmatch(entity_id) or entity_id[0] != "Q":
+        return None
+    return "tuning" if int(entity_id[1:]) % 2 == 0 else "test"

@@ -10,8 +10,9 @@ realisation reads labels, uniqueness checks count tails. Records (`Statement`, `
 `WikidataEntity`) are made on demand and never kept; the base's entities carry no statements (ask
 `by_head`). Hot paths ask `kind`, `sitelinks` and `entity_datatype` without making records.
 
-Property labels come from the property entities of the dump, then from those of a properties-only
-dump (`properties`), then from irbgen's own table (`irbgen/resources/wikidata/properties.toml`).
+Property labels and datatypes come from the property entities of the dump, then from those of a
+properties-only dump (`properties`), then from a property table (`table`: the rows of
+`irbgen.wikidata.property_table`), then, for labels only, from `irbgen/resources/wikidata/properties.toml`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from irbgen.wikidata.columns import KINDS, RANKS, VALUE_TYPES, KnowledgeColumns, build_columns
+from irbgen.wikidata.property_table import shipped_labels
 from irbgen.wikidata.records import Statement, Value, WikidataEntity
 from irbgen.wikidata.vocabulary import load_wordings
 
@@ -35,9 +37,10 @@ class KnowledgeBase:
         entities: Iterable[Any] = (),
         properties: Iterable[Any] = (),
         *,
+        table: Iterable[Any] = (),
         columns: KnowledgeColumns | None = None,
     ) -> None:
-        self.columns = columns if columns is not None else build_columns(entities, properties)
+        self.columns = columns if columns is not None else build_columns(entities, properties, table)
         self.entities = _Entities(self)
         self.statements = _Statements(self)
         self.by_head = _ByHead(self)
@@ -186,8 +189,9 @@ class KnowledgeBase:
         return label or self.property_label(entity_id) or entity_id
 
     def property_label(self, property_id: str) -> str:
-        """A property's English label from its entity or irbgen's table, "" when neither has one."""
-        label = self._label_of_row(self.entity_row(property_id))
+        """A property's English label from its entity (or a table's row), irbgen's property table or its
+        wording table, "" when none has one."""
+        label = self._label_of_row(self.entity_row(property_id)) or shipped_labels().get(property_id)
         if label:
             return label
         wording = load_wordings().get(property_id)

@@ -9,8 +9,8 @@ the chain's triples with the mintqa_answer prompt; a question is kept only when 
 matches the gold (label or alias), else it is written again with the reason, up to `max_attempts`
 writes in all.
 
-Both backends name every entity by its label, adding its description when another item of the base
-shares the label, and reject the chain as "ambiguous" when that still does not single it out. A hop
+Both backends name every entity as `irbgen.wikidata.names` says: its label, with its description when
+the label is shared or too generic, and reject the chain as "ambiguous" when nothing singles it out. A hop
 whose property has no English label is "no_property_label"; a hop that is not the one current value of
 its (head, property) (`answerable.select`) is "many_values". A question holding its own answer is an
 "answer_leak"; one over the word limit is "too_long".
@@ -31,8 +31,9 @@ from irbgen.llm.stage import LLMStage
 from irbgen.records import Reject
 from irbgen.text import contains_answer, fold, normalize, squash
 from irbgen.wikidata.answerable import Selection, select
-from irbgen.wikidata.corpus import number_text, qualifier_text, readable_description, value_text
+from irbgen.wikidata.corpus import number_text, qualifier_text, value_text
 from irbgen.wikidata.knowledge import KnowledgeBase
+from irbgen.wikidata.names import Names
 from irbgen.wikidata.records import Chain, ChainQuestion, Value
 from irbgen.wikidata.rules import questions as wording
 from irbgen.wikidata.rules.questions import describe, realize, too_long
@@ -143,42 +144,6 @@ def leaks(question: str, golds: Sequence[str]) -> str | None:
 # --- rules realisation ------------------------------------------------------------------------------
 
 
-class Names:
-    """Entity names for questions: the label, with the description added when another item shares it."""
-
-    def __init__(self, kb: KnowledgeBase) -> None:
-        self.kb = kb
-        self._index: dict[str, set[str]] | None = None
-
-    @staticmethod
-    def _key(text: str) -> str:
-        return normalize(text) or fold(text).strip()
-
-    def index(self) -> dict[str, set[str]]:
-        """Normalised label or alias -> the items that go by it (built on first use)."""
-        if self._index is None:
-            self._index = {}
-            for item in self.kb.items():
-                for name in {item.label, *item.aliases}:
-                    if name:
-                        self._index.setdefault(self._key(name), set()).add(item.id)
-        return self._index
-
-    def name(self, entity_id: str) -> str | None:
-        """How a question names the entity, or None when its label and description fit another item too."""
-        label = self.kb.label(entity_id)
-        others = self.index().get(self._key(label), set()) - {entity_id}
-        if not others:
-            return label
-        entity = self.kb.entities.get(entity_id)
-        description = readable_description(entity.description).strip() if entity else ""
-        if not description:
-            return None
-        if any(fold(self.kb.entities[other].description.strip()) == fold(description) for other in others):
-            return None
-        return f"{label} ({description})"
-
-
 def check_chain(
     kb: KnowledgeBase, names: Names, chain: Chain
 ) -> tuple[list[str], list[Selection], tuple[str, str] | None]:
@@ -197,10 +162,9 @@ def check_chain(
             found = ", ".join(sorted({value_text(kb, s.tail) for s in tails})) or "none"
             where = f"({kb.label(statement.head)}, {kb.property_label(statement.property)})"
             return [], [], ("many_values", f"hop {index}: {where} has values {found}, not one current value")
-        name = names.name(statement.head)
+        name, why = names.resolve(statement.head, [later.statement.tail for later in chain.hops[index:]])
         if name is None:
-            detail = f"hop {index}: {kb.label(statement.head)!r} names more than one item"
-            return [], [], ("ambiguous", detail)
+            return [], [], ("ambiguous", f"hop {index}: {why}")
         heads.append(name)
         selections.append(selection)
     return heads, selections, None

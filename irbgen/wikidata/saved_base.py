@@ -35,8 +35,10 @@ def saved_base(
     source: dict[str, Any],
     entities: Callable[[], Iterable[Any]],
     properties: Callable[[], Iterable[Any]] = lambda: (),
+    table: Callable[[], Iterable[Any]] = lambda: (),
 ) -> KnowledgeBase:
-    """The base saved for `source`, else one built from `entities()` and `properties()` and saved."""
+    """The base saved for `source`, else one built from `entities()`, `properties()` and the property
+    table's rows `table()`, and saved."""
     meta = read_meta(directory)
     if meta is not None and meta.get("source") == source:
         logger.info("%s: mapping the saved knowledge base", directory.name)
@@ -47,7 +49,7 @@ def saved_base(
     was_enabled = gc.isenabled()
     gc.disable()  # the builder allocates only objects that live until it finishes
     try:
-        built = KnowledgeBase(entities(), properties())
+        built = KnowledgeBase(entities(), properties(), table=table())
     finally:
         if was_enabled:
             gc.enable()

@@ -1,6 +1,7 @@
 """The Wikidata word lists in irbgen/resources/wikidata/: property wording, unit names, denied properties.
 
-- `properties.toml`: per property its English label and how a question asks for it (see the file's head);
+- `properties.toml`: per property how a question asks for it, and its English label where the property
+  table `properties.tsv` (`irbgen.wikidata.property_table`) has none (see the file's head);
 - `units.tsv`: how an answer names a quantity's unit ("square kilometres", "km²");
 - `denied_properties.txt`: meta and maintenance properties that never make a question.
 
@@ -23,6 +24,7 @@ from irbgen.resources import resource_dir
 
 DEFAULT_DATA_DIR = resource_dir("wikidata")  # irbgen/resources/wikidata, as installed
 PROPERTIES_FILE = "properties.toml"
+PROPERTY_TABLE_FILE = "properties.tsv"  # read by irbgen.wikidata.property_table
 UNITS_FILE = "units.tsv"
 DENIED_FILE = "denied_properties.txt"
 _PROPERTY_ID = re.compile(r"P[1-9][0-9]*")
@@ -33,7 +35,7 @@ _FIELDS = {"label", "phrase", "question", "event", "text"}
 class Wording:
     """How questions ask for one property's value; {x} is the subject."""
 
-    label: str
+    label: str = ""  # only where properties.tsv has none
     phrase: str = ""  # "the capital of {x}"
     question: str = ""  # "What is the capital of {x}?"
     event: str = ""  # dates: "was {x} founded"
@@ -55,8 +57,8 @@ def _folder(folder: Path | str | Traversable) -> Path | Traversable:
 
 def _check_wording(pid: str, fields: dict, path: Path | Traversable) -> Wording:
     unknown = set(fields) - _FIELDS
-    if not _PROPERTY_ID.fullmatch(pid) or unknown or not isinstance(fields.get("label"), str):
-        detail = f"needs a P-id name and a label; unknown fields {sorted(unknown)}"
+    if not _PROPERTY_ID.fullmatch(pid) or unknown or not isinstance(fields.get("label", ""), str):
+        detail = f"needs a P-id name and a text label if any; unknown fields {sorted(unknown)}"
         raise BadInputError(f"{path}: [{pid}] {detail}")
     for name in ("phrase", "question", "event"):
         if fields.get(name) and "{x}" not in fields[name]:

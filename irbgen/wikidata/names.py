@@ -1,0 +1,170 @@
+"""How a question names an entity: its label, with its description in brackets when the label alone does
+not say which thing it is ("Republican Party (major political party in the United States)").
+
+A label needs its description when
+- another item of the base goes by it (its label or an alias, case and accents aside): "Amsterdam" is
+  the Dutch capital, a town in New York and a city in Missouri; or
+- it is too generic to pick out its entity (`Names.is_generic`), whatever the base holds:
+  - a label of at most three words, one of which is the head noun of what the entity is (of a class it
+    is an instance of, or of its description), and none of the others the name of an item of the base:
+    "Republican Party" (a political party), "Department of Biochemistry" (a faculty): many things are
+    called so, while "University of Oxford" is named by its place;
+  - a label that is the name of a class of the base ("village", "painting");
+  - the one-word title of a work (it has a creator, author, director, composer or performer): "Totem"
+    and "Stilleven" are the titles of many paintings.
+
+The description is not used when it gives away an answer of the chain (`gives_away`: an answer's label,
+alias or demonym, a number or year of a literal answer, a proper-noun word of the answer's label or an
+adjective made from one: "Halvorian" for Halvoria, "American" for United States of America), nor when
+another item that goes by the label has the same description. The entity then has no name and its
+chain is rejected "ambiguous".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from irbgen.text import contains_answer, fold, normalize, stem
+from irbgen.wikidata.corpus import readable_description, value_text
+from irbgen.wikidata.knowledge import KnowledgeBase
+from irbgen.wikidata.records import Value
+
+GENERIC_MAX_WORDS = 3  # a longer label ("Department of Computer Science, University of Oxford") says more
+WORK_TITLE_MAX_WORDS = 1
+WORK_PROPERTIES = ("P170", "P50", "P57", "P86", "P175", "P58")  # creator, author, director, composer, ...
+CLASS_PROPERTIES = ("P31", "P279")
+DEMONYM = "P1549"
+_WORD = re.compile(r"[^\W\d_]+")
+_LINKS = frozenset("of the and for in at on de".split())
+# where a description's or class label's head noun phrase ends: "political party| in the United States"
+_HEAD_END = re.compile(r",|\b(?:in|of|from|by|for|at|on|with|that|which|who|and|located|based|founded)\b")
+
+
+def head_noun(phrase: str) -> str:
+    """The stemmed head noun of a kind phrase: "major political party in the United States" -> "party"."""
+    words = _WORD.findall(fold(_HEAD_END.split(phrase, maxsplit=1)[0]))
+    return stem(words[-1]) if words else ""
+
+
+def _pieces(label: str) -> list[str]:
+    """The proper-noun words of an answer's label a description must not hold ("America", "Halvoria")."""
+    return [word for word in _WORD.findall(label) if len(word) >= 4 and word[0].isupper()]
+
+
+def _is_derived(word: str, piece: str) -> bool:
+    """Whether a capitalised word is the piece or made from it ("American" from "America")."""
+    if not word[0].isupper():
+        return False
+    shared = 0
+    for a, b in zip(fold(word), fold(piece), strict=False):
+        if a != b:
+            break
+        shared += 1
+    return shared == len(piece) == len(word) or shared >= max(4, len(piece) - 2)
+
+
+class Names:
+    """Entity names for questions (see the module's docstring)."""
+
+    def __init__(self, kb: KnowledgeBase) -> None:
+        self.kb = kb
+        self._index: dict[str, set[str]] | None = None
+        self._classes: frozenset[str] | None = None
+
+    @staticmethod
+    def _key(text: str) -> str:
+        return normalize(text) or fold(text).strip()
+
+    def index(self) -> dict[str, set[str]]:
+        """Normalised label or alias -> the items that go by it (built on first use)."""
+        if self._index is None:
+            self._index = {}
+            for item in self.kb.items():
+                for name in {item.label, *item.aliases}:
+                    if name:
+                        self._index.setdefault(self._key(name), set()).add(item.id)
+        return self._index
+
+    def class_names(self) -> frozenset[str]:
+        """The normalised labels of the base's classes: the values of its instance-of and subclass-of
+        statements, and the items that are a subclass of something."""
+        if self._classes is None:
+            c, kb = self.kb.columns, self.kb
+            rows = [kb.row(pid) for pid in CLASS_PROPERTIES if kb.row(pid) >= 0]
+            mask = np.isin(np.asarray(c.property), rows)
+            tails = np.asarray(c.value_entity)[np.unique(np.asarray(c.value)[mask])]
+            subclasses = np.asarray(c.head)[np.asarray(c.property) == kb.row("P279")] if rows else []
+            ids = {kb.id_of(row) for row in [*tails[tails >= 0].tolist(), *np.unique(subclasses).tolist()]}
+            self._classes = frozenset(self._key(label) for i in ids if (label := kb.label(i)) != i)
+        return self._classes
+
+    def kinds(self, entity_id: str) -> list[str]:
+        """What the entity is, in words: the labels of its classes, and its description unless it is one
+        word (a description such as "college" says no more than "Corran College" does)."""
+        kb = self.kb
+        classes = [
+            kb.label(s.tail.id) for s in kb.tails(entity_id, "P31") if s.tail.id and kb.has_label(s.tail.id)
+        ]
+        entity = kb.entities.get(entity_id)
+        described = entity is not None and len(_WORD.findall(entity.description)) > 1
+        return [*classes, *([entity.description] if described else [])]
+
+    def is_generic(self, entity_id: str) -> str:
+        """Why the entity's label is too generic to name it alone ("" when it is not)."""
+        label = self.kb.label(entity_id)
+        words = _WORD.findall(fold(label))
+        if self._key(label) in self.class_names():
+            return "is the name of a class"
+        if len(words) <= WORK_TITLE_MAX_WORDS and any(self.kb.tails(entity_id, p) for p in WORK_PROPERTIES):
+            return "is the short title of a work"
+        if len(words) <= GENERIC_MAX_WORDS:
+            heads = {head_noun(kind) for kind in self.kinds(entity_id)} - {""}
+            shared = heads & {stem(word) for word in words}
+            rest = [word for word in words if stem(word) not in shared and word not in _LINKS]
+            if shared and not any(word in self.index() for word in rest):
+                return f"names a kind of thing ({', '.join(sorted(shared))})"
+        return ""
+
+    def gives_away(self, text: str, value: Value) -> bool:
+        """Whether a text (a description) gives an answer away: see the module's docstring."""
+        kb = self.kb
+        spellings = [value_text(kb, value), value.text]
+        pieces: list[str] = []
+        if value.type == "entity" and value.id:
+            entity = kb.entities.get(value.id)
+            spellings += [
+                *(entity.aliases if entity else []),
+                *(s.tail.text for s in kb.tails(value.id, DEMONYM)),
+            ]
+            pieces = _pieces(kb.label(value.id))
+        elif value.type == "time" and len(value.raw) > 5:
+            spellings.append(value.raw[1:5].lstrip("0"))  # the year
+        if any(len(normalize(s)) >= 2 and contains_answer(text, s) for s in spellings):
+            return True
+        return any(_is_derived(word, piece) for word in _WORD.findall(text) for piece in pieces)
+
+    def resolve(self, entity_id: str, answers: Sequence[Value] = ()) -> tuple[str | None, str]:
+        """(how a question names the entity, "") or (None, why it cannot be named): `answers` are the
+        values the question asks for, which the name must not give away."""
+        label = self.kb.label(entity_id)
+        others = self.index().get(self._key(label), set()) - {entity_id}
+        generic = self.is_generic(entity_id)
+        if not others and not generic:
+            return label, ""
+        why = f"{label!r} names more than one item" if others else f"{label!r} {generic}"
+        entity = self.kb.entities.get(entity_id)
+        description = readable_description(entity.description).strip() if entity else ""
+        if not description:
+            return None, f"{why} and has no description"
+        if any(fold(self.kb.entities[other].description.strip()) == fold(description) for other in others):
+            return None, f"{why}, with the same description"
+        if any(self.gives_away(description, answer) for answer in answers):
+            return None, f"{why} and its description {description!r} gives an answer away"
+        return f"{label} ({description})", ""
+
+    def name(self, entity_id: str, answers: Sequence[Value] = ()) -> str | None:
+        """How a question names the entity, or None when nothing tells it apart (`resolve`)."""
+        return self.resolve(entity_id, answers)[0]

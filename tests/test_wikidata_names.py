@@ -1,0 +1,111 @@
+"""Issue 27 point 4: every node of a question says which thing it is (irbgen.wikidata.names).
+
+Real entities of the tuning half (even Q-numbers) of ../shared/realdata/wikidata-openrefine-1026.json.bz2;
+the file is read once (about 2 s) and the tests skip when it is absent.
+"""
+
+from __future__ import annotations
+
+import pytest
+from wikidata_openrefine import ask, one, openrefine_kb
+
+from irbgen.records import Reject
+from irbgen.wikidata.entity_ids import split_half
+from irbgen.wikidata.knowledge import KnowledgeBase
+from irbgen.wikidata.names import Names, head_noun
+from irbgen.wikidata.records import ChainQuestion, Value, WikidataEntity
+
+
+@pytest.fixture(scope="module")
+def kb() -> KnowledgeBase:
+    return openrefine_kb()
+
+
+def tuning(*ids: str) -> None:
+    assert all(split_half(entity_id) == "tuning" for entity_id in ids), ids
+
+
+def test_head_nouns():
+    assert head_noun("major political party in the United States") == "party"
+    assert head_noun("capital and largest city of Poland") == "capital"  # the first of two
+    assert head_noun("constituent college of the University of Oxford in England") == "colleg"
+    assert head_noun("") == ""
+
+
+def test_a_kind_of_thing_gets_its_description(kb):
+    # "Republican Party" is the only one in the file, but many countries have one
+    tuning("Q29468")
+    out = ask(kb, one(kb, "Q29468", "P571"))
+    assert isinstance(out, ChainQuestion), out
+    assert (
+        out.question
+        == "On what date was Republican Party (major political party in the United States) founded?"
+    )
+
+
+def test_a_description_holding_the_answer_is_not_used_and_the_chain_is_rejected(kb):
+    tuning("Q29468", "Q30")
+    out = ask(kb, one(kb, "Q29468", "P17"))  # was "In which country is Republican Party located?"
+    assert isinstance(out, Reject) and out.reason == "ambiguous", out
+    assert "'major political party in the United States' gives an answer away" in out.detail
+
+
+def test_a_one_word_title_of_a_work_gets_its_description_unless_it_names_the_answer(kb):
+    tuning("Q24056802", "Q884048")
+    dated = ask(kb, one(kb, "Q24056802", "P571"))
+    assert isinstance(dated, ChainQuestion) and "Stilleven (painting by Ger Lataster)" in dated.question, (
+        dated
+    )
+    creator = ask(kb, one(kb, "Q24056802", "P170"))  # was "Who created Stilleven?"
+    assert isinstance(creator, Reject) and creator.reason == "ambiguous", creator
+
+
+def test_an_adjective_of_the_answer_gives_it_away(kb):
+    # Steve Clark shares his label; "American soccer player" would tell the country for sport
+    tuning("Q3431192", "Q30")
+    out = ask(kb, one(kb, "Q3431192", "P1532"))
+    assert isinstance(out, Reject) and out.reason == "ambiguous", out
+    assert "'American soccer player' gives an answer away" in out.detail
+
+
+def test_a_bridge_description_giving_a_later_answer_away_is_not_used(kb):
+    # the second node is one of several "Oxford" constituencies; its description holds the year asked for
+    tuning("Q7115222", "Q56189462")
+    out = ask(kb, one(kb, "Q7115222", "P1365"), one(kb, "Q56189462", "P571"))
+    assert isinstance(out, Reject) and out.reason == "ambiguous", out
+    assert out.detail.startswith("hop 1: 'Oxford' names more than one item") and "1801-1885" in out.detail
+
+
+def test_specific_labels_stay_bare(kb):
+    tuning("Q56764476", "Q5260200")
+    names = Names(kb)
+    assert names.is_generic("Q56764476") == ""  # "Amsterdam Vroedschap": named by its place
+    assert names.name("Q5260200") == "Department of Computer Science, University of Oxford"  # long enough
+    assert names.name("Q2038528") == "Amsterdam (town in Montgomery County, New York)"  # shared label
+
+
+def test_gives_away_reads_labels_aliases_demonyms_years_and_adjectives():
+    country = WikidataEntity.model_validate(
+        {
+            "id": "Q1",
+            "kind": "item",
+            "label": "Halvoria",
+            "aliases": ["Republic of Halvoria"],
+            "statements": [
+                {
+                    "head": "Q1",
+                    "property": "P1549",
+                    "tail": {"type": "monolingualtext", "text": "Halvish", "raw": "Halvish"},
+                    "rank": "normal",
+                }
+            ],
+        }
+    )
+    names = Names(KnowledgeBase([country]))
+    halvoria = Value(type="entity", id="Q1", text="Q1")
+    assert names.gives_away("1993 Halvorian film", halvoria)  # an adjective made from the label
+    assert names.gives_away("a Halvish film", halvoria)  # the demonym
+    assert not names.gives_away("a film by Fenna Kerrigan", halvoria)
+    year = Value(type="time", text="1801", raw="+1801-00-00T00:00:00Z", precision=9)
+    assert names.gives_away("constituency, 1801-1885", year)
+    assert not names.gives_away("constituency, 1885-1983", year)
