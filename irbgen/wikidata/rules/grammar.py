@@ -111,10 +111,10 @@ class Phrase:
 
 
 def question_words(text: str, names: tuple[str, ...] = ()) -> list[str]:
-    """The words of `text` that ask. A question word asks at the start, after a comma, an auxiliary or
-    another question word ("What does what ..."); "what" also after a preposition ("the name of what
-    replaced X"), "which" and "whom" only after a preposition that opens the question ("In which
-    country"), since after a noun they open a relative clause ("the age at which ...", "the country
+    """The words of `text` that ask. "What" always asks (it opens no relative clause: "the name of what
+    replaced X", "What follows what follows X"); another question word at the start, after a comma, an
+    auxiliary or a question word ("What does which ..."), and after a preposition that opens the question
+    ("In which country"); after a noun it opens a relative clause ("the age at which ...", "the country
     where ..."). `names` (entity names the text holds, "What a Wonderful World") are left out first."""
     for name in sorted(names, key=len, reverse=True):
         if name:
@@ -125,12 +125,9 @@ def question_words(text: str, names: tuple[str, ...] = ()) -> list[str]:
         before = words[index - 1] if index else ","
         if word not in QUESTION_WORDS:
             continue
-        if before in _PUNCTUATION | _AUXILIARIES | QUESTION_WORDS:
+        opens = before in _PREPOSITIONS and (index == 1 or words[index - 2] in _PUNCTUATION)
+        if word == "what" or opens or before in _PUNCTUATION | _AUXILIARIES | QUESTION_WORDS:
             asking.append(word)
-        elif before in _PREPOSITIONS:
-            opens = index == 1 or words[index - 2] in _PUNCTUATION
-            if word not in ("which", "whom") or opens:
-                asking.append(word)
     return asking
 
 
