@@ -56,15 +56,15 @@ EXPECTED = {
         "../rejects.jsonl": "a39a4cb2e94f5ffc69a8c1cbaf866b290bd71145a30e31980446ccf0c32a805c",
     },
     "wikidata": {
-        "samples.jsonl": "e444f46f5ab1e65548d287965e7d091145820a6029ae8909d8f233adc1d48fe4",
+        "samples.jsonl": "10d27f18bbffbf895a6186ab583c74fcf94b298f40047f4394068c86486f65af",
         "corpus.jsonl": "22bcf66a47c234483e6052eab3fa0141b3437d6e457655c1bacd2d785dc883a7",
-        "queries.jsonl": "4feb3a35491d5b350b610f0908eb92b83956e62cc851cedceaff4a2f3889417d",
-        "qrels/test.tsv": "8216788ddf80a8a9e2082bc04d7c442c31f7be54279b8bb3f8f83592f932791d",
-        "manifest.json": "8daea1a6001a5767689537dac0e6dfaa211edf92e688abc6f57845d0c26b1d2e",
-        "README.md": "77e309881085fed60a804f834ee45a07398b2a9549da4d68f5b8368d9dd21a9e",
-        "queries_hops.jsonl": "7f7ecd09885e67a745fbd3ab926f878b4726d940d28bcc8676158a662b9f8e3e",
-        "qrels/hops.tsv": "d1f64eb5409a01dd6f211815b69a4b8ac3632ff901ef5394bfb2f04b648a8edc",
-        "../rejects.jsonl": "c952a884d4538e065e4947151c2b6c182d87d0c0ce00026c640327b3200661ff",
+        "queries.jsonl": "4107a8b2c1d09e5cfa56f24ddb4bcb2b322785c46794a20951a81cb9ed9c1eb3",
+        "qrels/test.tsv": "fe396b0fd29c6b05fe4709713b8a5912281609126023cbd22affac34c9ac585e",
+        "manifest.json": "c422cf5c8d1e473fff893aac55b025d260d4cf245c4a909527916619ca965a0f",
+        "README.md": "c35a20cf8597649bff102ff5565f5116eb9634e79dc0ca4f453e3ff2796062cd",
+        "queries_hops.jsonl": "67b9d09af23c0faa55d139a43d65a6e45024d983c984177fa05a180a9b18db47",
+        "qrels/hops.tsv": "be75aafd7a4f8b36ff9b929059fb31b1b5617e0191a9032fa1b52dec937ab377",
+        "../rejects.jsonl": "a7182a003a7422e6ae07aeae838cbc3bfb0f3b73299a4e67789195285d65f21c",
     },
 }
 
