@@ -213,8 +213,8 @@ def test_node_nouns_follow_the_class():
         # was "What is the native name of the capital of what follows Kingdom of Poland (...)?"
         ((("Q696908", "P156", "Q207272"), ("Q207272", "P36", "Q270"),
           ("Q270", "P1705", "monolingualtext:Warszawa@pl")),
-         "What is the native name of the capital of the successor of Kingdom of Poland (puppet state proposed "
-         "in 1916 by Germany and Austria-Hungary)?"),
+         "What is the native name of the capital of the successor of Kingdom of Poland "
+         "(puppet state proposed in 1916 by Germany and Austria-Hungary)?"),
     ],
 )  # fmt: skip
 def test_real_chains_read_with_one_question_word(kb, triples, question):
@@ -239,7 +239,8 @@ def test_a_chain_never_takes_a_relation_right_after_its_inverse(real, kb):
     out = ask(kb, *triples)
     assert isinstance(out, Reject) and out.reason == "walks_back", out
     statements = [next(s for s in kb.tails(h, p) if s.tail.key == t) for h, p, t in triples]
-    chain = Chain(id=chain_id(statements), hops=[ChainHop(statement=s, popularity=0.0, popular=False) for s in statements])
+    hops = [ChainHop(statement=s, popularity=0.0, popular=False) for s in statements]
+    chain = Chain(id=chain_id(statements), hops=hops)
     assert "inverse" in violations(chain, kb)
     small = subset(real, "Q2520566", "Q270", "Q36")
     found = [c.id for c in sample_all(small, (2, 2))]
