@@ -247,6 +247,13 @@ def test_a_chain_never_takes_a_relation_right_after_its_inverse(real, kb):
     assert found and not any(">P36>Q270>P1376>" in chain for chain in found), found
 
 
+def test_a_chain_never_comes_back_to_an_entity(kb):
+    # Poland (Q36) -capital-> Warsaw -country-> Poland: "In which country is the capital of Poland located?"
+    out = ask(kb, ("Q36", "P36", "Q270"), ("Q270", "P17", "Q36"))
+    assert isinstance(out, Reject) and out.reason == "walks_back", out
+    assert out.detail == "hop 1: back to Poland, visited before"
+
+
 @pytest.mark.parametrize(
     ("entity_id", "kind"), [("Q484170", "commune of France"), ("Q1187580", "non-metropolitan district")]
 )

@@ -13,9 +13,10 @@ Both backends name every entity by its label, adding its description when anothe
 shares the label, and reject the chain as "ambiguous" when that still does not single it out. A hop
 whose property has no English label is "no_property_label"; a hop that is not the one current value of
 its (head, property) (`answerable.select`) is "many_values"; a chain whose subject or a bridge is a class
-(`relations.is_class`) is "class_subject" or "class_bridge"; one that takes a relation right after its
-inverse (`relations.inverse_step`) is "walks_back". The rules backend words the chain with
-`rules.grammar` and rejects one it cannot word naturally as "chain_not_writable". A question holding its
+(`relations.is_class`) is "class_subject" or "class_bridge"; one that comes back to an entity it has
+visited, or takes a relation right after its inverse (`relations.inverse_step`), is "walks_back". The
+rules backend words the chain with `rules.grammar` and rejects one it cannot word naturally as
+"chain_not_writable". A question holding its
 own answer is an "answer_leak"; one asking twice ("On what date did what X is named after die?",
 `rules.grammar.question_words`) is "two_question_words"; one over the word limit is "too_long".
 """
@@ -193,6 +194,10 @@ def check_chain(
     "no_property_label", "many_values" or "ambiguous"."""
     if not chain.hops:
         return [], [], ("ambiguous", "the chain has no hops")
+    nodes = [chain.hops[0].statement.head, *(hop.statement.tail.key for hop in chain.hops)]
+    again = next((index for index, node in enumerate(nodes) if node in nodes[:index]), None)
+    if again is not None:
+        return [], [], ("walks_back", f"hop {again - 1}: back to {kb.label(nodes[again])}, visited before")
     back = inverse_step(hop.statement.property for hop in chain.hops)
     if back is not None:
         first, second = chain.hops[back - 1].statement.property, chain.hops[back].statement.property
