@@ -180,6 +180,14 @@ def test_stacked_clauses_are_not_written():
     assert isinstance(out, Reject) and out.reason == "chain_not_writable", out
 
 
+def test_a_clause_running_into_the_same_word_is_not_written():
+    # "In which country is the country where Harbour Ward is located located?"
+    extra = (("Q80", "Harbour Ward", [("P17", "Q82")]), ("Q82", "Old Norland", [("P17", "Q30")]))
+    out = ask(hand_kb(extra), ("Q80", "P17", "Q82"), ("Q82", "P17", "Q30"))
+    assert isinstance(out, Reject) and out.reason == "chain_not_writable", out
+    assert "runs into 'located'" in out.detail
+
+
 def test_a_label_with_no_noun_phrase_is_not_written():
     # "the languages spoken, written or signed of the person Comet Vell is named after" is no phrase
     extra = (("Q70", "Ada Marr", [("P31", "Q5"), ("P1412", "Q72")]), ("Q72", "Norlandic", []))

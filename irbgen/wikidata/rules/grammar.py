@@ -162,7 +162,7 @@ def _place(template: str, subject: Phrase) -> Phrase:
     """The template with the subject put in; a clause closing after the subject stays open."""
     before, _, after = template.partition("{x}")
     trailing = after.strip(" ?")
-    if trailing and subject.text.split()[-1].lower() == trailing.split()[0].lower():
+    if trailing and not subject.is_name and subject.text.split()[-1].lower() == trailing.split()[0].lower():
         raise NotWritable(f"'{subject.text}' runs into '{trailing}'")
     opened = subject.open_clauses + (1 if trailing else 0)
     if opened > MAX_OPEN_CLAUSES:
