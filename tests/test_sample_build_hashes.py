@@ -56,15 +56,15 @@ EXPECTED = {
         "../rejects.jsonl": "a39a4cb2e94f5ffc69a8c1cbaf866b290bd71145a30e31980446ccf0c32a805c",
     },
     "wikidata": {
-        "samples.jsonl": "5f6895a1163ad7b013f2d93ff32149cc6b47ba46f691d6d44472051e86b6bfe2",
+        "samples.jsonl": "48caf7c7ac33b1813be8c288e3fb2c3448a4ba85d7b469b08fa371623c2ae1e2",
         "corpus.jsonl": "22bcf66a47c234483e6052eab3fa0141b3437d6e457655c1bacd2d785dc883a7",
-        "queries.jsonl": "80550f43e6918710a7875cb3990ecfd62fc19722c7350b21c67ecabbc6f7f810",
-        "qrels/test.tsv": "d303ae3e4fdb3ea68d73930ce7f37cceb9b0d0d7354543bdf4434541816f4b9a",
-        "manifest.json": "163dbe4adad8e752d6925a3fa70a85d717771a8a600d9aff205cd966482630b6",
-        "README.md": "8487fbce1256da6e03d77eadd5ac4a1008be68fcbcadd8430ab52d9176d9b487",
-        "queries_hops.jsonl": "bd951be2036fea2d720f6e6a370b291525dfe321e3c4a8879dd05bd703188b2e",
-        "qrels/hops.tsv": "2e148fd580def765bd084573f52e6fd7262d557df109ea4ed025fdbd5f8ddb1b",
-        "../rejects.jsonl": "34cf0d204b6c857b78ad8c6f007e8930de98bb4e51663eead7c268091755b5c2",
+        "queries.jsonl": "1379af6ebc2ec5db4ff4b4e58c30f17291f12be62bd16fc5abbbf2848d8008b3",
+        "qrels/test.tsv": "b69301a2d52541fd02839eb6060196389865998fdd450c8ed8346f4ad8d0ae75",
+        "manifest.json": "a2a392df0e59dbeb4ce87df812645cc8bc5f774e49cdccc8682943a278e7efa8",
+        "README.md": "1983dea0ac24861fdc53c655785d1294bdf23dfd5d47d8f4b545757eb3b0a9d1",
+        "queries_hops.jsonl": "fbb7018b30a721471c49ab362da06528ada1f54e6d4b07c2656a13fcd3a0a3f4",
+        "qrels/hops.tsv": "aafc4158eadb124963ed586b01ee232796d378595fe0507b406daf902ce7a12f",
+        "../rejects.jsonl": "603ce85084f5b97df993c74812b21e98d3f0e322b5561b23829f1e2171aba94d",
     },
 }
 

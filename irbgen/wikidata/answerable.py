@@ -18,9 +18,10 @@ The reader drops what can never make a hop or an answer before it reaches the kn
 `mainsnak.datatype` (a shard may not have read the property entity yet). Qualifiers go through the
 same filter (`never_qualifies`, by each qualifier snak's own datatype), so a passage never states
 "described by source" or an identifier in brackets. `why_unusable` still checks
-both, so a property entity's datatype excludes too. Two denied properties are kept all the same,
+both, so a property entity's datatype excludes too. Three denied properties are kept all the same,
 `KEPT_FOR_WORDING`: the rules wording reads them to tell a person or a place (`rules.questions.
-entity_kind`: "Who ...?", "Which place ...?"). `--keep-all-statements` keeps everything.
+entity_kind`: "Who ...?", "Which place ...?") and a class from a thing (`relations.is_class`).
+`--keep-all-statements` keeps everything.
 
 Ranks are settled by the reader: deprecated statements never arrive, and where a property has
 preferred statements only those do. `select` then picks the statement a question asks about: the
@@ -44,8 +45,9 @@ EXCLUDED_DATATYPES: frozenset[str] = frozenset(
     "external-id url globe-coordinate commonsMedia geo-shape tabular-data math musical-notation "
     "wikibase-lexeme wikibase-form wikibase-sense entity-schema wikibase-property".split()
 )
-# Denied, yet read by the rules wording (`rules.questions.entity_kind`): instance of (human), coordinates.
-KEPT_FOR_WORDING: frozenset[str] = frozenset({"P31", "P625"})
+# Denied, yet read by the rules wording (`rules.questions.entity_kind`: instance of human, coordinates)
+# and by `relations.is_class` (subclass of, instance of a Wikimedia category or a metaclass).
+KEPT_FOR_WORDING: frozenset[str] = frozenset({"P31", "P279", "P625"})
 TEXT_TYPES = frozenset({"string", "monolingualtext"})
 POINT_IN_TIME, END_TIME = "P585", "P582"
 PART_QUALIFIERS = frozenset({"P518", "P1013", "P642"})  # applies to part, criterion used, of

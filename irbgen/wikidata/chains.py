@@ -4,6 +4,10 @@ A chain is a path Q1 -P-> Q2 -P-> ... -> answer. Every sampled chain is:
 
 - connected: each tail is an item and is the next hop's head; only the last tail may be a literal;
 - acyclic: no entity appears twice on the path;
+- never back over itself: no hop takes the inverse of the hop before it (follows after followed by,
+  capital of after capital, shares border with twice: `relations.is_inverse`);
+- about things, not classes: neither the subject nor a bridge is a class, a Wikimedia category or list
+  page (`relations.is_class`); the answer may be one (an occupation, a genre);
 - unique: every hop is the statement `answerable.select` picks for its (head, property): the only
   truthy value, or the one its latest point in time or its missing end time singles out;
 - shortcut-free: no statement in the knowledge base (any property, excluded ones too) goes from an
@@ -58,6 +62,7 @@ from irbgen.wikidata.labels import (
 )
 from irbgen.wikidata.labels import stratum as stratum  # part of this module's API: the chain's stratum
 from irbgen.wikidata.records import Chain, ChainHop, Statement
+from irbgen.wikidata.relations import inverse_step, is_class, is_inverse
 
 DEFAULT_EXCLUDED: frozenset[str] = frozenset(
     {
@@ -144,6 +149,16 @@ def has_unique_answers(chain: Chain, kb: KnowledgeBase) -> bool:
     return all(is_selected(kb, hop.statement) for hop in chain.hops)
 
 
+def walks_back(chain: Chain) -> bool:
+    """Whether some hop takes the inverse of the hop before it (`relations.inverse_step`)."""
+    return inverse_step(hop.statement.property for hop in chain.hops) is not None
+
+
+def class_nodes(chain: Chain, kb: KnowledgeBase) -> list[str]:
+    """The subject and bridges of the chain that are classes (`relations.is_class`); the answer may be."""
+    return [hop.statement.head for hop in chain.hops if is_class(kb, hop.statement.head)]
+
+
 def has_shortcut(chain: Chain, kb: KnowledgeBase) -> bool:
     """Whether some statement goes from a path node straight to a later, non-adjacent path node."""
     nodes = path_nodes(chain)
@@ -182,12 +197,17 @@ def violations(
     exclude_properties: frozenset[str] = DEFAULT_EXCLUDED,
     exclude_datatypes: frozenset[str] = DEFAULT_EXCLUDED_DATATYPES,
 ) -> list[str]:
-    """The constraints a chain breaks: "connected", "acyclic", "unique", "shortcut", "excluded"."""
+    """The constraints a chain breaks: "connected", "acyclic", "inverse", "class", "unique", "shortcut",
+    "excluded"."""
     broken = []
     if not is_connected(chain):
         broken.append("connected")
     if not is_acyclic(chain):
         broken.append("acyclic")
+    if walks_back(chain):
+        broken.append("inverse")
+    if class_nodes(chain, kb):
+        broken.append("class")
     if not has_unique_answers(chain, kb):
         broken.append("unique")
     if has_shortcut(chain, kb):
@@ -251,6 +271,7 @@ class _Graph:
         self.exclude = (frozenset(exclude_properties), frozenset(exclude_datatypes))
         self._out: dict[str, list[Step]] = {}
         self._reach: dict[str, frozenset[str]] = {}
+        self._classes: dict[str, bool] = {}
         self._seeds: list[str] | None = None
 
     def _usable(self, statement: Statement) -> bool:
@@ -264,10 +285,17 @@ class _Graph:
     def _is_item(self, entity_id: str) -> bool:
         return self.kb.kind(entity_id) == "item"
 
+    def is_class(self, entity_id: str) -> bool:
+        """`relations.is_class`, cached."""
+        if entity_id not in self._classes:
+            self._classes[entity_id] = is_class(self.kb, entity_id)
+        return self._classes[entity_id]
+
     def seeds(self) -> list[str]:
-        """Items that head at least one statement, sorted (a fresh list each call)."""
+        """Items that head at least one statement and are not classes, sorted (a fresh list each call)."""
         if self._seeds is None:
-            self._seeds = sorted(head for head in self.kb.by_head if self._is_item(head))
+            heads = (head for head in self.kb.by_head if self._is_item(head))
+            self._seeds = sorted(head for head in heads if not self.is_class(head))
         return list(self._seeds)
 
     def out(self, head: str) -> list[Step]:
@@ -355,7 +383,7 @@ class _Walker:
             self.spent += 1
             statement, key, tail_key = step
             last = len(path) + 1 == self.length
-            if not self._may_append(nodes, statement, tail_key, last):
+            if not self._may_append(nodes, path, statement, tail_key, last):
                 continue
             hop = self.labeller.hop(statement, key)
             more_pops, more_news = pops | {hop.popular}, news | {hop.new}
@@ -372,10 +400,16 @@ class _Walker:
                 nodes.pop()
             path.pop()
 
-    def _may_append(self, nodes: list[str], statement: Statement, tail_key: str, last: bool) -> bool:
+    def _may_append(
+        self, nodes: list[str], path: list[Step], statement: Statement, tail_key: str, last: bool
+    ) -> bool:
         if statement.tail.type != "entity" and not last:
             return False
         if tail_key in nodes:
+            return False
+        if path and is_inverse(path[-1][0].property, statement.property):
+            return False
+        if not last and self.graph.is_class(tail_key):
             return False
         return not any(tail_key in self.graph.reach(node) for node in nodes[:-1])
 

@@ -12,8 +12,13 @@ writes in all.
 Both backends name every entity as `irbgen.wikidata.names` says: its label, with its description when
 the label is shared or too generic, and reject the chain as "ambiguous" when nothing singles it out. A hop
 whose property has no English label is "no_property_label"; a hop that is not the one current value of
-its (head, property) (`answerable.select`) is "many_values". A question holding its own answer is an
-"answer_leak"; one over the word limit is "too_long".
+its (head, property) (`answerable.select`) is "many_values"; a chain whose subject or a bridge is a class
+(`relations.is_class`) is "class_subject" or "class_bridge"; one that comes back to an entity it has
+visited, or takes a relation right after its inverse (`relations.inverse_step`), is "walks_back". The
+rules backend words the chain with `rules.grammar` and rejects one it cannot word naturally as
+"chain_not_writable". A question holding its
+own answer is an "answer_leak"; one asking twice ("On what date did what X is named after die?",
+`rules.grammar.question_words`) is "two_question_words"; one over the word limit is "too_long".
 """
 
 from __future__ import annotations
@@ -35,8 +40,10 @@ from irbgen.wikidata.corpus import number_text, qualifier_text, value_text
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.names import Names
 from irbgen.wikidata.records import Chain, ChainQuestion, Value
+from irbgen.wikidata.relations import class_marker, inverse_step
 from irbgen.wikidata.rules import questions as wording
-from irbgen.wikidata.rules.questions import describe, realize, too_long
+from irbgen.wikidata.rules.grammar import NotWritable, compose, has_two_question_words
+from irbgen.wikidata.rules.questions import describe, too_long
 from irbgen.wikidata.vocabulary import load_units
 
 __all__ = ["WriteChainQuestions", "answer_texts", "answer_type", "check_chain", "describe", "matches"]
@@ -148,25 +155,40 @@ def check_chain(
     kb: KnowledgeBase, names: Names, chain: Chain
 ) -> tuple[list[str], list[Selection], tuple[str, str] | None]:
     """(the name of each hop's head, each hop's selection, None), or ([], [], (reason, detail)) when the
-    chain cannot be asked unambiguously: "no_property_label", "many_values" or "ambiguous"."""
+    chain cannot be asked unambiguously: "walks_back", "class_subject", "class_bridge",
+    "no_property_label", "many_values" or "ambiguous"."""
     if not chain.hops:
         return [], [], ("ambiguous", "the chain has no hops")
-    heads, selections = [], []
-    for index, hop in enumerate(chain.hops):
+    nodes = [chain.hops[0].statement.head, *(hop.statement.tail.key for hop in chain.hops)]
+    again = next((index for index, node in enumerate(nodes) if node in nodes[:index]), None)
+    if again is not None:
+        return [], [], ("walks_back", f"hop {again - 1}: back to {kb.label(nodes[again])}, visited before")
+    back = inverse_step(hop.statement.property for hop in chain.hops)
+    if back is not None:
+        first, second = chain.hops[back - 1].statement.property, chain.hops[back].statement.property
+        return [], [], ("walks_back", f"hop {back}: {second} undoes {first} of the hop before")
+    selections = []
+    for index, hop in enumerate(chain.hops):  # what the chain is, before how its nodes are named
         statement = hop.statement
         if not kb.property_label(statement.property):
             return [], [], ("no_property_label", f"hop {index}: {statement.property} has no English label")
+        marker = class_marker(kb, statement.head)
+        if marker is not None:
+            reason = "class_subject" if index == 0 else "class_bridge"
+            return [], [], (reason, f"hop {index}: {kb.label(statement.head)} is a class ({marker})")
         selection = select(kb, statement.head, statement.property)
         if selection is None or selection.statement.tail.key != statement.tail.key:
             tails = kb.tails(statement.head, statement.property)
             found = ", ".join(sorted({value_text(kb, s.tail) for s in tails})) or "none"
             where = f"({kb.label(statement.head)}, {kb.property_label(statement.property)})"
             return [], [], ("many_values", f"hop {index}: {where} has values {found}, not one current value")
-        name, why = names.resolve(statement.head, [later.statement.tail for later in chain.hops[index:]])
+        selections.append(selection)
+    heads = []
+    for index, hop in enumerate(chain.hops):
+        name, why = names.resolve(hop.statement.head, [later.statement.tail for later in chain.hops[index:]])
         if name is None:
             return [], [], ("ambiguous", f"hop {index}: {why}")
         heads.append(name)
-        selections.append(selection)
     return heads, selections, None
 
 
@@ -278,19 +300,30 @@ class WriteChainQuestions(LLMStage):
         return None
 
     def gate(self, chain: Chain, question: ChainQuestion) -> Reject | None:
-        """An "answer_leak" reject when the question or a sub-question holds its answer, else None.
-        (The llm backend checks each attempt before this, to write again.)"""
+        """An "answer_leak" reject when the question or a sub-question holds its answer, a
+        "two_question_words" reject when one asks twice, else None. (The llm backend checks each
+        attempt for leaks before this, to write again.)"""
         leak = self._leak(chain, question.question, question.sub_questions)
-        return self.reject(chain, "answer_leak", leak) if leak is not None else None
+        if leak is not None:
+            return self.reject(chain, "answer_leak", leak)
+        heads = [hop.statement.head for hop in chain.hops]
+        names = tuple(name for head in heads for name in (self.kb.label(head), self.names.name(head)) if name)
+        for text in (question.question, *question.sub_questions):
+            if has_two_question_words(text, names):
+                return self.reject(chain, "two_question_words", text)
+        return None
 
     # --- rules -------------------------------------------------------------------------------------
 
     def rules(self, chain: Chain) -> ChainQuestion | Reject:
-        """The offline backend: `realize` the chain's checked hops, within the word limit."""
+        """The offline backend: `rules.grammar.compose` the chain's checked hops, within the word limit."""
         heads, selections, problem = check_chain(self.kb, self.names, chain)
         if problem is not None:
             return self.reject(chain, *problem)
-        question, sub_questions = realize(self.kb, selections, heads)
+        try:
+            question, sub_questions = compose(self.kb, selections, heads)
+        except NotWritable as error:
+            return self.reject(chain, "chain_not_writable", str(error))
         if too_long(question):
             return self.reject(chain, "too_long", f"over {wording.MAX_QUESTION_WORDS} words: {question}")
         return ChainQuestion(

@@ -7,9 +7,9 @@ founded?"). Any other property reads through `describe` (its label as a noun phr
 word that follows the answer's type: who for a person, which place, which organisation, what else.
 A value picked by its point in time says so ("In 2019, what was the population of Oslo?").
 
-A multi-hop question nests the earlier hops as a description of the subject, as MINTQA does: "What is
-the capital of the country where Potsdam is located?". Questions longer than `MAX_QUESTION_WORDS` are
-not written.
+A multi-hop question names each later subject by a noun phrase of the hops before it, as MINTQA does
+("What is the capital of the country where Potsdam is located?"): `rules.grammar` composes them.
+Questions longer than `MAX_QUESTION_WORDS` are not written.
 """
 
 from __future__ import annotations
@@ -126,16 +126,6 @@ def question(kb: KnowledgeBase, selection: Selection, subject: str) -> str:
     opening = when_text(selection.when)
     opening = opening[0].upper() + opening[1:]
     return f"{opening}, {word[0].lower()}{word[1:]} was {phrase(kb, undated, subject)}?"
-
-
-def realize(kb: KnowledgeBase, selections: list[Selection], heads: list[str]) -> tuple[str, list[str]]:
-    """(main question, one sub-question per hop): hop i asks about heads[i]; the main question names
-    only the first head and describes each later one by the hops before it."""
-    sub_questions = [question(kb, selection, head) for selection, head in zip(selections, heads, strict=True)]
-    subject = heads[0]
-    for selection in selections[:-1]:
-        subject = phrase(kb, selection, subject)
-    return question(kb, selections[-1], subject), sub_questions
 
 
 def too_long(text: str) -> bool:
