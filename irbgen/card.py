@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from irbgen.schema import Document, Manifest, Sample
-from irbgen.spread import PropertySpread, share
+from irbgen.spread import PropertySpread, share, top_rows
 
 MAX_TABLE_ROWS = 50  # a breakdown with more distinct values (e.g. real-valued difficulty) is cut here
 
@@ -232,12 +232,6 @@ def _statistics(stats: BenchmarkStats) -> str:
 
 def _spread(spread: PropertySpread) -> str:
     """Properties asked (final hop; bridges) and the kinds of entity questions start from."""
-    tables = spread.tables()
-    totals = {
-        "final hop": spread.samples,
-        "bridges": sum(spread.bridges.values()),
-        "subject kind": spread.samples,
-    }
     heads = {"final hop": "property", "bridges": "property", "subject kind": "instance of"}
     lines = [
         "### Properties and entity kinds\n",
@@ -245,9 +239,9 @@ def _spread(spread: PropertySpread) -> str:
         "hops before it (their share of the bridge hops), and the class (instance of) of the entity each "
         "question starts from (its share of the samples).\n",
     ]
-    for name, rows in tables.items():
-        if rows:
-            cells = [(_cell(value), share(count, totals[name])) for value, count in rows]
+    for name, (counts, total) in spread.parts().items():
+        if counts:
+            cells = [(_cell(value), share(count, total)) for value, count in top_rows(counts)]
             lines += [f"#### {name.capitalize()}\n", _table((heads[name], "count (share)"), cells)]
     return "\n".join(lines)
 

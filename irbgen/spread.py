@@ -39,12 +39,13 @@ class PropertySpread:
         self.bridges.update(predicates[:-1])
         self.kinds[str(sample.attributes.extra.get(SUBJECT_KIND) or NO_KIND)] += 1
 
-    def tables(self) -> dict[str, list[tuple[str, int]]]:
-        """Each table's top rows, then "other", by name: final hop, bridges, subject kind."""
+    def parts(self) -> dict[str, tuple[Counter[str], int]]:
+        """Each part's counts and the total its shares are of: "final hop" (of the samples), "bridges"
+        (of the bridge hops), "subject kind" (of the samples)."""
         return {
-            "final hop": top_rows(self.final),
-            "bridges": top_rows(self.bridges),
-            "subject kind": top_rows(self.kinds),
+            "final hop": (self.final, self.samples),
+            "bridges": (self.bridges, sum(self.bridges.values())),
+            "subject kind": (self.kinds, self.samples),
         }
 
 
@@ -57,5 +58,5 @@ def top_rows(counts: Counter[str], top: int = TOP) -> list[tuple[str, int]]:
 
 
 def share(count: int, total: int) -> str:
-    """"12 (24.0%)"; the count alone for an empty total."""
+    """ "12 (24.0%)"; the count alone for an empty total."""
     return f"{count} ({100 * count / total:.1f}%)" if total else str(count)
