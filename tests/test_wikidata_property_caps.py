@@ -100,9 +100,7 @@ def test_over_caps_leaves_no_property_over_its_share_of_the_chains_left():
 
 
 def test_bad_shares_are_refused_naming_the_option(tmp_path):
-    result = CliRunner().invoke(
-        main, [*BUILD, "--property-share", "1.5", "--out", str(tmp_path / "run")]
-    )
+    result = CliRunner().invoke(main, [*BUILD, "--property-share", "1.5", "--out", str(tmp_path / "run")])
     assert result.exit_code == 2
     assert "property_share" in result.output or "property-share" in result.output
     assert "Traceback" not in result.output
