@@ -186,14 +186,20 @@ def over_caps(chains: list[Chain], caps: PropertyCaps, seed: int) -> dict[str, s
         floor = 0 if prop in trivial else 1
         return max(over_final, uses[prop] - max(floor, math.floor(share * hops)))
 
+    queues: dict[str, Iterator[str]] = {}  # per property, its chains in the order they are dropped
+
+    def queue(prop: str) -> Iterator[str]:
+        if prop not in queues:
+            using = [cid for cid, props in properties.items() if prop in props]
+            order = lambda cid: (-properties[cid].count(prop), len(properties[cid]), rank[cid])  # noqa: E731
+            queues[prop] = iter(sorted(using, key=order))
+        return queues[prop]
+
     while kept:
         prop = min(uses, key=lambda p: (-excess(p), p))
         if excess(prop) <= 0:
             break
-        victim = min(
-            (cid for cid, props in properties.items() if cid not in dropped and prop in props),
-            key=lambda cid: (-properties[cid].count(prop), len(properties[cid]), rank[cid]),
-        )
+        victim = next(cid for cid in queue(prop) if cid not in dropped)
         dropped[victim] = prop
         final[properties[victim][-1]] -= 1
         uses.subtract(properties[victim])
