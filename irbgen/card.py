@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from irbgen.schema import Document, Manifest, Sample
+from irbgen.spread import PropertySpread, share, top_rows
 
 MAX_TABLE_ROWS = 50  # a breakdown with more distinct values (e.g. real-valued difficulty) is cut here
 
@@ -94,6 +95,7 @@ class BenchmarkStats:
     by_source: Counter[str] = field(default_factory=Counter)
     answers_histogram: Counter[int] = field(default_factory=Counter)  # number of answers -> samples
     evidence_histogram: Counter[int] = field(default_factory=Counter)  # number of evidence docs -> samples
+    spread: PropertySpread = field(default_factory=PropertySpread)  # Wikidata samples only
 
     @property
     def mean_document_tokens(self) -> float:
@@ -131,6 +133,7 @@ class BenchmarkStats:
         self.by_source[sample.source] += 1
         self.answers_histogram[len(sample.answers)] += 1
         self.evidence_histogram[len(sample.evidence)] += 1
+        self.spread.add(sample)
 
 
 def render_card(manifest: Manifest, stats: BenchmarkStats, description: str, licence: str) -> str:
@@ -222,7 +225,25 @@ def _statistics(stats: BenchmarkStats) -> str:
         "### By template\n",
         _table(("template id", "template", "samples"), _cap(templates, 3)),
     ]
+    if stats.spread.samples:
+        sections.append(_spread(stats.spread))
     return "\n".join(sections)
+
+
+def _spread(spread: PropertySpread) -> str:
+    """Properties asked (final hop; bridges) and the kinds of entity questions start from."""
+    heads = {"final hop": "property", "bridges": "property", "subject kind": "instance of"}
+    lines = [
+        "### Properties and entity kinds\n",
+        "The property each question finally asks for (its share of the samples), the properties of the "
+        "hops before it (their share of the bridge hops), and the class (instance of) of the entity each "
+        "question starts from (its share of the samples).\n",
+    ]
+    for name, (counts, total) in spread.parts().items():
+        if counts:
+            cells = [(_cell(value), share(count, total)) for value, count in top_rows(counts)]
+            lines += [f"#### {name.capitalize()}\n", _table((heads[name], "count (share)"), cells)]
+    return "\n".join(lines)
 
 
 def _how_to_load() -> str:

@@ -56,15 +56,15 @@ EXPECTED = {
         "../rejects.jsonl": "a39a4cb2e94f5ffc69a8c1cbaf866b290bd71145a30e31980446ccf0c32a805c",
     },
     "wikidata": {
-        "samples.jsonl": "48caf7c7ac33b1813be8c288e3fb2c3448a4ba85d7b469b08fa371623c2ae1e2",
+        "samples.jsonl": "5d96e746f624cb3dd697355a4fb79103dc55e028780b6acf81895845f9aa362e",
         "corpus.jsonl": "22bcf66a47c234483e6052eab3fa0141b3437d6e457655c1bacd2d785dc883a7",
-        "queries.jsonl": "1379af6ebc2ec5db4ff4b4e58c30f17291f12be62bd16fc5abbbf2848d8008b3",
-        "qrels/test.tsv": "b69301a2d52541fd02839eb6060196389865998fdd450c8ed8346f4ad8d0ae75",
-        "manifest.json": "a2a392df0e59dbeb4ce87df812645cc8bc5f774e49cdccc8682943a278e7efa8",
-        "README.md": "1983dea0ac24861fdc53c655785d1294bdf23dfd5d47d8f4b545757eb3b0a9d1",
-        "queries_hops.jsonl": "fbb7018b30a721471c49ab362da06528ada1f54e6d4b07c2656a13fcd3a0a3f4",
-        "qrels/hops.tsv": "aafc4158eadb124963ed586b01ee232796d378595fe0507b406daf902ce7a12f",
-        "../rejects.jsonl": "603ce85084f5b97df993c74812b21e98d3f0e322b5561b23829f1e2171aba94d",
+        "queries.jsonl": "1bf3a21b905c59dd24f401c01c4763d4ce3c65eb45d2bbb5e5a0f724f7619693",
+        "qrels/test.tsv": "bb6828c54e2014621804f54d0978d4eb778262a0087fa987edfefc79bb3ab916",
+        "manifest.json": "0c76006ac5b52c836255a9fcbcc8ed4a3b069f63658e7a0202fa60742280e573",
+        "README.md": "4183edd7064e7320ab72cd6c7b0abd3b2409182a9b6fcf4611045225312d450f",
+        "queries_hops.jsonl": "51d63e9bef9b7b39ae56f9fdc3315ceefb1606ae6bce11696f92fb5c9fd41cda",
+        "qrels/hops.tsv": "9d16d0361dcab28778b5b26244c57a129d056e697fae69df69f2381b6e5aed65",
+        "../rejects.jsonl": "a68a93c5051a5f0ea978080db60c835899924c85f6c17ff1be011636d6057f5c",
     },
 }
 

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from irbgen.errors import BadInputError
 from irbgen.wikidata.chains import (
     EXHAUSTIVE,
+    NO_PROPERTY_CAPS,
     SamplingCaps,
     allocate_quotas,
     chain_id,
@@ -80,6 +81,7 @@ def sample(
     kb: KnowledgeBase, old: KnowledgeBase | None = None, seed: int = 0, threshold: float = 10, **options
 ):
     options.setdefault("caps", EXHAUSTIVE)
+    options.setdefault("property_caps", NO_PROPERTY_CAPS)
     options.setdefault("per_hop", 10**6)
     return sample_chains(
         kb,

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from wikidata_openrefine import REALDATA as REALDATA_DIR
 
 from irbgen.cli import main
 from irbgen.pipeline.stage import StageContext
@@ -26,7 +27,7 @@ from irbgen.wikidata.records import Chain, ChainHop, ChainQuestion, Statement, W
 
 REPO = Path(__file__).resolve().parents[1]
 FIVE = REPO / "tests" / "data" / "wikidata-real" / "five-entities.json"
-REALDATA = REPO.parent / "shared" / "realdata" / "wikidata-100-entities.json.bz2"
+REALDATA = REALDATA_DIR / "wikidata-100-entities.json.bz2"  # IRBGEN_REALDATA names the folder
 SAMPLES = REPO / "data" / "samples" / "wikidata"
 OLD = SAMPLES / "wikidata-old.json.gz"
 RAW_ID = re.compile(r"\b[PQ]\d+\b")

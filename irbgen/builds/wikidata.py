@@ -33,6 +33,7 @@ from irbgen.pipeline.executors import EXECUTOR_FIELDS, ExecutorOptions, executor
 from irbgen.pipeline.stage import Batch, StageContext
 from irbgen.pipeline.steps import Done, Step, run_steps
 from irbgen.progress import Progress
+from irbgen.wikidata.chains import PropertyCaps
 from irbgen.wikidata.corpus import documents_by_entity, entity_documents, id_order
 from irbgen.wikidata.dumps import ReadEntities, wikidata_shards
 from irbgen.wikidata.knowledge import KnowledgeBase
@@ -81,6 +82,8 @@ class WikidataBuildConfig(LLMOptions, ExecutorOptions):
     hops: str = "1-4"
     per_hop: int = Field(50, ge=1)
     mix: str | None = None
+    property_share: float = Field(0.25, ge=0, le=1)  # of final hops and of all hops, per property
+    trivial_share: float = Field(0.0, ge=0, le=1)  # of all hops, per trivial property
     chunk_tokens: int = Field(512, ge=16)
     seed: int = 0
     offline: bool = False
@@ -143,11 +146,14 @@ def question_steps(
     if config.rebel_model is not None:
         counting = CountTriples(config.wikipedia_dump, config.rebel_model)
         steps.append(Step("wikipedia_frequency", counting, lambda done: [Batch(name="kb", parts={"kb": kb})]))
+    caps = PropertyCaps(share=config.property_share, trivial_share=config.trivial_share)
     return [
         *steps,
         Step(
             "chains",
-            SampleChains(hops=hops, per_hop=config.per_hop, mix=config.mix, seed=config.seed),
+            SampleChains(
+                hops=hops, per_hop=config.per_hop, mix=config.mix, seed=config.seed, property_caps=caps
+            ),
             lambda done: [chain_batch(done)],
         ),
         Step(
@@ -156,7 +162,11 @@ def question_steps(
             lambda done: _chains(done),
             concurrency=config.llm_concurrency,
         ),
-        Step("samples", MakeChainSamples(seed=config.seed), lambda done: [sample_batch(done)]),
+        Step(
+            "samples",
+            MakeChainSamples(seed=config.seed, property_caps=caps),
+            lambda done: [sample_batch(done)],
+        ),
     ]
 
 

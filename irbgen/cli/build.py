@@ -251,6 +251,18 @@ def build_inputs(config: Any, config_path: Path | None) -> dict[str, Any]:
 @click.option("--per-hop", default=50, show_default=True, type=int, help="Wikidata: chains per hop count.")
 @click.option("--mix", help='Wikidata: weights per stratum, e.g. "unpopular-new=2,*=1".')
 @click.option(
+    "--property-share",
+    type=REAL,
+    help="Wikidata: the most of the final hops, and of all hops, one property may take (0-1).  "
+    "[default: 0.25]",
+)
+@click.option(
+    "--trivial-share",
+    type=REAL,
+    help="Wikidata: the most of all hops a trivial property (sex or gender, ...) may take "
+    "(0-1).  [default: 0]",
+)
+@click.option(
     "--chunk-tokens", default=512, show_default=True, type=int, help="Wikidata: passage chunk size."
 )
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of every random choice.")

@@ -33,6 +33,7 @@ from irbgen.eval.filtering import closed_book_marks
 from irbgen.eval.plots import Panel, Series, line_chart
 from irbgen.eval.report.document import Bullets, Heading, Image, Table
 from irbgen.eval.report.render import render_markdown
+from irbgen.spread import OTHER, PropertySpread, share, top_rows
 
 # Function words left out of the lexical overlap: they say nothing about whether evidence was found.
 STOPWORDS = frozenset(
@@ -44,6 +45,7 @@ STOPWORDS = frozenset(
 )
 ANSWER_TYPES = ("numeric", "date", "name_or_text")
 BM25_MEASURE = "nDCG@10"
+TOP_SPREAD = 10  # rows of each benchmark's property and subject-kind spread in compare.md
 NONE = "(none)"  # the value of a sample without one (a Wikidata sample has no difficulty)
 _TOKEN = re.compile(r"[^\W_]+")  # runs of letters and digits, any script
 _NUMERIC = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
@@ -191,7 +193,9 @@ def profile_benchmark(path: Path, bm25: bool = True) -> dict[str, Any]:
     lengths: list[int] = []
     false_premise = 0
     wanted: list[tuple[set[str], list[str]]] = []  # (content words, evidence ids) per sample with both
+    spread = PropertySpread()
     for sample in read_samples(path):
+        spread.add(sample)
         hops[str(sample.hops)] += 1
         difficulty[_key(sample.difficulty)] += 1
         question_types[_key(sample.attributes.question_type)] += 1
@@ -211,7 +215,7 @@ def profile_benchmark(path: Path, bm25: bool = True) -> dict[str, Any]:
         len(words & set().union(*(evidence_words.get(doc_id, ()) for doc_id in evidence))) / len(words)
         for words, evidence in wanted
     ]
-    spread = Spread.of(answers)
+    answer_spread = Spread.of(answers)
     return {
         "name": manifest.name or path.name,
         "path": str(path),
@@ -222,7 +226,11 @@ def profile_benchmark(path: Path, bm25: bool = True) -> dict[str, Any]:
         "hops": _distribution(hops),
         "difficulty": _distribution(difficulty),
         "question_types": _distribution(question_types),
-        "answers_per_question": {"mean": spread.mean, "median": spread.median, "max": spread.max},
+        "answers_per_question": {
+            "mean": answer_spread.mean,
+            "median": answer_spread.median,
+            "max": answer_spread.max,
+        },
         "answer_types": types,
         "false_premise": false_premise,
         "false_premise_share": false_premise / samples if samples else 0.0,
@@ -235,7 +243,52 @@ def profile_benchmark(path: Path, bm25: bool = True) -> dict[str, Any]:
             "samples": len(overlaps),
         },
         "bm25_ndcg@10": _bm25(path) if bm25 else None,
+        "spread": _spread_profile(spread),
     }
+
+
+SPREADS = (
+    ("final hop", "Final-hop properties"),
+    ("bridges", "Bridge properties"),
+    ("subject kind", "Subject kinds"),
+)
+
+
+def _spread_profile(spread: PropertySpread) -> dict[str, Any]:
+    """Counts (largest first, ties by name) of final-hop and bridge properties and subject kinds, with the
+    totals their shares are of: Wikidata samples, bridge hops, Wikidata samples."""
+    return {
+        name: {"total": total, "counts": dict(top_rows(counts, top=len(counts)))}
+        for name, (counts, total) in spread.parts().items()
+    }
+
+
+def _top_spread(profile: dict[str, Any], name: str) -> str:
+    """The most common value of one spread and its share ("country 24.0%"), n/a without Wikidata samples."""
+    part = profile["spread"][name]
+    if not part["counts"]:
+        return "n/a"
+    value, count = next(iter(part["counts"].items()))
+    return f"{value} {100 * count / part['total']:.1f}% ({len(part['counts'])} distinct)"
+
+
+def _spread_rows(
+    profiles: list[dict[str, Any]], name: str, top: int = TOP_SPREAD
+) -> tuple[tuple[str, ...], ...]:
+    """Side by side: the values in any benchmark's top `top`, then "other" (each benchmark's rest)."""
+    parts = [profile["spread"][name] for profile in profiles]
+    shown: dict[str, int] = {}
+    for part in parts:
+        for value, count in list(part["counts"].items())[:top]:
+            shown[value] = shown.get(value, 0) + count
+    values = [value for value, _ in top_rows(Counter(shown), top=len(shown))]
+    rows = [
+        (value, *(share(part["counts"].get(value, 0), part["total"]) for part in parts)) for value in values
+    ]
+    rest = [sum(n for value, n in part["counts"].items() if value not in shown) for part in parts]
+    if any(rest):
+        rows.append((OTHER, *(share(n, part["total"]) for n, part in zip(rest, parts, strict=True))))
+    return tuple(rows)
 
 
 def _scan_corpus(path: Path, wanted: list[tuple[set[str], list[str]]]) -> tuple[int, dict[str, set[str]]]:
@@ -301,6 +354,11 @@ def _rows(result: dict[str, Any]) -> list[tuple[str, ...]]:
         row("lexical overlap with evidence (mean)", lambda p: _fmt(p["lexical_overlap"]["mean"], 3)),
         row(f"BM25 {BM25_MEASURE}", lambda p: _fmt(p["bm25_ndcg@10"], 4)),
         *(
+            row(f"top {name} (share, distinct)", lambda p, name=name: _top_spread(p, name))
+            for name, _ in SPREADS
+            if any(profile["spread"][name]["counts"] for profile in result["benchmarks"])
+        ),
+        *(
             [row("closed-book share", _closed_book_text)]
             if any("closed_book" in profile for profile in result["benchmarks"])
             else []
@@ -352,6 +410,9 @@ def _write(result: dict[str, Any], tmp: Path) -> None:
             (value, *(_count_share(profile, key, value) for profile in profiles)) for value in values
         )
         blocks += [Heading(2, title), Table((title.lower(), *names), rows)]
+    for name, title in SPREADS:
+        if any(profile["spread"][name]["counts"] for profile in profiles):
+            blocks += [Heading(2, title), Table((name, *names), _spread_rows(profiles, name))]
     blocks += [Heading(2, "Notes"), Bullets(tuple(result["notes"]))]
     (tmp / "compare.md").write_bytes(render_markdown(blocks).encode())
     text = json.dumps(result, ensure_ascii=False, indent=2, allow_nan=False) + "\n"

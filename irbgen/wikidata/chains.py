@@ -36,6 +36,19 @@ depth-first search from each tries at most `max_branch` random out-edges per ent
 is full; a seed gives at most `max_per_seed` chains to each stratum; each stratum keeps at most `per_hop`
 candidates; the search stops when every weighted stratum is full or after `max_expansions` edges.
 Nothing enumerates every path of a large graph, and the graph's indexes are built lazily per head.
+
+Property caps (`PropertyCaps`, `--property-share` 0.25, `--trivial-share` 0), applied twice:
+
+- in sampling, against the build's target: no property ends more than `share` of per_hop x hop counts
+  chains or takes more than `share` of per_hop x (sum of hop counts) hops, at least one each; a trivial
+  property (`irbgen/resources/wikidata/trivial_properties.txt`: sex or gender, ...) takes at most
+  `trivial_share` of them (0: none). A candidate over a cap is not sampled (`property_cap_N_hop` in the
+  manifest's chain_sampling), so the search goes on to other properties; while one hop count is
+  collected its held candidates count against the caps, then only the chains chosen do;
+- on the chains that got a question (`over_caps`, in the samples step): the same shares of the samples
+  actually written and of their hops, exactly; a chain over is a reject `property_cap`.
+
+Both follow the seeded order, so the caps are deterministic.
 """
 
 from __future__ import annotations
@@ -63,6 +76,7 @@ from irbgen.wikidata.labels import (
 from irbgen.wikidata.labels import stratum as stratum  # part of this module's API: the chain's stratum
 from irbgen.wikidata.records import Chain, ChainHop, Statement
 from irbgen.wikidata.relations import inverse_step, is_class, is_inverse
+from irbgen.wikidata.vocabulary import load_trivial
 
 DEFAULT_EXCLUDED: frozenset[str] = frozenset(
     {
@@ -93,6 +107,104 @@ class SamplingCaps:
     max_seed_expansions: int = 500
     max_branch: int = 16
     max_per_seed: int = 2
+
+
+@dataclass(frozen=True)
+class PropertyCaps:
+    """How much of a build one property may take (see "Property caps" in the module docstring)."""
+
+    share: float = 0.25  # of the final hops, and of all hops, the build asks for
+    trivial_share: float = 0.0  # of all hops, for each trivial property
+    trivial: frozenset[str] | None = None  # None: trivial_properties.txt
+
+    def __post_init__(self) -> None:
+        for name in ("share", "trivial_share"):
+            if not 0 <= getattr(self, name) <= 1:
+                flag = name.replace("_", "-")
+                raise BadInputError(f"--{flag} must be within 0-1, got {getattr(self, name)}")
+
+
+NO_PROPERTY_CAPS = PropertyCaps(share=1.0, trivial_share=1.0)
+
+
+def _limit(share: float, total: int, least: int) -> float:
+    """share x total, rounded down, at least `least`; a share of 1 caps nothing (candidates held count)."""
+    return max(least, math.floor(share * total)) if share < 1 else math.inf
+
+
+class _PropertyCounter:
+    """Uses of each property by the chains chosen so far plus the candidates held, against the caps."""
+
+    def __init__(self, caps: PropertyCaps, per_hop: int, counts: list[int]) -> None:
+        self.trivial = caps.trivial if caps.trivial is not None else load_trivial()
+        self.final_limit = _limit(caps.share, per_hop * len(counts), 1)
+        self.any_limit = _limit(caps.share, per_hop * sum(counts), 1)
+        self.trivial_limit = _limit(caps.trivial_share, per_hop * sum(counts), 0)
+        self.final: Counter = Counter()
+        self.any: Counter = Counter()
+
+    def allows(self, properties: list[str]) -> bool:
+        """Whether a chain over these properties keeps every count within its cap."""
+        if self.final[properties[-1]] >= self.final_limit:
+            return False
+        for prop, uses in Counter(properties).items():
+            limit = self.trivial_limit if prop in self.trivial else self.any_limit
+            if self.any[prop] + uses > limit:
+                return False
+        return True
+
+    def add(self, properties: list[str]) -> None:
+        self.final[properties[-1]] += 1
+        self.any.update(properties)
+
+    def recount(self, chains: list[Chain]) -> None:
+        """Count the chosen chains only (the candidates not chosen give their uses back)."""
+        self.final, self.any = Counter(), Counter()
+        for chain in chains:
+            self.add([hop.statement.property for hop in chain.hops])
+
+
+def over_caps(chains: list[Chain], caps: PropertyCaps, seed: int) -> dict[str, str]:
+    """Chains to drop so that, among those left, no property ends more than `caps.share` of the chains or
+    takes more than `caps.share` of the hops (at least one use each), and no trivial property more than
+    `caps.trivial_share` of the hops: chain id -> the property it was dropped for.
+
+    While a property is over, one chain using it is dropped: most uses of it first, then fewest hops (a
+    long chain is rarer), then a seeded order. Deterministic for the same chains, caps and seed.
+    """
+    trivial = caps.trivial if caps.trivial is not None else load_trivial()
+    properties = {chain.id: [hop.statement.property for hop in chain.hops] for chain in chains}
+    rank = {chain_id: random.Random(f"{seed}:{chain_id}").random() for chain_id in properties}
+    final = Counter(props[-1] for props in properties.values())
+    uses = Counter(prop for props in properties.values() for prop in props)
+    kept, hops = len(properties), sum(uses.values())
+    dropped: dict[str, str] = {}
+
+    def excess(prop: str) -> float:
+        over_final = final[prop] - max(1, math.floor(caps.share * kept))
+        share = caps.trivial_share if prop in trivial else caps.share
+        floor = 0 if prop in trivial else 1
+        return max(over_final, uses[prop] - max(floor, math.floor(share * hops)))
+
+    queues: dict[str, Iterator[str]] = {}  # per property, its chains in the order they are dropped
+
+    def queue(prop: str) -> Iterator[str]:
+        if prop not in queues:
+            using = [cid for cid, props in properties.items() if prop in props]
+            order = lambda cid: (-properties[cid].count(prop), len(properties[cid]), rank[cid])  # noqa: E731
+            queues[prop] = iter(sorted(using, key=order))
+        return queues[prop]
+
+    while kept:
+        prop = min(uses, key=lambda p: (-excess(p), p))
+        if excess(prop) <= 0:
+            break
+        victim = next(cid for cid in queue(prop) if cid not in dropped)
+        dropped[victim] = prop
+        final[properties[victim][-1]] -= 1
+        uses.subtract(properties[victim])
+        kept, hops = kept - 1, hops - len(properties[victim])
+    return dropped
 
 
 EXHAUSTIVE = SamplingCaps(
@@ -435,6 +547,7 @@ def _collect(
     caps: SamplingCaps,
     rng: random.Random,
     stats: Counter,
+    uses: _PropertyCounter,
 ) -> dict[str, list[Chain]]:
     """Candidates of one length by stratum, each stratum holding at most per_hop."""
     budget = caps.max_expansions or max(20_000, 20 * per_hop * len(weights))
@@ -453,6 +566,11 @@ def _collect(
             if tuple(key for _, key, _ in steps) in blocked:
                 stats[f"subchains_skipped_{length}_hop"] += 1
                 continue
+            properties = [statement.property for statement, _, _ in steps]
+            if not uses.allows(properties):
+                stats[f"property_cap_{length}_hop"] += 1
+                continue
+            uses.add(properties)
             buckets[name].append(labeller.chain(steps))
             given[name] += 1
             if len(buckets[name]) >= per_hop or given[name] >= caps.max_per_seed:
@@ -477,14 +595,16 @@ def sample_chains(
     exclude_properties: frozenset[str] = DEFAULT_EXCLUDED,
     exclude_datatypes: frozenset[str] = DEFAULT_EXCLUDED_DATATYPES,
     caps: SamplingCaps | None = None,
+    property_caps: PropertyCaps | None = None,
     stats: Counter | None = None,
 ) -> list[Chain]:
     """Up to per_hop chains per hop count, split over strata by mix, sorted by (hops, id).
 
     `hops` is an inclusive (lo, hi) pair or any other collection of hop counts. `mix` is a --mix string
     or a mapping of the same names (`parse_mix`); without it every stratum weighs the same, so the
-    strata found share each hop count's quota equally. `stats`, when given, receives counts per hop
-    count: edges tried, candidates and chains per stratum, sub-chains skipped.
+    strata found share each hop count's quota equally. `property_caps` (default `PropertyCaps()`) bounds
+    each property's share. `stats`, when given, receives counts per hop count: edges tried, candidates
+    and chains per stratum, sub-chains skipped, candidates over a property cap.
     """
     counts = _hop_counts(hops)
     if per_hop < 0:
@@ -507,11 +627,13 @@ def sample_chains(
     graph = _Graph(kb, exclude_properties, exclude_datatypes)
     labeller = _Labeller(popularity, threshold, newness)
     blocked: set[tuple[str, ...]] = set()
+    uses = _PropertyCounter(property_caps or PropertyCaps(), per_hop, counts)
     chosen: list[Chain] = []
     for length in sorted(counts, reverse=True):  # longest first: shorter chains avoid the chosen ones
         if not by_length[length] or per_hop == 0:
             continue
-        buckets = _collect(graph, labeller, length, by_length[length], per_hop, blocked, caps, rng, stats)
+        weights = by_length[length]
+        buckets = _collect(graph, labeller, length, weights, per_hop, blocked, caps, rng, stats, uses)
         available = {name: len(bucket) for name, bucket in buckets.items()}
         stats.update({f"candidates_{length}_hop:{name}": count for name, count in available.items() if count})
         for name, quota in allocate_quotas(per_hop, by_length[length], available).items():
@@ -519,4 +641,5 @@ def sample_chains(
             for chain in rng.sample(buckets[name], quota):
                 chosen.append(chain)
                 blocked |= subsequences(chain)
+        uses.recount(chosen)
     return sorted(chosen, key=lambda chain: (len(chain.hops), chain.id))

@@ -17,9 +17,12 @@ from pydantic import BaseModel
 from irbgen.pipeline.stage import Batch, StageContext
 from irbgen.records import Record, Reject
 from irbgen.schema import Sample
-from irbgen.wikidata.chains import sample_chains
+from irbgen.spread import NO_KIND, SUBJECT_KIND
+from irbgen.wikidata.chains import PropertyCaps, over_caps, sample_chains
+from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.labels import Newness
 from irbgen.wikidata.records import Chain
+from irbgen.wikidata.relations import INSTANCE_OF
 from irbgen.wikidata.samples import chain_sample
 
 
@@ -85,8 +88,17 @@ class SampleChains:
     input_model = Batch
     output_model = ChainSampling
 
-    def __init__(self, *, hops: tuple[int, int], per_hop: int, mix: str | None, seed: int) -> None:
+    def __init__(
+        self,
+        *,
+        hops: tuple[int, int],
+        per_hop: int,
+        mix: str | None,
+        seed: int,
+        property_caps: PropertyCaps | None = None,
+    ) -> None:
         self.hops = hops
+        self.property_caps = property_caps
         self.per_hop = per_hop
         self.mix = mix
         self.seed = seed
@@ -108,6 +120,7 @@ class SampleChains:
             threshold=parts["threshold"],
             newness=Newness(parts["old_kb"]),
             rng=random.Random(self.seed),
+            property_caps=self.property_caps,
             stats=passed_over,
         )
         passed = dict(sorted(passed_over.items()))
@@ -121,17 +134,34 @@ class MakeChainSamples:
     input_model = Batch
     output_model = Sample
 
-    def __init__(self, *, seed: int) -> None:
+    def __init__(self, *, seed: int, property_caps: PropertyCaps | None = None) -> None:
         self.seed = seed
+        self.property_caps = property_caps or PropertyCaps()
 
     def key(self, record: Batch) -> str:
         """The batch's name."""
         return record.key
 
-    def process(self, record: Batch, context: StageContext) -> Iterator[Sample]:
-        """Samples in chain order."""
+    def process(self, record: Batch, context: StageContext) -> Iterator[Sample | Reject]:
+        """Samples in chain order; a chain over a property cap (`chains.over_caps`) is a reject."""
         parts = record.parts
         written = {question.chain_id: question for question in parts["questions"]}
-        for chain in parts["chains"]:
-            if chain.id in written:
-                yield chain_sample(chain, written[chain.id], parts["kb"], parts["documents"], seed=self.seed)
+        asked = [chain for chain in parts["chains"] if chain.id in written]
+        dropped = over_caps(asked, self.property_caps, self.seed)
+        for chain in asked:
+            if chain.id in dropped:
+                detail = f"{dropped[chain.id]} is over its share (--property-share, --trivial-share)"
+                yield Reject(stage=self.name, reason="property_cap", key=chain.id, detail=detail)
+            else:
+                kb = parts["kb"]
+                sample = chain_sample(chain, written[chain.id], kb, parts["documents"], seed=self.seed)
+                sample.attributes.extra[SUBJECT_KIND] = subject_kind(kb, chain.hops[0].statement.head)
+                yield sample
+
+
+def subject_kind(kb: KnowledgeBase, entity_id: str) -> str:
+    """The label of the entity's first labelled instance-of class, else the first class's id, else "(none)":
+    the card's entity kind."""
+    classes = [s.tail.id for s in kb.tails(entity_id, INSTANCE_OF) if s.tail.type == "entity" and s.tail.id]
+    labelled = [class_id for class_id in classes if kb.has_label(class_id)]
+    return kb.label((labelled or classes)[0]) if classes else NO_KIND

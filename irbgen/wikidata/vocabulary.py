@@ -3,7 +3,8 @@
 - `properties.toml`: per property how a question asks for it, and its English label where the property
   table `properties.tsv` (`irbgen.wikidata.property_table`) has none (see the file's head);
 - `units.tsv`: how an answer names a quantity's unit ("square kilometres", "km²");
-- `denied_properties.txt`: meta and maintenance properties that never make a question.
+- `denied_properties.txt`: meta and maintenance properties that never make a question;
+- `trivial_properties.txt`: properties whose answer is easy to guess (sex or gender), capped in chains.
 
 Each loader takes the folder, so a test or a user can point it at their own copy.
 """
@@ -27,6 +28,7 @@ PROPERTIES_FILE = "properties.toml"
 PROPERTY_TABLE_FILE = "properties.tsv"  # read by irbgen.wikidata.property_table
 UNITS_FILE = "units.tsv"
 DENIED_FILE = "denied_properties.txt"
+TRIVIAL_FILE = "trivial_properties.txt"
 _PROPERTY_ID = re.compile(r"P[1-9][0-9]*")
 _FIELDS = {"label", "phrase", "question", "event", "text"}
 
@@ -93,11 +95,20 @@ def load_units(folder: Path | Traversable = DEFAULT_DATA_DIR) -> dict[str, Unit]
 @cache
 def load_denied(folder: Path | Traversable = DEFAULT_DATA_DIR) -> frozenset[str]:
     """The denied P-ids from denied_properties.txt (the first word of each line)."""
-    path = _folder(folder) / DENIED_FILE
-    denied = set()
-    for number, line in read_list_file(path, "the denied properties"):
+    return _property_ids(_folder(folder) / DENIED_FILE, "the denied properties")
+
+
+@cache
+def load_trivial(folder: Path | Traversable = DEFAULT_DATA_DIR) -> frozenset[str]:
+    """The trivial P-ids from trivial_properties.txt (sex or gender, ...; the first word of each line)."""
+    return _property_ids(_folder(folder) / TRIVIAL_FILE, "the trivial properties")
+
+
+def _property_ids(path, what: str) -> frozenset[str]:
+    ids = set()
+    for number, line in read_list_file(path, what):
         pid = line.split()[0]
         if not _PROPERTY_ID.fullmatch(pid):
             raise BadInputError(f"{path}:{number}: {pid!r} is not a property id")
-        denied.add(pid)
-    return frozenset(denied)
+        ids.add(pid)
+    return frozenset(ids)
