@@ -12,7 +12,9 @@ writes in all.
 Both backends name every entity as `irbgen.wikidata.names` says: its label, with its description when
 the label is shared or too generic, and reject the chain as "ambiguous" when nothing singles it out. A hop
 whose property has no English label is "no_property_label"; a hop that is not the one current value of
-its (head, property) (`answerable.select`) is "many_values"; a chain whose subject or a bridge is a class
+its (head, property) (`answerable.select`) is "many_values"; one whose value changes over time with no
+date its qualifiers give (`dating.undated_change`: head of government, population ... with no point in
+time or start time) is "undated_change", whichever hop it is; a chain whose subject or a bridge is a class
 (`relations.is_class`) is "class_subject" or "class_bridge"; one that comes back to an entity it has
 visited, or takes a relation right after its inverse (`relations.inverse_step`), is "walks_back". The
 rules backend words the chain with `rules.grammar` and rejects one it cannot word naturally as
@@ -37,6 +39,7 @@ from irbgen.records import Reject
 from irbgen.text import contains_answer, fold, normalize, squash
 from irbgen.wikidata.answerable import Selection, select
 from irbgen.wikidata.corpus import number_text, qualifier_text, value_text
+from irbgen.wikidata.dating import undated_change
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.names import Names
 from irbgen.wikidata.records import Chain, ChainQuestion, Value
@@ -156,7 +159,7 @@ def check_chain(
 ) -> tuple[list[str], list[Selection], tuple[str, str] | None]:
     """(the name of each hop's head, each hop's selection, None), or ([], [], (reason, detail)) when the
     chain cannot be asked unambiguously: "walks_back", "class_subject", "class_bridge",
-    "no_property_label", "many_values" or "ambiguous"."""
+    "no_property_label", "many_values", "undated_change" or "ambiguous"."""
     if not chain.hops:
         return [], [], ("ambiguous", "the chain has no hops")
     nodes = [chain.hops[0].statement.head, *(hop.statement.tail.key for hop in chain.hops)]
@@ -182,6 +185,9 @@ def check_chain(
             found = ", ".join(sorted({value_text(kb, s.tail) for s in tails})) or "none"
             where = f"({kb.label(statement.head)}, {kb.property_label(statement.property)})"
             return [], [], ("many_values", f"hop {index}: {where} has values {found}, not one current value")
+        if undated_change(statement, selection.when):
+            where = f"({kb.label(statement.head)}, {kb.property_label(statement.property)})"
+            return [], [], ("undated_change", f"hop {index}: {where} changes over time and has no date")
         selections.append(selection)
     heads = []
     for index, hop in enumerate(chain.hops):

@@ -3,7 +3,9 @@
 - `properties.toml`: per property how a question asks for it, and its English label where the property
   table `properties.tsv` (`irbgen.wikidata.property_table`) has none (see the file's head);
 - `units.tsv`: how an answer names a quantity's unit ("square kilometres", "km²");
-- `denied_properties.txt`: meta and maintenance properties that never make a question.
+- `denied_properties.txt`: meta and maintenance properties that never make a question;
+- `changing_properties.txt`: properties whose value changes over time, asked only at a date
+  (`irbgen.wikidata.dating`).
 
 Each loader takes the folder, so a test or a user can point it at their own copy.
 """
@@ -27,6 +29,7 @@ PROPERTIES_FILE = "properties.toml"
 PROPERTY_TABLE_FILE = "properties.tsv"  # read by irbgen.wikidata.property_table
 UNITS_FILE = "units.tsv"
 DENIED_FILE = "denied_properties.txt"
+CHANGING_FILE = "changing_properties.txt"
 _PROPERTY_ID = re.compile(r"P[1-9][0-9]*")
 _FIELDS = {"label", "phrase", "question", "event", "text"}
 
@@ -90,14 +93,24 @@ def load_units(folder: Path | Traversable = DEFAULT_DATA_DIR) -> dict[str, Unit]
     return units
 
 
-@cache
-def load_denied(folder: Path | Traversable = DEFAULT_DATA_DIR) -> frozenset[str]:
-    """The denied P-ids from denied_properties.txt (the first word of each line)."""
-    path = _folder(folder) / DENIED_FILE
-    denied = set()
-    for number, line in read_list_file(path, "the denied properties"):
+def _property_list(path: Path | Traversable, what: str) -> frozenset[str]:
+    """The P-ids of a list file (the first word of each line)."""
+    pids = set()
+    for number, line in read_list_file(path, what):
         pid = line.split()[0]
         if not _PROPERTY_ID.fullmatch(pid):
             raise BadInputError(f"{path}:{number}: {pid!r} is not a property id")
-        denied.add(pid)
-    return frozenset(denied)
+        pids.add(pid)
+    return frozenset(pids)
+
+
+@cache
+def load_denied(folder: Path | Traversable = DEFAULT_DATA_DIR) -> frozenset[str]:
+    """The denied P-ids from denied_properties.txt (the first word of each line)."""
+    return _property_list(_folder(folder) / DENIED_FILE, "the denied properties")
+
+
+@cache
+def load_changing(folder: Path | Traversable = DEFAULT_DATA_DIR) -> frozenset[str]:
+    """The P-ids whose value changes over time, from changing_properties.txt (the first word of each line)."""
+    return _property_list(_folder(folder) / CHANGING_FILE, "the changing properties")
