@@ -56,15 +56,15 @@ EXPECTED = {
         "../rejects.jsonl": "a39a4cb2e94f5ffc69a8c1cbaf866b290bd71145a30e31980446ccf0c32a805c",
     },
     "wikidata": {
-        "samples.jsonl": "48caf7c7ac33b1813be8c288e3fb2c3448a4ba85d7b469b08fa371623c2ae1e2",
+        "samples.jsonl": "aaa4a5ddac2ea589abcc5edc561051455d35f522fa9e3a39d1897b80e2f8c2b6",
         "corpus.jsonl": "22bcf66a47c234483e6052eab3fa0141b3437d6e457655c1bacd2d785dc883a7",
-        "queries.jsonl": "1379af6ebc2ec5db4ff4b4e58c30f17291f12be62bd16fc5abbbf2848d8008b3",
+        "queries.jsonl": "43174be46194e0fa756a8e9197e6bfcf88b8b0f886b6aa658b5d68fee284a70a",
         "qrels/test.tsv": "b69301a2d52541fd02839eb6060196389865998fdd450c8ed8346f4ad8d0ae75",
-        "manifest.json": "a2a392df0e59dbeb4ce87df812645cc8bc5f774e49cdccc8682943a278e7efa8",
+        "manifest.json": "82795c8cb62035c03e6f7fde86f8694c950440f28e30e71a725cd5f99346caf0",
         "README.md": "1983dea0ac24861fdc53c655785d1294bdf23dfd5d47d8f4b545757eb3b0a9d1",
-        "queries_hops.jsonl": "fbb7018b30a721471c49ab362da06528ada1f54e6d4b07c2656a13fcd3a0a3f4",
+        "queries_hops.jsonl": "6ba020c83b754b782db31684bed6050fa19595e4549bb294c2df2be846722c18",
         "qrels/hops.tsv": "aafc4158eadb124963ed586b01ee232796d378595fe0507b406daf902ce7a12f",
-        "../rejects.jsonl": "603ce85084f5b97df993c74812b21e98d3f0e322b5561b23829f1e2171aba94d",
+        "../rejects.jsonl": "5dda521ece9479f49a7150cd8b761d75e008620a98dd6c5f15b4549fcaae9191",
     },
 }
 
