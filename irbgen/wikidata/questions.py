@@ -39,7 +39,7 @@ from irbgen.records import Reject
 from irbgen.text import contains_answer, fold, normalize, squash
 from irbgen.wikidata.answerable import Selection, select
 from irbgen.wikidata.corpus import number_text, qualifier_text, value_text
-from irbgen.wikidata.dating import undated_change
+from irbgen.wikidata.dating import time_key, undated_change
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.names import Names
 from irbgen.wikidata.records import Chain, ChainQuestion, Value
@@ -307,11 +307,19 @@ class WriteChainQuestions(LLMStage):
 
     def gate(self, chain: Chain, question: ChainQuestion) -> Reject | None:
         """An "answer_leak" reject when the question or a sub-question holds its answer, a
-        "two_question_words" reject when one asks twice, else None. (The llm backend checks each
-        attempt for leaks before this, to write again.)"""
+        "two_question_words" reject when one asks twice, an "undated_change" reject when a hop's date
+        (`answerable.select`) is missing from the question or the hop's sub-question, else None. (The llm
+        backend checks each attempt for leaks before this, to write again.)"""
         leak = self._leak(chain, question.question, question.sub_questions)
         if leak is not None:
             return self.reject(chain, "answer_leak", leak)
+        for index, hop in enumerate(chain.hops):
+            selection = select(self.kb, hop.statement.head, hop.statement.property)
+            year = str(abs(time_key(selection.when)[0])) if selection is not None and selection.when else ""
+            sub_question = question.sub_questions[index] if index < len(question.sub_questions) else ""
+            if year and not (year in question.question and year in sub_question):
+                detail = f"hop {index}: the question omits its date {year}"
+                return self.reject(chain, "undated_change", detail)
         heads = [hop.statement.head for hop in chain.hops]
         names = tuple(name for head in heads for name in (self.kb.label(head), self.names.name(head)) if name)
         for text in (question.question, *question.sub_questions):
