@@ -26,10 +26,12 @@ from irbgen.phantom.vocabulary import DEFAULT_VOCABULARY_DIR, FILES, load_vocabu
 from irbgen.wikidata.property_table import shipped_table
 from irbgen.wikidata.questions import ANSWER_PROMPT, QUESTION_PROMPT
 from irbgen.wikidata.vocabulary import (
+    CHANGING_FILE,
     DEFAULT_DATA_DIR,
     DENIED_FILE,
     PROPERTIES_FILE,
     PROPERTY_TABLE_FILE,
+    TRIVIAL_FILE,
     UNITS_FILE,
     load_denied,
     load_units,
@@ -55,7 +57,7 @@ PROMPTS = {
 # resource folder -> the file names the code reads from it
 EXPECTED = {
     "phantom": set(FILES.values()),
-    "wikidata": {PROPERTIES_FILE, PROPERTY_TABLE_FILE, UNITS_FILE, DENIED_FILE},
+    "wikidata": {PROPERTIES_FILE, PROPERTY_TABLE_FILE, UNITS_FILE, DENIED_FILE, CHANGING_FILE, TRIVIAL_FILE},
     "prompts": {name + PROMPT_SUFFIX for name in PROMPTS},
 }
 

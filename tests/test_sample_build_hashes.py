@@ -56,15 +56,15 @@ EXPECTED = {
         "../rejects.jsonl": "a39a4cb2e94f5ffc69a8c1cbaf866b290bd71145a30e31980446ccf0c32a805c",
     },
     "wikidata": {
-        "samples.jsonl": "5d96e746f624cb3dd697355a4fb79103dc55e028780b6acf81895845f9aa362e",
+        "samples.jsonl": "bbfbfa3eeb4a6f5f896e1dbac36f87f51e1b4037f3c1817fe915d61b0e600f83",
         "corpus.jsonl": "22bcf66a47c234483e6052eab3fa0141b3437d6e457655c1bacd2d785dc883a7",
-        "queries.jsonl": "1bf3a21b905c59dd24f401c01c4763d4ce3c65eb45d2bbb5e5a0f724f7619693",
+        "queries.jsonl": "2247ac5af8c1354e808170459e39582bf6dfededa4db50f7e25cf79e9876d52f",
         "qrels/test.tsv": "bb6828c54e2014621804f54d0978d4eb778262a0087fa987edfefc79bb3ab916",
-        "manifest.json": "0c76006ac5b52c836255a9fcbcc8ed4a3b069f63658e7a0202fa60742280e573",
+        "manifest.json": "c73b8873b1d9e110065399924a927e942aeb8930bb118eec2fce9b0d0cb94869",
         "README.md": "4183edd7064e7320ab72cd6c7b0abd3b2409182a9b6fcf4611045225312d450f",
-        "queries_hops.jsonl": "51d63e9bef9b7b39ae56f9fdc3315ceefb1606ae6bce11696f92fb5c9fd41cda",
+        "queries_hops.jsonl": "8339d6fc7a80775d5ed88cb84f58f74c5280c407ff21b1d982269ab2cb61a2cf",
         "qrels/hops.tsv": "9d16d0361dcab28778b5b26244c57a129d056e697fae69df69f2381b6e5aed65",
-        "../rejects.jsonl": "a68a93c5051a5f0ea978080db60c835899924c85f6c17ff1be011636d6057f5c",
+        "../rejects.jsonl": "0ca30195eb8cd515ef1038652b11863d9b9539227f48afda4d9d72b50cc45b0c",
     },
 }
 

@@ -392,6 +392,16 @@ def test_llm_one_hop_sub_question_is_the_question():
     )
 
 
+def test_llm_question_without_its_hops_date_is_rejected():
+    # Lisbrook's population is qualified 2020: a written question that drops the year asks it undated
+    undated = "What is the population of Lisbrook?"
+    reply = json.dumps({"question": undated, "sub_questions": [{"question": undated, "answer": "x"}]})
+    with OpenAIStubServer(Responder([reply], {undated: "18,400"})) as server:
+        out = run_llm(server, chain("P1082", start="Q3"))
+    assert isinstance(out, Reject) and out.reason == "undated_change", out
+    assert out.detail == "hop 0: the question omits its date 2020"
+
+
 def test_llm_regenerates_after_failed_validation():
     first, second = MAIN.replace("In which", "In what"), MAIN.replace("college", "school")
     responder = Responder([written(first), written(second), written()], RIGHT)

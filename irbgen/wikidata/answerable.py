@@ -28,14 +28,15 @@ preferred statements only those do. `select` then picks the statement a question
 only value; else, among values that each carry a point in time, the one with the latest (the question
 says "in 2019"); else, among entity values, the only one without an end time (the current one). A
 statement qualified by "applies to part" or "criterion used" describes a part and is never picked.
-Anything else has several current values and is not asked ("many_values").
+Anything else has several current values and is not asked ("many_values"). The selection carries the
+date its statement is asked at (`dating.as_of`: "in 2019", "since 3 July 2020"), if it has one.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from irbgen.wikidata.dating import END_TIME, POINT_IN_TIME, as_of, time_key
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.records import Statement
 from irbgen.wikidata.units import unit_name
@@ -49,11 +50,8 @@ EXCLUDED_DATATYPES: frozenset[str] = frozenset(
 # and by `relations.is_class` (subclass of, instance of a Wikimedia category or a metaclass).
 KEPT_FOR_WORDING: frozenset[str] = frozenset({"P31", "P279", "P625"})
 TEXT_TYPES = frozenset({"string", "monolingualtext"})
-POINT_IN_TIME, END_TIME = "P585", "P582"
 PART_QUALIFIERS = frozenset({"P518", "P1013", "P642"})  # applies to part, criterion used, of
 YEAR_PRECISION = 9
-_MONTHS = "January February March April May June July August September October November December".split()
-_TIME_TEXT = re.compile(r"^(?:(\d{1,2}) )?(?:([A-Z][a-z]+) )?(\d+)( BCE)?$")
 
 
 def never_asked(property_id: str, datatype: str) -> bool:
@@ -97,23 +95,25 @@ def why_unusable(kb: KnowledgeBase, statement: Statement) -> str | None:
     return "excluded_value"
 
 
-def time_key(text: str) -> tuple[int, int, int]:
-    """A sortable key for a date as the reader writes it ("1 January 2019", "March 2019", "2019")."""
-    match = _TIME_TEXT.match(text.strip())
-    if match is None:
-        return (-(10**9), 0, 0)
-    day, month, year, bce = match.groups()
-    month_number = _MONTHS.index(month) + 1 if month in _MONTHS else 0
-    return (-int(year) if bce else int(year), month_number, int(day or 0))
-
-
 @dataclass(frozen=True)
 class Selection:
     """The statement a question asks about, how it was picked, and the date the question names."""
 
     statement: Statement
     how: str  # "only value", "latest point in time", "current value"
-    when: str = ""  # the point in time the value holds at, as text ("2019"), or ""
+    when: str = ""  # the date the value holds at, as text ("2019"), or ""
+    since: bool = False  # the value holds from `when` on ("since 3 July 2020"), not only at it
+
+
+def _dated(statement: Statement, how: str) -> Selection:
+    """The selection of the statement, with the date `dating.as_of` gives it."""
+    date = as_of(statement)
+    return Selection(statement, how, date.when, date.since) if date else Selection(statement, how)
+
+
+def _date_key(statement: Statement) -> tuple[int, int, int]:
+    date = as_of(statement)
+    return time_key(date.when) if date else (-(10**9), 0, 0)
 
 
 def _point_in_time(statement: Statement) -> str:
@@ -125,20 +125,19 @@ def select(kb: KnowledgeBase, head: str, property_id: str) -> Selection | None:
     """The one statement that answers (head, property), or None when there are several current values."""
     candidates = [s for s in kb.tails(head, property_id) if not PART_QUALIFIERS & s.qualifiers.keys()]
     tails = {s.tail.key for s in candidates}
-    if len(tails) == 1:
-        dates = {_point_in_time(s) for s in candidates}
-        return Selection(candidates[0], "only value", dates.pop() if len(dates) == 1 else "")
+    if len(tails) == 1:  # the same value more than once: the one with the latest date
+        return _dated(max(candidates, key=_date_key), "only value")
     if len(tails) < 1:
         return None
     if all(_point_in_time(s) for s in candidates):
         latest = max(time_key(_point_in_time(s)) for s in candidates)
         newest = [s for s in candidates if time_key(_point_in_time(s)) == latest]
         if len({s.tail.key for s in newest}) == 1 and latest[0] > 0:
-            return Selection(newest[0], "latest point in time", _point_in_time(newest[0]))
+            return _dated(newest[0], "latest point in time")
     if all(s.tail.type == "entity" for s in candidates):
         current = [s for s in candidates if END_TIME not in s.qualifiers]
         if len({s.tail.key for s in current}) == 1:
-            return Selection(current[0], "current value")
+            return _dated(current[0], "current value")
     return None
 
 

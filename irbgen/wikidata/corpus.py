@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from irbgen.errors import BadInputError
 from irbgen.schema import Document
+from irbgen.wikidata.dating import END_TIME, POINT_IN_TIME, START_TIME
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.records import Chain, Statement, Value, WikidataEntity
 from irbgen.wikidata.rules.questions import value_phrase
@@ -38,8 +39,7 @@ RAW_ID = re.compile(r"\b[PQ]\d+\b")  # an item or property id inside a text
 _BRACKETS_WITH_ID = re.compile(r"\s*\([^()]*\b[PQ]\d+\b[^()]*\)")
 _SENTENCE_END = re.compile(r"(?<=[.;])\s+")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
-# Qualifiers read as time spans; every other qualifier is written "<property>: <values>".
-POINT_IN_TIME, START_TIME, END_TIME = "P585", "P580", "P582"
+# Qualifiers read as time spans (`dating`); every other qualifier is written "<property>: <values>".
 _TIME_QUALIFIERS = frozenset({POINT_IN_TIME, START_TIME, END_TIME})  # worded without their labels
 
 

@@ -12,7 +12,9 @@ writes in all.
 Both backends name every entity as `irbgen.wikidata.names` says: its label, with its description when
 the label is shared or too generic, and reject the chain as "ambiguous" when nothing singles it out. A hop
 whose property has no English label is "no_property_label"; a hop that is not the one current value of
-its (head, property) (`answerable.select`) is "many_values"; a chain whose subject or a bridge is a class
+its (head, property) (`answerable.select`) is "many_values"; one whose value changes over time with no
+date its qualifiers give (`dating.undated_change`: head of government, population ... with no point in
+time or start time) is "undated_change", whichever hop it is; a chain whose subject or a bridge is a class
 (`relations.is_class`) is "class_subject" or "class_bridge"; one that comes back to an entity it has
 visited, or takes a relation right after its inverse (`relations.inverse_step`), is "walks_back". The
 rules backend words the chain with `rules.grammar` and rejects one it cannot word naturally as
@@ -37,6 +39,7 @@ from irbgen.records import Reject
 from irbgen.text import contains_answer, fold, normalize, squash
 from irbgen.wikidata.answerable import Selection, select
 from irbgen.wikidata.corpus import number_text, qualifier_text, value_text
+from irbgen.wikidata.dating import time_key, undated_change
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.names import Names
 from irbgen.wikidata.records import Chain, ChainQuestion, Value
@@ -156,7 +159,7 @@ def check_chain(
 ) -> tuple[list[str], list[Selection], tuple[str, str] | None]:
     """(the name of each hop's head, each hop's selection, None), or ([], [], (reason, detail)) when the
     chain cannot be asked unambiguously: "walks_back", "class_subject", "class_bridge",
-    "no_property_label", "many_values" or "ambiguous"."""
+    "no_property_label", "many_values", "undated_change" or "ambiguous"."""
     if not chain.hops:
         return [], [], ("ambiguous", "the chain has no hops")
     nodes = [chain.hops[0].statement.head, *(hop.statement.tail.key for hop in chain.hops)]
@@ -182,6 +185,9 @@ def check_chain(
             found = ", ".join(sorted({value_text(kb, s.tail) for s in tails})) or "none"
             where = f"({kb.label(statement.head)}, {kb.property_label(statement.property)})"
             return [], [], ("many_values", f"hop {index}: {where} has values {found}, not one current value")
+        if undated_change(statement, selection.when):
+            where = f"({kb.label(statement.head)}, {kb.property_label(statement.property)})"
+            return [], [], ("undated_change", f"hop {index}: {where} changes over time and has no date")
         selections.append(selection)
     heads = []
     for index, hop in enumerate(chain.hops):
@@ -301,11 +307,19 @@ class WriteChainQuestions(LLMStage):
 
     def gate(self, chain: Chain, question: ChainQuestion) -> Reject | None:
         """An "answer_leak" reject when the question or a sub-question holds its answer, a
-        "two_question_words" reject when one asks twice, else None. (The llm backend checks each
-        attempt for leaks before this, to write again.)"""
+        "two_question_words" reject when one asks twice, an "undated_change" reject when a hop's date
+        (`answerable.select`) is missing from the question or the hop's sub-question, else None. (The llm
+        backend checks each attempt for leaks before this, to write again.)"""
         leak = self._leak(chain, question.question, question.sub_questions)
         if leak is not None:
             return self.reject(chain, "answer_leak", leak)
+        for index, hop in enumerate(chain.hops):
+            selection = select(self.kb, hop.statement.head, hop.statement.property)
+            year = str(abs(time_key(selection.when)[0])) if selection is not None and selection.when else ""
+            sub_question = question.sub_questions[index] if index < len(question.sub_questions) else ""
+            if year and not (year in question.question and year in sub_question):
+                detail = f"hop {index}: the question omits its date {year}"
+                return self.reject(chain, "undated_change", detail)
         heads = [hop.statement.head for hop in chain.hops]
         names = tuple(name for head in heads for name in (self.kb.label(head), self.names.name(head)) if name)
         for text in (question.question, *question.sub_questions):

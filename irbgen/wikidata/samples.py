@@ -2,6 +2,9 @@
 
 `attributes.extra.hop_selection` says, per hop, which of its (head, property)'s values the chain took:
 "only value", "latest point in time (<date>)" or "current value" (the only one without an end time).
+`attributes.extra.as_of` gives, per hop, the date the question asks its value at (`dating.as_of`) in ISO
+8601 at its precision ("2019", "2020-07-03"), or null for an undated value; `as_of_since`
+says, per hop, whether the value holds from that date on ("since 3 July 2020") rather than at it.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from irbgen.errors import BadInputError
 from irbgen.schema import Attributes, Document, Hop, Provenance, Sample
 from irbgen.wikidata.answerable import select
 from irbgen.wikidata.corpus import documents_by_entity, hop_evidence
+from irbgen.wikidata.dating import AsOf
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.labels import stratum
 from irbgen.wikidata.questions import answer_texts, answer_type
@@ -70,6 +74,8 @@ def chain_sample(
     evidence = sorted({doc for docs in evidence_per_hop for doc in docs})
     layer = stratum(chain)
     popularity_mix, _, newness_mix = layer.partition("-")
+    selections = [select(kb, statement.head, statement.property) for statement in statements]
+    dates = [AsOf(s.when, s.since) if s is not None and s.when else None for s in selections]
     popular = [hop.popular for hop in chain.hops]
     new = [hop.new for hop in chain.hops]
     extra = {
@@ -82,6 +88,8 @@ def chain_sample(
         "entities": [statements[0].head] + [s.tail.id for s in statements if s.tail.type == "entity"],
         "answer_type": answer_type(last),
         "hop_selection": [_selection_note(kb, statement) for statement in statements],
+        "as_of": [date.iso if date else None for date in dates],
+        "as_of_since": [bool(date and date.since) for date in dates],
         "stratum": layer,
         "popularity_composition": popularity_mix,
         "attempts": question.attempts,

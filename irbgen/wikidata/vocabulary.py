@@ -4,7 +4,9 @@
   table `properties.tsv` (`irbgen.wikidata.property_table`) has none (see the file's head);
 - `units.tsv`: how an answer names a quantity's unit ("square kilometres", "km²");
 - `denied_properties.txt`: meta and maintenance properties that never make a question;
-- `trivial_properties.txt`: properties whose answer is easy to guess (sex or gender), capped in chains.
+- `trivial_properties.txt`: properties whose answer is easy to guess (sex or gender), capped in chains;
+- `changing_properties.txt`: properties whose value changes over time, asked only at a date
+  (`irbgen.wikidata.dating`).
 
 Each loader takes the folder, so a test or a user can point it at their own copy.
 """
@@ -29,6 +31,7 @@ PROPERTY_TABLE_FILE = "properties.tsv"  # read by irbgen.wikidata.property_table
 UNITS_FILE = "units.tsv"
 DENIED_FILE = "denied_properties.txt"
 TRIVIAL_FILE = "trivial_properties.txt"
+CHANGING_FILE = "changing_properties.txt"
 _PROPERTY_ID = re.compile(r"P[1-9][0-9]*")
 _FIELDS = {"label", "phrase", "question", "event", "text"}
 
@@ -92,23 +95,30 @@ def load_units(folder: Path | Traversable = DEFAULT_DATA_DIR) -> dict[str, Unit]
     return units
 
 
+def _property_list(path: Path | Traversable, what: str) -> frozenset[str]:
+    """The P-ids of a list file (the first word of each line)."""
+    pids = set()
+    for number, line in read_list_file(path, what):
+        pid = line.split()[0]
+        if not _PROPERTY_ID.fullmatch(pid):
+            raise BadInputError(f"{path}:{number}: {pid!r} is not a property id")
+        pids.add(pid)
+    return frozenset(pids)
+
+
 @cache
 def load_denied(folder: Path | Traversable = DEFAULT_DATA_DIR) -> frozenset[str]:
     """The denied P-ids from denied_properties.txt (the first word of each line)."""
-    return _property_ids(_folder(folder) / DENIED_FILE, "the denied properties")
+    return _property_list(_folder(folder) / DENIED_FILE, "the denied properties")
 
 
 @cache
 def load_trivial(folder: Path | Traversable = DEFAULT_DATA_DIR) -> frozenset[str]:
     """The trivial P-ids from trivial_properties.txt (sex or gender, ...; the first word of each line)."""
-    return _property_ids(_folder(folder) / TRIVIAL_FILE, "the trivial properties")
+    return _property_list(_folder(folder) / TRIVIAL_FILE, "the trivial properties")
 
 
-def _property_ids(path, what: str) -> frozenset[str]:
-    ids = set()
-    for number, line in read_list_file(path, what):
-        pid = line.split()[0]
-        if not _PROPERTY_ID.fullmatch(pid):
-            raise BadInputError(f"{path}:{number}: {pid!r} is not a property id")
-        ids.add(pid)
-    return frozenset(ids)
+@cache
+def load_changing(folder: Path | Traversable = DEFAULT_DATA_DIR) -> frozenset[str]:
+    """The P-ids whose value changes over time, from changing_properties.txt (the first word of each line)."""
+    return _property_list(_folder(folder) / CHANGING_FILE, "the changing properties")

@@ -12,6 +12,10 @@ one question word.
 A chain is not written (`NotWritable`, the stage's reject "chain_not_writable") when:
 
 - a property has no wording and its label reads as no noun ("languages spoken, written or signed");
+- an inner hop's date has no place: it follows the subject when that is a name ("the head of government
+  of Estmarch since 2021"), else it goes before a closing " of " or " by " ("the head of government since
+  2021 of the country where Kiel is located", "the award received in 1987 by the director of ..."); after
+  a phrase of earlier hops it would date them instead;
 - clauses stack at the end past `MAX_OPEN_CLAUSES` ("... where the school where X was educated is
   located founded"), or one clause closes on the word the next begins with ("... is located located").
 
@@ -195,11 +199,18 @@ def bridge_template(kb: KnowledgeBase, property_id: str, tail_id: str, after_nam
 
 
 def bridge(kb: KnowledgeBase, selection: Selection, subject: Phrase) -> Phrase:
-    """The noun phrase for the selected tail of (subject, property), with its point in time."""
+    """The noun phrase for the selected tail of (subject, property), with its date ("the head of
+    government of France since 3 July 2020")."""
     statement = selection.statement
     template = bridge_template(kb, statement.property, statement.tail.id or "", subject.is_name)
     if selection.when:
-        template = f"{template} {when_text(selection.when)}"
+        date = when_text(selection.when, selection.since)
+        if subject.is_name:
+            template = f"{template} {date}"
+        elif template.endswith((" of {x}", " by {x}")):
+            template = f"{template[: -len(' of {x}')]} {date}{template[-len(' of {x}') :]}"
+        else:
+            raise NotWritable(f"no place for the date of {statement.property} ({date}) in '{template}'")
     return _place(template, subject)
 
 

@@ -5,7 +5,8 @@ properties that matter most a question ("In which country is {x} located?") and 
 country where {x} is located"); dates get their question word from their precision ("In which year was {x}
 founded?"). Any other property reads through `describe` (its label as a noun phrase) with a question
 word that follows the answer's type: who for a person, which place, which organisation, what else.
-A value picked by its point in time says so ("In 2019, what was the population of Oslo?").
+A value that changes over time is asked at its date (`irbgen.wikidata.dating`): "In 2019, what was the
+population of Oslo?", "Since 3 July 2020, who has been the head of government of France?".
 
 A multi-hop question names each later subject by a noun phrase of the hops before it, as MINTQA does
 ("What is the capital of the country where Potsdam is located?"): `rules.grammar` composes them.
@@ -69,8 +70,10 @@ def entity_kind(kb: KnowledgeBase, entity_id: str) -> str:
     return "thing"
 
 
-def when_text(when: str) -> str:
-    """ "in 2019", "in March 2019" or "on 1 January 2019"."""
+def when_text(when: str, since: bool = False) -> str:
+    """ "in 2019", "in March 2019", "on 1 January 2019", or with `since` "since 2019"."""
+    if since:
+        return f"since {when}"
     return f"on {when}" if re.match(r"^\d{1,2} [A-Z]", when) else f"in {when}"
 
 
@@ -83,10 +86,10 @@ def value_phrase(property_id: str, property_label: str, subject: str) -> str:
 
 
 def phrase(kb: KnowledgeBase, selection: Selection, subject: str) -> str:
-    """The noun phrase for the selected value of (subject, property), with its point in time."""
+    """The noun phrase for the selected value of (subject, property), with its date."""
     property_id = selection.statement.property
     text = value_phrase(property_id, kb.property_label(property_id), subject)
-    return f"{text} {when_text(selection.when)}" if selection.when else text
+    return f"{text} {when_text(selection.when, selection.since)}" if selection.when else text
 
 
 def _date_question(kb: KnowledgeBase, selection: Selection, subject: str) -> str:
@@ -110,7 +113,8 @@ def _question_word(kb: KnowledgeBase, value: Value) -> str:
 def question(kb: KnowledgeBase, selection: Selection, subject: str) -> str:
     """The question asking for the selected value of (subject, property).
 
-    A value picked by its point in time opens with it: "In 2019, what was the population of Oslo?".
+    A dated value opens with its date: "In 2019, what was the population of Oslo?", "Since 3 July 2020,
+    who has been the head of government of France?".
     """
     value = selection.statement.tail
     if value.type == "time":
@@ -121,11 +125,32 @@ def question(kb: KnowledgeBase, selection: Selection, subject: str) -> str:
             return wording.question.format(x=subject)
         return f"{_question_word(kb, value)} is {phrase(kb, selection, subject)}?"
 
+    opening = when_text(selection.when, selection.since)
+    opening = opening[0].upper() + opening[1:]
+    dated = dated_template(wording.question, selection.since) if wording is not None else None
+    if dated is not None:
+        text = dated.format(x=subject)
+        return f"{opening}, {text[0].lower()}{text[1:]}"
     undated = Selection(selection.statement, selection.how)
     word = _question_word(kb, value)
-    opening = when_text(selection.when)
-    opening = opening[0].upper() + opening[1:]
-    return f"{opening}, {word[0].lower()}{word[1:]} was {phrase(kb, undated, subject)}?"
+    verb = "has been" if selection.since else "was"
+    return f"{opening}, {word[0].lower()}{word[1:]} {verb} {phrase(kb, undated, subject)}?"
+
+
+def dated_template(template: str, since: bool = False) -> str | None:
+    """A present-tense question template in the past ("Who was the head of government of {x}?") or, with
+    `since`, the present perfect ("Who has been ...", "Which organisation has {x} been a member of?");
+    a template already in the past ("Which award did {x} receive?") stays; None when it has no single
+    " is " to change."""
+    if " did " in template and " is " not in template:
+        return None if since else template
+    if template.count(" is ") != 1:
+        return None
+    if not since:
+        return template.replace(" is ", " was ")
+    if " is {x} " in template:
+        return template.replace(" is {x} ", " has {x} been ")
+    return template.replace(" is ", " has been ")
 
 
 def too_long(text: str) -> bool:
