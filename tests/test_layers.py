@@ -18,7 +18,7 @@ LAYERS = [
      "spacy_models", "resources", "configfile", "outputs"},  # fmt: skip
     {"pipeline"},
     {"llm"},
-    {"card", "benchmark", "validation", "export"},
+    {"card", "benchmark", "validation", "export", "spread"},
     {"phantom", "web", "wikipedia", "irb", "wikidata"},  # the domain packages
     {"builds"},
     {"eval", "audit", "review", "testing"},

@@ -125,6 +125,8 @@ def wikidata_changes(inputs) -> dict[str, object]:
         "popular_threshold": 0.5,
         "hops": "1-2",
         "per_hop": 10,
+        "property_share": 0.5,
+        "trivial_share": 0.1,
         "mix": "*=1",
         "chunk_tokens": 256,
         "seed": 3,
