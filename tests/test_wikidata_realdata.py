@@ -14,16 +14,15 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from wikidata_openrefine import REALDATA as REALDATA_DIR
+from wikidata_openrefine import ask, one
 
 from irbgen.cli import main
-from irbgen.pipeline.stage import StageContext
 from irbgen.records import Reject
 from irbgen.wikidata.answerable import select, why_unusable
-from irbgen.wikidata.chains import chain_id
 from irbgen.wikidata.dumps import read_wikidata_dump
 from irbgen.wikidata.knowledge import KnowledgeBase
-from irbgen.wikidata.questions import WriteChainQuestions, is_answer_alias, is_pictograph
-from irbgen.wikidata.records import Chain, ChainHop, ChainQuestion, Statement, WikidataEntity
+from irbgen.wikidata.questions import is_answer_alias, is_pictograph
+from irbgen.wikidata.records import ChainQuestion, WikidataEntity
 
 REPO = Path(__file__).resolve().parents[1]
 FIVE = REPO / "tests" / "data" / "wikidata-real" / "five-entities.json"
@@ -49,18 +48,6 @@ def real() -> KnowledgeBase:
     if not REALDATA.exists():
         pytest.skip(f"real data not found at {REALDATA}")
     return read_kb(REALDATA)
-
-
-def one(kb: KnowledgeBase, head: str, prop: str) -> Statement:
-    (statement,) = {s.tail.key: s for s in kb.tails(head, prop)}.values()
-    return statement
-
-
-def ask(kb: KnowledgeBase, *statements: Statement) -> ChainQuestion | Reject:
-    hops = [ChainHop(statement=s, popularity=0.0, popular=False) for s in statements]
-    stage = WriteChainQuestions("rules", kb=kb)
-    (out,) = stage.process(Chain(id=chain_id(statements), hops=hops), StageContext(run_dir=Path(".")))
-    return out
 
 
 def run_build(*args) -> dict:
