@@ -382,9 +382,7 @@ def described_well(hop: PlanHop, writer: WriteQuestions) -> int | None:
     if words is None:
         return None
     plan = QuestionPlan(id=f"s:{hop.fact_id}", kind="single_hop", hops=[hop])
-    written = writer.rules(plan)
-    failure = written if isinstance(written, Reject) else writer.gate(plan, written)
-    return None if failure is not None else words
+    return None if writer.rules_failure(plan) is not None else words
 
 
 def _described_pairs(
@@ -666,8 +664,7 @@ def make_plans(
 
     def writable(plan: QuestionPlan) -> Why | None:
         """Why the rules cannot write the plan's question past every gate, or None."""
-        written = writer.rules(plan)
-        failure = written if isinstance(written, Reject) else writer.gate(plan, written)
+        failure = writer.rules_failure(plan)
         return None if failure is None else (failure.reason, failure.detail)
 
     def keep(chain: Sequence[PlanHop]) -> Why | None:

@@ -359,6 +359,12 @@ class WriteQuestions(LLMStage):
             method="rules",
         )
 
+    def rules_failure(self, plan: QuestionPlan) -> Reject | None:
+        """The reject of the rules backend for this plan, written and then gated, or None when its
+        question would be kept."""
+        written = self.rules(plan)
+        return written if isinstance(written, Reject) else self.gate(plan, written)
+
     def _true_failure(self, plan: QuestionPlan) -> Reject | None:
         """For a false-premise plan, the reject of the first gate its question fails when written without
         the false change (the question it was made from), or None: a false premise passes every gate of
@@ -368,8 +374,7 @@ class WriteQuestions(LLMStage):
         changes = [change for change in plan.changes if change.kind != "false_premise"]
         kind = "single_hop" if len(plan.hops) == 1 else "multi_hop"
         true = plan.model_copy(update={"kind": kind, "changes": changes})
-        written = self.rules(true)
-        failure = written if isinstance(written, Reject) else self.gate(true, written)
+        failure = self.rules_failure(true)
         if failure is None:
             return None
         return self.reject(plan, failure.reason, f"without its false premise: {failure.detail}")
