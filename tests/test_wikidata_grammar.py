@@ -209,13 +209,6 @@ def test_node_nouns_follow_the_class():
 @pytest.mark.parametrize(
     ("triples", "question"),
     [
-        # was "On what date was what German Confederation follows founded?"
-        ((("Q151624", "P155", "Q27306"), ("Q27306", "P571", "time:+1701-01-18T00:00:00Z")),
-         "On what date was the predecessor of German Confederation founded?"),
-        # was "On what date was what replaced Second Polish Republic founded?"
-        ((("Q207272", "P1366", "Q211274"), ("Q211274", "P571", "time:+1944-07-22T00:00:00Z")),
-         "On what date was the country that replaced Second Polish Republic (1918-1939 republic in Central "
-         "Europe) founded?"),  # "Republic" is its kind's head noun: the label gets its description
         # was "What is the native name of the capital of what follows Kingdom of Poland (...)?"
         ((("Q696908", "P156", "Q207272"), ("Q207272", "P36", "Q270"),
           ("Q270", "P1705", "monolingualtext:Warszawa@pl")),
@@ -228,6 +221,36 @@ def test_real_chains_read_with_one_question_word(kb, triples, question):
     out = ask(kb, *triples)
     assert isinstance(out, ChainQuestion), out
     assert out.question == question
+
+
+@pytest.mark.parametrize(
+    ("triples", "others"),
+    [
+        # "follows" Holy Roman Empire, while "replaces" names two more states
+        ((("Q151624", "P155", "Q27306"), ("Q27306", "P571", "time:+1701-01-18T00:00:00Z")), "Q154741"),
+        # "replaced by" Polish People's Republic, while "followed by" names the Soviet Union and more
+        ((("Q207272", "P1366", "Q211274"), ("Q211274", "P571", "time:+1944-07-22T00:00:00Z")),
+         "Soviet Union"),
+    ],
+)  # fmt: skip
+def test_a_successor_other_successions_contradict_is_not_asked(kb, triples, others):
+    assert all(int(head[1:]) % 2 == 0 for head, _, _ in triples[:1])  # the tuning half
+    out = ask(kb, *triples)
+    assert isinstance(out, Reject) and out.reason == "many_values", out
+    assert "other successions name" in out.detail and others in out.detail
+
+
+def test_an_event_takes_place_where_a_place_is_located():
+    fire_date = Value(type="time", text="14 June 2017", raw="+2017-06-14T00:00:00Z", precision=11)
+    kb = hand_kb(extra=(
+        ("Q70", "Harbour Fire", [("P585", fire_date), ("P17", "Q30")]),
+        ("Q72", "Old Mill", [("P17", "Q30")]),
+    ), properties={"P585": "point in time"})  # fmt: skip
+    assert ask(kb, ("Q70", "P17", "Q30")).question == "In which country did Harbour Fire take place?"
+    assert ask(kb, ("Q70", "P17", "Q30"), ("Q30", "P36", "Q32")).question == (
+        "What is the capital of the country where Harbour Fire took place?"
+    )
+    assert ask(kb, ("Q72", "P17", "Q30")).question == "In which country is Old Mill located?"
 
 
 def test_inverse_and_symmetric_relations():

@@ -17,7 +17,10 @@ from irbgen.cli import main
 from irbgen.eval.compare import compare_benchmarks, render_table
 from irbgen.spread import OTHER, top_rows
 from irbgen.wikidata.chains import NO_PROPERTY_CAPS, PropertyCaps, over_caps, sample_chains
+from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.labels import Newness, make_popularity
+from irbgen.wikidata.records import Statement, Value, WikidataEntity
+from irbgen.wikidata.stages import subject_kind
 from irbgen.wikidata.vocabulary import load_trivial
 from tests.test_wikidata_chains import EXHAUSTIVE, edge, literal, make_kb
 
@@ -179,3 +182,20 @@ def test_compare_shows_the_spread_side_by_side(bench, tmp_path):
         assert title in markdown
     share = f"{count} ({100 * count / len(rows):.1f}%)"
     assert f"| {top} | {share} | {share} |" in markdown
+
+
+def test_a_subject_kind_is_a_word_never_a_bare_q_id():
+    def item(qid, label, claims):
+        statements = [Statement(head=qid, property=p, tail=Value(type="entity", id=t, text=t), rank="normal")
+                      for p, t in claims]  # fmt: skip
+        return WikidataEntity(id=qid, kind="item", label=label, statements=statements)
+
+    kb = KnowledgeBase([
+        item("Q1", "Ada Vell", [("P31", "Q5")]),  # human, whose class item the dump lacks
+        item("Q2", "Vell Harbour", [("P31", "Q999"), ("P17", "Q3")]),  # an unlabelled class
+        item("Q3", "Norland", [("P31", "Q6")]),
+        item("Q6", "sovereign state", []),
+        item("Q4", "Loose Item", []),
+    ])  # fmt: skip
+    assert [subject_kind(kb, q) for q in ("Q1", "Q2", "Q3", "Q4")] == [
+        "person", "place", "sovereign state", "(none)"]  # fmt: skip

@@ -43,7 +43,7 @@ from irbgen.wikidata.dating import time_key, undated_change
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.names import Names
 from irbgen.wikidata.records import Chain, ChainQuestion, Value
-from irbgen.wikidata.relations import class_marker, inverse_step
+from irbgen.wikidata.relations import class_marker, inverse_step, other_successions
 from irbgen.wikidata.rules import questions as wording
 from irbgen.wikidata.rules.grammar import NotWritable, compose, has_two_question_words
 from irbgen.wikidata.rules.questions import describe, too_long
@@ -185,6 +185,11 @@ def check_chain(
             found = ", ".join(sorted({value_text(kb, s.tail) for s in tails})) or "none"
             where = f"({kb.label(statement.head)}, {kb.property_label(statement.property)})"
             return [], [], ("many_values", f"hop {index}: {where} has values {found}, not one current value")
+        others = other_successions(kb, statement.head, statement.property, statement.tail.key)
+        if others:
+            where = f"({kb.label(statement.head)}, {kb.property_label(statement.property)})"
+            named = ", ".join(kb.label(other) for other in others)
+            return [], [], ("many_values", f"hop {index}: {where}, while other successions name {named}")
         if undated_change(statement, selection.when):
             where = f"({kb.label(statement.head)}, {kb.property_label(statement.property)})"
             return [], [], ("undated_change", f"hop {index}: {where} changes over time and has no date")

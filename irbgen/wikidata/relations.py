@@ -7,6 +7,10 @@
   right after its inverse ("the territory whose capital is the capital of X" walks back to X's side).
   Dumps drop property entities' own statements, so the table is ours (after Wikidata's P1696 "inverse
   property" and its "symmetric property" class).
+- Successions: "followed by" and "replaced by" (P156/P1366) both name what came after, "follows" and
+  "replaces" (P155/P1365) what came before. When the two of a head name different items (the German
+  Empire is "followed by" the Second Polish Republic and "replaced by" the Weimar Republic), "the
+  successor of" it fits several things, so neither is asked (`other_successions`).
 - Classes: an item with a "subclass of" (P279) statement, or an instance of a metaclass or of a
   Wikimedia list, category, disambiguation or template page. A question about a class reads as if it
   were a thing ("In which country is constituency of the House of Commons located?"), so a class is
@@ -89,6 +93,24 @@ def _inverses() -> dict[str, frozenset[str]]:
 
 
 INVERSES: dict[str, frozenset[str]] = _inverses()
+
+SUCCESSIONS: tuple[frozenset[str], ...] = (
+    frozenset({"P156", "P1366"}),  # followed by, replaced by: what came after
+    frozenset({"P155", "P1365"}),  # follows, replaces: what came before
+)
+
+
+def other_successions(kb: KnowledgeBase, head: str, property_id: str, value: str) -> list[str]:
+    """Other items the head's successions of the same direction name: for "followed by" the values of
+    "replaced by" that are not `value` (the item key the hop takes), and the reverse."""
+    group = next((group for group in SUCCESSIONS if property_id in group), frozenset())
+    found = {
+        statement.tail.key
+        for prop in sorted(group - {property_id})
+        for statement in kb.tails(head, prop)
+        if statement.tail.type == "entity"
+    }
+    return sorted(found - {value})
 
 
 def is_inverse(first: str, second: str) -> bool:

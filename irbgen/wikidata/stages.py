@@ -23,6 +23,7 @@ from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.labels import Newness
 from irbgen.wikidata.records import Chain
 from irbgen.wikidata.relations import INSTANCE_OF
+from irbgen.wikidata.rules.grammar import node_noun
 from irbgen.wikidata.samples import chain_sample
 
 
@@ -160,8 +161,11 @@ class MakeChainSamples:
 
 
 def subject_kind(kb: KnowledgeBase, entity_id: str) -> str:
-    """The label of the entity's first labelled instance-of class, else the first class's id, else "(none)":
-    the card's entity kind."""
+    """The label of the entity's first labelled instance-of class, else what the wording calls it
+    (`grammar.node_noun`: "person" for an instance of Q5 whose item the dump lacks, "event", "place"),
+    else "(none)": the card's entity kind, never a bare Q-id."""
     classes = [s.tail.id for s in kb.tails(entity_id, INSTANCE_OF) if s.tail.type == "entity" and s.tail.id]
     labelled = [class_id for class_id in classes if kb.has_label(class_id)]
-    return kb.label((labelled or classes)[0]) if classes else NO_KIND
+    if labelled:
+        return kb.label(labelled[0])
+    return node_noun(kb, entity_id) or NO_KIND

@@ -31,8 +31,7 @@ from dataclasses import dataclass
 from irbgen.wikidata.answerable import Selection
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.relations import CLASS_MARKERS, INSTANCE_OF
-from irbgen.wikidata.rules.questions import describe, entity_kind, question, when_text
-from irbgen.wikidata.vocabulary import load_wordings
+from irbgen.wikidata.rules.questions import describe, entity_kind, question, when_text, wording_for
 
 MAX_OPEN_CLAUSES = 2
 # Inner-hop noun phrases, by the direction of the relation; {noun} is the tail's type, else the default.
@@ -178,15 +177,17 @@ def _is_noun_phrase(text: str) -> bool:
     return text.split(maxsplit=1)[0] in ("the", "a", "an") and not question_words(text.replace("{x}", "X"))
 
 
-def bridge_template(kb: KnowledgeBase, property_id: str, tail_id: str, after_name: bool = True) -> str:
-    """The noun phrase template ({x}: the subject) naming the tail of (subject, property, tail);
-    `after_name`: the subject is a name ("the person X is named after"), not a phrase ("... that the
-    city ... is named after")."""
+def bridge_template(
+    kb: KnowledgeBase, property_id: str, tail_id: str, after_name: bool = True, head_id: str = ""
+) -> str:
+    """The noun phrase template ({x}: the subject, the item `head_id`) naming the tail of (subject,
+    property, tail); `after_name`: the subject is a name ("the person X is named after"), not a phrase
+    ("... that the city ... is named after")."""
     if property_id in BRIDGES:
         template, default = BRIDGES[property_id]
         noun = node_noun(kb, tail_id) or default
         return template.replace("{noun}", noun).replace("{that}", "" if after_name else "that ")
-    wording = load_wordings().get(property_id)
+    wording = wording_for(kb, property_id, head_id)
     if wording is not None and wording.phrase and _is_noun_phrase(wording.phrase):
         return wording.phrase
     label = " ".join(kb.property_label(property_id).split())
@@ -202,7 +203,8 @@ def bridge(kb: KnowledgeBase, selection: Selection, subject: Phrase) -> Phrase:
     """The noun phrase for the selected tail of (subject, property), with its date ("the head of
     government of France since 3 July 2020")."""
     statement = selection.statement
-    template = bridge_template(kb, statement.property, statement.tail.id or "", subject.is_name)
+    tail = statement.tail.id or ""
+    template = bridge_template(kb, statement.property, tail, subject.is_name, statement.head)
     if selection.when:
         date = when_text(selection.when, selection.since)
         if subject.is_name:
@@ -217,7 +219,7 @@ def bridge(kb: KnowledgeBase, selection: Selection, subject: Phrase) -> Phrase:
 def _asks(kb: KnowledgeBase, selection: Selection, subject: Phrase) -> str:
     """The last hop's question about the subject phrase; NotWritable when it reads badly."""
     property_id = selection.statement.property
-    wording = load_wordings().get(property_id)
+    wording = wording_for(kb, property_id, selection.statement.head)
     if wording is None or not (wording.question or wording.event or wording.phrase):
         label = " ".join(kb.property_label(property_id).split())
         if not _natural_label(label):

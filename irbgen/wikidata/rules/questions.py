@@ -20,12 +20,27 @@ import re
 from irbgen.wikidata.answerable import Selection
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.records import Value
-from irbgen.wikidata.vocabulary import load_wordings
+from irbgen.wikidata.vocabulary import Wording, load_wordings
 
 MAX_QUESTION_WORDS = 30
 HUMAN = "Q5"
 ORGANISATION_PROPERTIES = frozenset({"P159", "P112", "P452", "P1128", "P169"})
 PLACE_PROPERTIES = frozenset({"P625", "P17", "P131", "P30"})
+# Own statements of an event: a point in time, participants, deaths; or a start time on an item with no
+# coordinates (a war, not a ghetto or a museum, which have a start time and a place on the map).
+EVENT_PROPERTIES = frozenset({"P585", "P710", "P1120"})
+START_TIME, COORDINATES = "P580", "P625"
+# Where a property's usual wording does not fit the subject's kind: an event takes place somewhere.
+KIND_WORDINGS: dict[tuple[str, str], Wording] = {
+    ("event", "P17"): Wording(
+        phrase="the country where {x} took place", question="In which country did {x} take place?"
+    ),
+    ("event", "P276"): Wording(phrase="the place where {x} took place", question="Where did {x} take place?"),
+    ("event", "P131"): Wording(
+        phrase="the administrative region where {x} took place",
+        question="In which administrative region did {x} take place?",
+    ),
+}
 
 # Property labels that are not plain nouns, as a phrase for "the value of the property for {x}".
 # Checked in order; our own wording. Anything else falls through to the preposition and verb rules.
@@ -59,10 +74,12 @@ def describe(property_label: str, subject: str) -> str:
 
 
 def entity_kind(kb: KnowledgeBase, entity_id: str) -> str:
-    """ "person", "place", "organisation" or "thing", from the item's own statements."""
+    """ "person", "event", "organisation", "place" or "thing", from the item's own statements."""
     properties = {statement.property for statement in kb.by_head.get(entity_id, ())}
     if any(s.tail.id == HUMAN for s in kb.tails(entity_id, "P31")):
         return "person"
+    if properties & EVENT_PROPERTIES or (START_TIME in properties and COORDINATES not in properties):
+        return "event"
     if properties & ORGANISATION_PROPERTIES:
         return "organisation"
     if properties & PLACE_PROPERTIES:
@@ -77,9 +94,17 @@ def when_text(when: str, since: bool = False) -> str:
     return f"on {when}" if re.match(r"^\d{1,2} [A-Z]", when) else f"in {when}"
 
 
-def value_phrase(property_id: str, property_label: str, subject: str) -> str:
-    """The noun phrase for the value of (subject, property): its template's, else `describe`'s."""
-    wording = load_wordings().get(property_id)
+def wording_for(kb: KnowledgeBase, property_id: str, head: str) -> Wording | None:
+    """How to ask for the property's value of the item `head`: the wording for its kind
+    (`KIND_WORDINGS`), else the property's own."""
+    kinded = KIND_WORDINGS.get((entity_kind(kb, head), property_id)) if head else None
+    return kinded or load_wordings().get(property_id)
+
+
+def value_phrase(property_id: str, property_label: str, subject: str, wording: Wording | None = None) -> str:
+    """The noun phrase for the value of (subject, property): its template's (`wording`, else the
+    property's own), else `describe`'s."""
+    wording = wording or load_wordings().get(property_id)
     if wording is not None and wording.phrase:
         return wording.phrase.format(x=subject)
     return describe(property_label, subject)
@@ -88,13 +113,14 @@ def value_phrase(property_id: str, property_label: str, subject: str) -> str:
 def phrase(kb: KnowledgeBase, selection: Selection, subject: str) -> str:
     """The noun phrase for the selected value of (subject, property), with its date."""
     property_id = selection.statement.property
-    text = value_phrase(property_id, kb.property_label(property_id), subject)
+    wording = wording_for(kb, property_id, selection.statement.head)
+    text = value_phrase(property_id, kb.property_label(property_id), subject, wording)
     return f"{text} {when_text(selection.when, selection.since)}" if selection.when else text
 
 
 def _date_question(kb: KnowledgeBase, selection: Selection, subject: str) -> str:
     value = selection.statement.tail
-    wording = load_wordings().get(selection.statement.property)
+    wording = wording_for(kb, selection.statement.property, selection.statement.head)
     if wording is not None and wording.event:
         lead = DATE_LEADS.get(min(value.precision or 9, 11), "In which year")
         return f"{lead} {wording.event.format(x=subject)}?"
@@ -119,7 +145,7 @@ def question(kb: KnowledgeBase, selection: Selection, subject: str) -> str:
     value = selection.statement.tail
     if value.type == "time":
         return _date_question(kb, selection, subject)
-    wording = load_wordings().get(selection.statement.property)
+    wording = wording_for(kb, selection.statement.property, selection.statement.head)
     if not selection.when:
         if wording is not None and wording.question:
             return wording.question.format(x=subject)
