@@ -56,15 +56,15 @@ EXPECTED = {
         "../rejects.jsonl": "a39a4cb2e94f5ffc69a8c1cbaf866b290bd71145a30e31980446ccf0c32a805c",
     },
     "wikidata": {
-        "samples.jsonl": "bbfbfa3eeb4a6f5f896e1dbac36f87f51e1b4037f3c1817fe915d61b0e600f83",
+        "samples.jsonl": "4939143d3836a2e2e39904e6da5c129ee22df7edbc9d08bd72a9af4b791a2701",
         "corpus.jsonl": "22bcf66a47c234483e6052eab3fa0141b3437d6e457655c1bacd2d785dc883a7",
-        "queries.jsonl": "2247ac5af8c1354e808170459e39582bf6dfededa4db50f7e25cf79e9876d52f",
-        "qrels/test.tsv": "bb6828c54e2014621804f54d0978d4eb778262a0087fa987edfefc79bb3ab916",
-        "manifest.json": "c73b8873b1d9e110065399924a927e942aeb8930bb118eec2fce9b0d0cb94869",
-        "README.md": "4183edd7064e7320ab72cd6c7b0abd3b2409182a9b6fcf4611045225312d450f",
-        "queries_hops.jsonl": "8339d6fc7a80775d5ed88cb84f58f74c5280c407ff21b1d982269ab2cb61a2cf",
-        "qrels/hops.tsv": "9d16d0361dcab28778b5b26244c57a129d056e697fae69df69f2381b6e5aed65",
-        "../rejects.jsonl": "0ca30195eb8cd515ef1038652b11863d9b9539227f48afda4d9d72b50cc45b0c",
+        "queries.jsonl": "688603acb2b9e122f1b628490838e1ea47157cc572c37743f9efad60eb311ac8",
+        "qrels/test.tsv": "5ff6f028e2310eea7267aa4a1520f2029b9665f6557412d0a89cc68c71c0071d",
+        "manifest.json": "eb66a62ce41946b53090100d9b69ab62f4036c6476cf1d1bd329c4d6ae17537d",
+        "README.md": "959570c89a62d8fe01797ed9cdd45626eece3f8ad48d06fa5926a7d41f17c79b",
+        "queries_hops.jsonl": "a5c8ec2d2f2ac8f466d506a18004af64e6c73bc4771fbc416ed3bb1a5a2193a0",
+        "qrels/hops.tsv": "2ccbbf8e7c4735c35edc841fe51c0c35d5f41f84604dd974954474224017ada7",
+        "../rejects.jsonl": "2facd65bb43ffb0fb7f4ac7a809b80c30a010e04654a42891a7c72b30f689408",
     },
 }
 

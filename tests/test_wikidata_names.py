@@ -10,6 +10,7 @@ import pytest
 from wikidata_openrefine import ask, one, openrefine_kb
 
 from irbgen.records import Reject
+from irbgen.wikidata.answerable import why_unusable
 from irbgen.wikidata.entity_ids import split_half
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.names import Names, head_noun
@@ -109,3 +110,24 @@ def test_gives_away_reads_labels_aliases_demonyms_years_and_adjectives():
     year = Value(type="time", text="1801", raw="+1801-00-00T00:00:00Z", precision=9)
     assert names.gives_away("constituency, 1801-1885", year)
     assert not names.gives_away("constituency, 1885-1983", year)
+
+
+def test_a_subject_whose_name_gives_a_bridge_away_is_a_leak(kb):
+    # "the capital of the country where Warsaw radio mast is located" is Warsaw, which the name says
+    tuning("Q1121720", "Q36", "Q270")
+    out = ask(kb, one(kb, "Q1121720", "P17"), one(kb, "Q36", "P36"), one(kb, "Q270", "P2044"))
+    assert isinstance(out, Reject) and out.reason == "answer_leak", out
+    assert "'Warsaw radio mast' gives away hop 1's 'Warsaw'" in out.detail
+    names = Names(kb)
+    australia = Value(type="entity", id="Q408", text="Q408")
+    assert names.name_gives_away("Australian head", australia)  # a word made from a one-word label
+    summer = Value(type="entity", id="Q8415", text="Q8415")  # not in the file: no label, no words
+    assert not names.name_gives_away("1980 Summer Games", summer)
+
+
+def test_a_demonym_is_asked_in_english_only(kb):
+    tuning("Q270")
+    demonyms = {s.tail.raw: why_unusable(kb, s) for s in kb.tails("Q270", "P1549")}
+    assert demonyms["warszawiak@pl"] == "text_not_english" and demonyms["Varsovien@fr"] == "text_not_english"
+    native = [s for s in kb.tails("Q270", "P1705") if s.tail.raw == "Warszawa@pl"]
+    assert native and why_unusable(kb, native[0]) is None  # a native name may be in its own language

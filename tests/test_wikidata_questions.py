@@ -221,7 +221,7 @@ def test_question_holding_its_answer_is_a_leak():
     out = rules(chain("P17", start="Q11"))
     assert isinstance(out, Reject)
     assert (out.reason, out.key) == ("answer_leak", "c-Q11-P17")
-    assert "contains its answer 'Norland'" in out.detail
+    assert "gives away hop 0's 'Norland'" in out.detail  # the subject's name holds it
     golds = answer_texts(KB, entity("Q4"), every_alias=True)  # the leak check reads every alias
     assert leaks("Which NL team won?", golds) == "NL"
     assert leaks("Which NL team won?", answer_texts(KB, entity("Q4"))) is None

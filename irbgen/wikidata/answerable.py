@@ -11,7 +11,9 @@ A statement makes a hop or an answer when:
 - a quantity has no unit or a unit `irbgen/resources/wikidata/units.tsv` (or the unit's item in the base)
   names;
 - a string or monolingual text belongs to a property whose wording allows text (official name, motto,
-  native label, ...) and has letters (not a flag emoji).
+  native label, ...) and has letters (not a flag emoji); a monolingual text is English unless the
+  wording takes any language (`any_language`: an official or native name, a title, a motto), so a
+  demonym is never asked in Finnish.
 
 The reader drops what can never make a hop or an answer before it reaches the knowledge base
 (`never_asked`): denied properties and excluded datatypes, the datatype being the statement's own
@@ -91,6 +93,8 @@ def why_unusable(kb: KnowledgeBase, statement: Statement) -> str | None:
         wording = load_wordings().get(statement.property)
         if wording is None or not wording.text:
             return "text_not_allowed"
+        if tail.type == "monolingualtext" and not (wording.any_language or tail.is_english):
+            return "text_not_english"
         return None if any(char.isalpha() for char in tail.text) else "text_without_words"
     return "excluded_value"
 

@@ -190,16 +190,11 @@ def snak_value(snak: WikidataSnak) -> Value | None:
 # --- entities -------------------------------------------------------------------------------------------
 
 
-def _is_english(value: Value) -> bool:
-    language = value.raw.rsplit("@", 1)[-1]
-    return language == "en" or language.startswith("en-")
-
-
 def _prefer_english(pairs: list[tuple[WikidataClaim, Value]]) -> list[tuple[WikidataClaim, Value]]:
     """For a property of monolingual texts, only the English ones when there are some."""
     if not pairs or any(value.type != "monolingualtext" for _, value in pairs):
         return pairs
-    return [pair for pair in pairs if _is_english(pair[1])] or pairs
+    return [pair for pair in pairs if pair[1].is_english] or pairs
 
 
 def _qualifiers(claim: WikidataClaim, keep_all: bool = False) -> dict[str, list[str]]:

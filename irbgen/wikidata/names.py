@@ -128,23 +128,36 @@ class Names:
                 return f"names a kind of thing ({', '.join(sorted(shared))})"
         return ""
 
-    def gives_away(self, text: str, value: Value) -> bool:
-        """Whether a text (a description) gives an answer away: see the module's docstring."""
+    def _spellings(self, value: Value) -> list[str]:
+        """How a text may write the value: its text, and an entity's aliases and demonyms, a date's year."""
         kb = self.kb
         spellings = [value_text(kb, value), value.text]
-        pieces: list[str] = []
         if value.type == "entity" and value.id:
             entity = kb.entities.get(value.id)
             spellings += [
                 *(entity.aliases if entity else []),
                 *(s.tail.text for s in kb.tails(value.id, DEMONYM)),
             ]
-            pieces = _pieces(kb.label(value.id))
         elif value.type == "time" and len(value.raw) > 5:
             spellings.append(value.raw[1:5].lstrip("0"))  # the year
-        if any(len(normalize(s)) >= 2 and contains_answer(text, s) for s in spellings):
+        return [spelling for spelling in spellings if len(normalize(spelling)) >= 2]
+
+    def gives_away(self, text: str, value: Value) -> bool:
+        """Whether a text (a description) gives an answer away: see the module's docstring."""
+        if any(contains_answer(text, spelling) for spelling in self._spellings(value)):
             return True
+        pieces = _pieces(self.kb.label(value.id)) if value.type == "entity" and value.id else []
         return any(_is_derived(word, piece) for word in _WORD.findall(text) for piece in pieces)
+
+    def name_gives_away(self, name: str, value: Value) -> bool:
+        """Whether an entity's name gives a value away: one of its spellings, or a word made from a
+        one-word label ("Australian head" for Australia). Unlike a description, a name may share a word
+        with another ("1980 Summer Games" does not give away "1984 Summer Games")."""
+        if any(contains_answer(name, spelling) for spelling in self._spellings(value)):
+            return True
+        label = self.kb.label(value.id) if value.type == "entity" and value.id else ""
+        single = _pieces(label) if len(label.split()) == 1 else []
+        return any(_is_derived(word, piece) for word in _WORD.findall(name) for piece in single)
 
     def resolve(self, entity_id: str, answers: Sequence[Value] = ()) -> tuple[str | None, str]:
         """(how a question names the entity, "") or (None, why it cannot be named): `answers` are the

@@ -159,7 +159,9 @@ def check_chain(
 ) -> tuple[list[str], list[Selection], tuple[str, str] | None]:
     """(the name of each hop's head, each hop's selection, None), or ([], [], (reason, detail)) when the
     chain cannot be asked unambiguously: "walks_back", "class_subject", "class_bridge",
-    "no_property_label", "many_values", "undated_change" or "ambiguous"."""
+    "no_property_label", "many_values", "undated_change", "ambiguous", or "answer_leak" when the
+    subject's name gives an answer of the chain away (its label or a word made from it: "Australian
+    head", a painting whose creator is Australian, asked for the creator's country)."""
     if not chain.hops:
         return [], [], ("ambiguous", "the chain has no hops")
     nodes = [chain.hops[0].statement.head, *(hop.statement.tail.key for hop in chain.hops)]
@@ -200,6 +202,10 @@ def check_chain(
         if name is None:
             return [], [], ("ambiguous", f"hop {index}: {why}")
         heads.append(name)
+    for index, hop in enumerate(chain.hops):  # the subject's own name holds a later answer: "Australian head"
+        if names.name_gives_away(heads[0], hop.statement.tail):
+            given = value_text(kb, hop.statement.tail)
+            return [], [], ("answer_leak", f"the subject's name {heads[0]!r} gives away hop {index}'s {given!r}")
     return heads, selections, None
 
 

@@ -34,6 +34,12 @@ class Value(Record):
         unit = f"@{self.unit}" if self.type == "quantity" and self.unit else ""
         return f"{self.type}:{self.raw or self.text}{unit}"
 
+    @property
+    def is_english(self) -> bool:
+        """Whether a monolingual text is English ("@en", "@en-gb")."""
+        language = self.raw.rsplit("@", 1)[-1]
+        return language == "en" or language.startswith("en-")
+
 
 class Statement(Record):
     """One truthy statement: (head, property, tail) with its rank and qualifiers kept as strings."""

@@ -33,7 +33,7 @@ DENIED_FILE = "denied_properties.txt"
 TRIVIAL_FILE = "trivial_properties.txt"
 CHANGING_FILE = "changing_properties.txt"
 _PROPERTY_ID = re.compile(r"P[1-9][0-9]*")
-_FIELDS = {"label", "phrase", "question", "event", "text"}
+_FIELDS = {"label", "phrase", "question", "event", "text", "any_language"}
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,7 @@ class Wording:
     question: str = ""  # "What is the capital of {x}?"
     event: str = ""  # dates: "was {x} founded"
     text: bool = False  # a string or monolingual value may be an answer
+    any_language: bool = False  # a monolingual answer may be in any language (a native name); else English
 
 
 @dataclass(frozen=True)
