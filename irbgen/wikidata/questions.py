@@ -205,7 +205,8 @@ def check_chain(
     for index, hop in enumerate(chain.hops):  # the subject's own name holds a later answer: "Australian head"
         if names.name_gives_away(heads[0], hop.statement.tail):
             given = value_text(kb, hop.statement.tail)
-            return [], [], ("answer_leak", f"the subject's name {heads[0]!r} gives away hop {index}'s {given!r}")
+            detail = f"the subject's name {heads[0]!r} gives away hop {index}'s {given!r}"
+            return [], [], ("answer_leak", detail)
     return heads, selections, None
 
 
