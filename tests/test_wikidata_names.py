@@ -131,3 +131,25 @@ def test_a_demonym_is_asked_in_english_only(kb):
     assert demonyms["warszawiak@pl"] == "text_not_english" and demonyms["Varsovien@fr"] == "text_not_english"
     native = [s for s in kb.tails("Q270", "P1705") if s.tail.raw == "Warszawa@pl"]
     assert native and why_unusable(kb, native[0]) is None  # a native name may be in its own language
+
+
+def test_a_person_is_named_with_their_description_unless_the_chain_asks_for_their_country(kb):
+    tuning("Q827998", "Q5085424")  # the subjects; the UK is only an answer here
+    born = ask(kb, one(kb, "Q827998", "P569"))
+    assert (
+        isinstance(born, ChainQuestion)
+        and born.question == "On what date was Ger van Elk (Dutch artist) born?"
+    )
+    born = ask(kb, one(kb, "Q5085424", "P569"))
+    assert isinstance(born, ChainQuestion) and "Charlie Ramsden (English footballer)" in born.question
+    area = ask(kb, one(kb, "Q5085424", "P27"), one(kb, "Q145", "P2046"))  # "English" would tell the country
+    assert isinstance(area, ChainQuestion), area
+    assert area.question == "What is the area of the country of citizenship of Charlie Ramsden?"
+
+
+def test_a_work_is_created_and_a_minor_planet_discovered(kb):
+    tuning("Q27964894", "Q1072986")
+    created = ask(kb, one(kb, "Q27964894", "P571"))
+    assert created.question == "In which year was Amsterdam (painting by Jacob Maris) created?"  # not founded
+    found = ask(kb, one(kb, "Q1072986", "P575"))
+    assert found.question == "On what date was 11945 Amsterdam discovered?"  # not "the time of discovery"

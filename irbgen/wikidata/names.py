@@ -11,7 +11,10 @@ A label needs its description when
     called so, while "University of Oxford" is named by its place;
   - a label that is the name of a class of the base ("village", "painting");
   - the one-word title of a work (it has a creator, author, director, composer or performer): "Totem"
-    and "Stilleven" are the titles of many paintings.
+    and "Stilleven" are the titles of many paintings;
+  - it names a person: the base may hold one Steve Bullock, the world holds several, so a person always
+    gets their description ("Steve Bullock (American politician)") unless it is missing or gives an
+    answer away, when the bare name stays.
 
 The description is not used when it gives away an answer of the chain (`gives_away`: an answer's label,
 alias or demonym, a number or year of a literal answer, a proper-noun word of the answer's label or an
@@ -32,6 +35,7 @@ from irbgen.wikidata.corpus import readable_description, value_text
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.records import Value
 
+HUMAN = "Q5"
 GENERIC_MAX_WORDS = 3  # a longer label ("Department of Computer Science, University of Oxford") says more
 WORK_TITLE_MAX_WORDS = 1
 WORK_PROPERTIES = ("P170", "P50", "P57", "P86", "P175", "P58")  # creator, author, director, composer, ...
@@ -166,7 +170,7 @@ class Names:
         others = self.index().get(self._key(label), set()) - {entity_id}
         generic = self.is_generic(entity_id)
         if not others and not generic:
-            return label, ""
+            return self._person_described(entity_id, label, answers), ""
         why = f"{label!r} names more than one item" if others else f"{label!r} {generic}"
         entity = self.kb.entities.get(entity_id)
         description = readable_description(entity.description).strip() if entity else ""
@@ -177,6 +181,27 @@ class Names:
         if any(self.gives_away(description, answer) for answer in answers):
             return None, f"{why} and its description {description!r} gives an answer away"
         return f"{label} ({description})", ""
+
+    def _person_described(self, entity_id: str, label: str, answers: Sequence[Value]) -> str:
+        """A person's name with their description ("Steve Bullock (American politician)"): the base may
+        hold one Steve Bullock, the world holds several. The bare name when the description is missing
+        or gives an answer away, or when the chain asks for a place with a demonym or a capital (a
+        country): "English footballer" tells the country of citizenship."""
+        if not any(s.tail.id == HUMAN for s in self.kb.tails(entity_id, "P31")):
+            return label
+        entity = self.kb.entities.get(entity_id)
+        description = readable_description(entity.description).strip() if entity else ""
+        if not description or any(self.gives_away(description, answer) for answer in answers):
+            return label
+        if any(self._has_people(answer) for answer in answers):
+            return label
+        return f"{label} ({description})"
+
+    def _has_people(self, value: Value) -> bool:
+        """Whether the value is a place with a demonym or a capital, whose people a nationality names."""
+        if value.type != "entity" or not value.id:
+            return False
+        return bool(self.kb.tails(value.id, DEMONYM) or self.kb.tails(value.id, "P36"))
 
     def name(self, entity_id: str, answers: Sequence[Value] = ()) -> str | None:
         """How a question names the entity, or None when nothing tells it apart (`resolve`)."""

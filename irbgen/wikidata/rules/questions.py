@@ -30,7 +30,10 @@ PLACE_PROPERTIES = frozenset({"P625", "P17", "P131", "P30"})
 # coordinates (a war, not a ghetto or a museum, which have a start time and a place on the map).
 EVENT_PROPERTIES = frozenset({"P585", "P710", "P1120"})
 START_TIME, COORDINATES = "P580", "P625"
-# Where a property's usual wording does not fit the subject's kind: an event takes place somewhere.
+# A work: it has a creator, author, director, composer, performer or screenwriter, or a publication date.
+WORK_PROPERTIES = frozenset({"P170", "P50", "P57", "P86", "P175", "P58", "P577"})
+# Where a property's usual wording does not fit the subject's kind: an event takes place somewhere, a
+# work is created, not founded.
 KIND_WORDINGS: dict[tuple[str, str], Wording] = {
     ("event", "P17"): Wording(
         phrase="the country where {x} took place", question="In which country did {x} take place?"
@@ -40,6 +43,7 @@ KIND_WORDINGS: dict[tuple[str, str], Wording] = {
         phrase="the administrative region where {x} took place",
         question="In which administrative region did {x} take place?",
     ),
+    ("work", "P571"): Wording(event="was {x} created"),
 }
 
 # Property labels that are not plain nouns, as a phrase for "the value of the property for {x}".
@@ -74,12 +78,14 @@ def describe(property_label: str, subject: str) -> str:
 
 
 def entity_kind(kb: KnowledgeBase, entity_id: str) -> str:
-    """ "person", "event", "organisation", "place" or "thing", from the item's own statements."""
+    """ "person", "event", "work", "organisation", "place" or "thing", from the item's own statements."""
     properties = {statement.property for statement in kb.by_head.get(entity_id, ())}
     if any(s.tail.id == HUMAN for s in kb.tails(entity_id, "P31")):
         return "person"
     if properties & EVENT_PROPERTIES or (START_TIME in properties and COORDINATES not in properties):
         return "event"
+    if properties & WORK_PROPERTIES:
+        return "work"
     if properties & ORGANISATION_PROPERTIES:
         return "organisation"
     if properties & PLACE_PROPERTIES:
