@@ -155,3 +155,15 @@ def test_a_work_is_created_and_a_minor_planet_discovered(kb):
     assert created.question == "In which year was Amsterdam (painting by Jacob Maris) created?"  # not founded
     found = ask(kb, one(kb, "Q1072986", "P575"))
     assert found.question == "On what date was 11945 Amsterdam discovered?"  # not "the time of discovery"
+
+
+def test_a_shared_person_name_is_not_described_by_the_nationality_the_chain_asks_for(kb):
+    # "Denise Ramsden (English sprinter)" told "the country of citizenship of ..." before it was asked
+    tuning("Q5257746")
+    citizen = next(s for s in kb.tails("Q5257746", "P27") if s.tail.id == "Q145")
+    fertility = next(s for s in kb.tails("Q145", "P4841") if s.tail.raw == "+1.83")
+    out = ask(kb, citizen, fertility)
+    assert isinstance(out, Reject) and out.reason == "ambiguous", out
+    assert "would tell the country asked for" in out.detail
+    dated = ask(kb, one(kb, "Q30274958", "P585"))  # was "What is the point in time of Grenfell Tower fire?"
+    assert dated.question == "On what date did Grenfell Tower fire take place?"

@@ -180,6 +180,8 @@ class Names:
             return None, f"{why}, with the same description"
         if any(self.gives_away(description, answer) for answer in answers):
             return None, f"{why} and its description {description!r} gives an answer away"
+        if self._is_person(entity_id) and any(self._has_people(answer) for answer in answers):
+            return None, f"{why} and its description {description!r} would tell the country asked for"
         return f"{label} ({description})", ""
 
     def _person_described(self, entity_id: str, label: str, answers: Sequence[Value]) -> str:
@@ -187,7 +189,7 @@ class Names:
         hold one Steve Bullock, the world holds several. The bare name when the description is missing
         or gives an answer away, or when the chain asks for a place with a demonym or a capital (a
         country): "English footballer" tells the country of citizenship."""
-        if not any(s.tail.id == HUMAN for s in self.kb.tails(entity_id, "P31")):
+        if not self._is_person(entity_id):
             return label
         entity = self.kb.entities.get(entity_id)
         description = readable_description(entity.description).strip() if entity else ""
@@ -196,6 +198,9 @@ class Names:
         if any(self._has_people(answer) for answer in answers):
             return label
         return f"{label} ({description})"
+
+    def _is_person(self, entity_id: str) -> bool:
+        return any(s.tail.id == HUMAN for s in self.kb.tails(entity_id, "P31"))
 
     def _has_people(self, value: Value) -> bool:
         """Whether the value is a place with a demonym or a capital, whose people a nationality names."""
