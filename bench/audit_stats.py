@@ -24,7 +24,8 @@ def main() -> None:
         for group in ("all", kinds[number]):
             totals[group] += 1
             valids[group] += verdict == "valid"
-    for group in ("all", "single_hop", "multi_hop", "false_premise"):
+    groups = ["all", *sorted(set(kinds[number] for number in judged))]  # single_hop, ... or 1_hop, ...
+    for group in groups:
         low, high = wilson(valids[group], totals[group])
         share = valids[group] / totals[group] if totals[group] else 0.0
         print(f"{group}: {valids[group]} of {totals[group]} valid, {share:.0%} [{low:.0%}, {high:.0%}]")

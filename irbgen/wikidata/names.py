@@ -14,7 +14,8 @@ A label needs its description when
     and "Stilleven" are the titles of many paintings;
   - it names a person: the base may hold one Steve Bullock, the world holds several, so a person always
     gets their description ("Steve Bullock (American politician)") unless it is missing or gives an
-    answer away, when the bare name stays.
+    answer away, when the bare name stays. When the chain asks for a country (a place with a demonym or
+    a capital) the description loses the nationality it opens with: "Steve Bullock (politician)".
 
 The description is not used when it gives away an answer of the chain (`gives_away`: an answer's label,
 alias or demonym, a number or year of a literal answer, a proper-noun word of the answer's label or an
@@ -56,6 +57,15 @@ def head_noun(phrase: str) -> str:
 def _pieces(label: str) -> list[str]:
     """The proper-noun words of an answer's label a description must not hold ("America", "Halvoria")."""
     return [word for word in _WORD.findall(label) if len(word) >= 4 and word[0].isupper()]
+
+
+_NATIONALITY = re.compile(r"^[A-Z][a-z]+(?:an|ish|ese|ch|i|ic)\s+(?=[a-z])")
+
+
+def without_nationality(description: str) -> str:
+    """A description without the nationality adjective it opens with: "American politician" ->
+    "politician", "Scottish association football player" -> "association football player"."""
+    return _NATIONALITY.sub("", description, count=1)
 
 
 def _is_derived(word: str, piece: str) -> bool:
@@ -169,35 +179,33 @@ class Names:
         label = self.kb.label(entity_id)
         others = self.index().get(self._key(label), set()) - {entity_id}
         generic = self.is_generic(entity_id)
-        if not others and not generic:
-            return self._person_described(entity_id, label, answers), ""
+        description = self._description(entity_id, answers)
+        if not others and not generic:  # a person still gets a description: see the module's docstring
+            described = (
+                self._is_person(entity_id) and description and not self.gives_away_any(description, answers)
+            )
+            return (f"{label} ({description})" if described else label), ""
         why = f"{label!r} names more than one item" if others else f"{label!r} {generic}"
-        entity = self.kb.entities.get(entity_id)
-        description = readable_description(entity.description).strip() if entity else ""
         if not description:
             return None, f"{why} and has no description"
-        if any(fold(self.kb.entities[other].description.strip()) == fold(description) for other in others):
+        if any(fold(self._description(other, answers)) == fold(description) for other in others):
             return None, f"{why}, with the same description"
-        if any(self.gives_away(description, answer) for answer in answers):
+        if self.gives_away_any(description, answers):
             return None, f"{why} and its description {description!r} gives an answer away"
-        if self._is_person(entity_id) and any(self._has_people(answer) for answer in answers):
-            return None, f"{why} and its description {description!r} would tell the country asked for"
         return f"{label} ({description})", ""
 
-    def _person_described(self, entity_id: str, label: str, answers: Sequence[Value]) -> str:
-        """A person's name with their description ("Steve Bullock (American politician)"): the base may
-        hold one Steve Bullock, the world holds several. The bare name when the description is missing
-        or gives an answer away, or when the chain asks for a place with a demonym or a capital (a
-        country): "English footballer" tells the country of citizenship."""
-        if not self._is_person(entity_id):
-            return label
+    def gives_away_any(self, text: str, answers: Sequence[Value]) -> bool:
+        return any(self.gives_away(text, answer) for answer in answers)
+
+    def _description(self, entity_id: str, answers: Sequence[Value]) -> str:
+        """The entity's readable description; a person's without the nationality it opens with when the
+        chain asks for a place with a demonym or a capital ("English footballer" would tell the country
+        of citizenship, "footballer" does not)."""
         entity = self.kb.entities.get(entity_id)
         description = readable_description(entity.description).strip() if entity else ""
-        if not description or any(self.gives_away(description, answer) for answer in answers):
-            return label
-        if any(self._has_people(answer) for answer in answers):
-            return label
-        return f"{label} ({description})"
+        if description and self._is_person(entity_id) and any(self._has_people(a) for a in answers):
+            return without_nationality(description)
+        return description
 
     def _is_person(self, entity_id: str) -> bool:
         return any(s.tail.id == HUMAN for s in self.kb.tails(entity_id, "P31"))
