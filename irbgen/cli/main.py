@@ -235,9 +235,11 @@ def filter_benchmark(
         else:
             done = filter_closed_book(benchmark, eval_dir, out, force=force, carry=carry_human_work)
     if hops_dir is not None:
+        from irbgen.eval.qa.ablation import share_text
+
         what = (
             f"still answered with a hop's evidence left out ({done['by']} >= {done['threshold']:g}); "
-            f"needing every hop: {done['needs_every_hop_text']}"
+            f"needing every hop: {share_text({'by_hops': done['needs_every_hop']})}"
         )
     else:
         what = f"answered closed-book ({done['by']} >= {done['threshold']:g})"

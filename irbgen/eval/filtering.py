@@ -159,8 +159,8 @@ def filter_benchmark(
         if probe is HOP_SHORTCUTS:
             evaluated_marks = [(s.hops, marks[s.id]) for s in samples if s.id in marks]
             summary = hop_ablation_summary(evaluated_marks, rule)
-            record["needs_every_hop"] = {hops: cell["share"] for hops, cell in summary["by_hops"].items()}
-            record["needs_every_hop_text"] = share_text(summary)
+            by_hops = summary["by_hops"].items()
+            record["needs_every_hop"] = {hops: cell for hops, cell in by_hops if cell["ablated"]}
         if evaluated < len(samples):
             log.warning(
                 "%s: evaluated %d of %d samples; the other %d are kept unchecked",
@@ -198,7 +198,7 @@ def _description(name: str, probe: Probe, record: dict[str, Any], rule: dict[str
             f"{name} without the {dropped:,} of {evaluated:,} evaluated samples that {model} still answered "
             f"with one hop's evidence documents left out ({rule.get('by')} >= {rule.get('threshold'):g}), "
             "so that every multi-hop question left needs each of its hops. Samples that need every hop, "
-            f"by hop count: {record['needs_every_hop_text']}."
+            f"by hop count: {share_text({'by_hops': record['needs_every_hop']})}."
         )
     else:
         what = (
