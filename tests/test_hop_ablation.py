@@ -128,10 +128,13 @@ def test_hop_ablation_marks_each_sample_and_reports_the_share(bench: Path, serve
     hops = metrics["hop_ablation"]
     assert (hops["by"], hops["threshold"]) == ("f1", 0.5)
     assert hops["by_hops"] == {
-        "1": {"samples": 1, "ablated": 0, "needs_every_hop": 0, "share": None},
-        "2": {"samples": 2, "ablated": 2, "needs_every_hop": 1, "share": 0.5},
-        "3": {"samples": 1, "ablated": 1, "needs_every_hop": 1, "share": 1.0},
-    }
+        "1": {"samples": 1, "ablated": 0, "needs_every_hop": 0, "answered": 0, "answered_need_every_hop": 0,
+              "share": None},
+        "2": {"samples": 2, "ablated": 2, "needs_every_hop": 1, "answered": 2, "answered_need_every_hop": 1,
+              "share": 0.5},
+        "3": {"samples": 1, "ablated": 1, "needs_every_hop": 1, "answered": 1, "answered_need_every_hop": 1,
+              "share": 1.0},
+    }  # fmt: skip
     assert hops["overall"]["share"] == pytest.approx(2 / 3) and summary["hop_ablation"] == hops
     calls = server.requests
     run_qa(bench, out, QAOptions("hop-ablation", settings(server)))  # resumed: nothing asked again
@@ -141,8 +144,8 @@ def test_hop_ablation_marks_each_sample_and_reports_the_share(bench: Path, serve
     write_report([out], report)
     text = (report / "report.md").read_text()
     assert "### Hop necessity" in text
-    assert "| hop-ablation/reader | f1 \\>= 0.5 | 2 | 2 | 1 | 0.500 |" in text
-    assert "| hop-ablation/reader | f1 \\>= 0.5 | all | 3 | 2 | 0.667 |" in text
+    assert "| hop-ablation/reader | f1 \\>= 0.5 | 2 | 2 | 1 | 0.500 | 2 | 1 |" in text
+    assert "| hop-ablation/reader | f1 \\>= 0.5 | all | 3 | 2 | 0.667 | 3 | 2 |" in text
 
 
 def test_a_failed_ablation_leaves_the_sample_unmarked_until_retried(bench: Path, server, tmp_path) -> None:

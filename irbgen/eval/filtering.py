@@ -157,10 +157,13 @@ def filter_benchmark(
             "dropped": len(dropped),
         }
         if probe is HOP_SHORTCUTS:
-            evaluated_marks = [(s.hops, marks[s.id]) for s in samples if s.id in marks]
+            evaluated_marks = [(s.hops, marks[s.id], None) for s in samples if s.id in marks]
             summary = hop_ablation_summary(evaluated_marks, rule)
             by_hops = summary["by_hops"].items()
-            record["needs_every_hop"] = {hops: cell for hops, cell in by_hops if cell["ablated"]}
+            shown = ("samples", "ablated", "needs_every_hop", "share")
+            record["needs_every_hop"] = {
+                h: {k: cell[k] for k in shown} for h, cell in by_hops if cell["ablated"]
+            }
         if evaluated < len(samples):
             log.warning(
                 "%s: evaluated %d of %d samples; the other %d are kept unchecked",

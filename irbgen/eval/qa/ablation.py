@@ -61,19 +61,33 @@ def needs_every_hop(row: dict[str, Any], rule: dict[str, Any]) -> bool | None:
     return not any(score >= rule["threshold"] for score in scores)
 
 
-def hop_ablation_summary(marks: Iterable[tuple[int, bool | None]], rule: dict[str, Any]) -> dict[str, Any]:
+def answered_with_all(row: dict[str, Any], rule: dict[str, Any]) -> bool | None:
+    """Whether the answer given every hop's evidence meets RULE; None for a failed call."""
+    score = (row.get("metrics") or {}).get(rule["by"]) if row.get("error") is None else None
+    return None if score is None else bool(score >= rule["threshold"])
+
+
+def hop_ablation_summary(
+    marks: Iterable[tuple[int, bool | None, bool | None]], rule: dict[str, Any]
+) -> dict[str, Any]:
     """The share of ablated samples that need every hop, overall and per hop count.
 
-    `marks` holds (hop count, needs_every_hop) per evaluated sample."""
+    `marks` holds (hop count, needs_every_hop, answered with all the evidence) per evaluated sample. A
+    sample the model gets wrong even with all its evidence fails every ablation too, so beside the share
+    each cell counts the ablated samples `answered` with all the evidence, and of those the ones that
+    need every hop (`answered_need_every_hop`)."""
+    keys = ("samples", "ablated", "needs_every_hop", "answered", "answered_need_every_hop")
     by_hops: dict[str, dict[str, Any]] = {}
-    for hops, mark in sorted(marks, key=lambda pair: pair[0]):
-        cell = by_hops.setdefault(str(hops), {"samples": 0, "ablated": 0, "needs_every_hop": 0})
+    for hops, mark, answered in sorted(marks, key=lambda entry: entry[0]):
+        cell = by_hops.setdefault(str(hops), dict.fromkeys(keys, 0))
         cell["samples"] += 1
         if mark is not None:
             cell["ablated"] += 1
             cell["needs_every_hop"] += mark
+            cell["answered"] += bool(answered)
+            cell["answered_need_every_hop"] += bool(answered) and mark
     cells = list(by_hops.values())
-    overall = {key: sum(cell[key] for cell in cells) for key in ("samples", "ablated", "needs_every_hop")}
+    overall = {key: sum(cell[key] for cell in cells) for key in keys}
     for cell in [*cells, overall]:
         cell["share"] = cell["needs_every_hop"] / cell["ablated"] if cell["ablated"] else None
     return {**rule, "overall": overall, "by_hops": by_hops, "note": NOT_ABLATED}

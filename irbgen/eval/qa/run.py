@@ -24,7 +24,13 @@ from irbgen import __version__
 from irbgen.benchmark import consistent_read, read_documents, read_manifest, read_qrels, read_samples
 from irbgen.errors import BadInputError
 from irbgen.eval.breakdown import aggregate, sample_attributes
-from irbgen.eval.qa.ablation import ablations, evidence_ids, hop_ablation_summary, needs_every_hop
+from irbgen.eval.qa.ablation import (
+    ablations,
+    answered_with_all,
+    evidence_ids,
+    hop_ablation_summary,
+    needs_every_hop,
+)
 from irbgen.eval.qa.judge import Judge, judge_prediction, load_judge_prompt, summarize_verdicts
 from irbgen.eval.qa.methods import (
     DEFAULT_K,
@@ -572,8 +578,9 @@ def _write_results(
 
     metrics = _metrics(config, samples, done, per_query, retrieval, notes)
     if config.get("hop_ablation"):
-        marks = [(sample.hops, row.get("needs_every_hop")) for sample, row in done]
-        metrics["hop_ablation"] = hop_ablation_summary(marks, config["hop_ablation"])
+        rule = config["hop_ablation"]
+        marks = [(s.hops, row.get("needs_every_hop"), answered_with_all(row, rule)) for s, row in done]
+        metrics["hop_ablation"] = hop_ablation_summary(marks, rule)
     metrics["usage"] = ledger.total().to_dict()  # every run into this directory, as ledger.json
     _write_json(out_dir / METRICS, metrics)
     ledger.save(out_dir / LEDGER)

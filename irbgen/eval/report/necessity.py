@@ -28,12 +28,21 @@ def hop_necessity_section(runs: list[EvalRun]) -> list[Block]:
                     f"{cell['ablated']:,}",
                     f"{cell.get('needs_every_hop', 0):,}",
                     "n/a" if share is None else f"{share:.3f}",
+                    _count(cell.get("answered")),
+                    _count(cell.get("answered_need_every_hop")),
                 )
             )
     text = (
         "Each multi-hop sample was asked again once per hop with that hop's evidence documents left out. "
         "It needs every hop when no such ablation still answers, that is, meets the rule in the table. "
-        "Single-hop and false-premise samples are not ablated."
+        "Single-hop and false-premise samples are not ablated. A sample the model gets wrong even with all "
+        "its evidence fails every ablation too: the last two columns count the samples answered with all "
+        "the evidence, and of those the ones that need every hop."
     )
     header = ("run", "still answers when", "hops", "ablated", "needs every hop", "share")
+    header += ("answered with all", "of those, need every hop")
     return [Heading(3, "Hop necessity"), Paragraph(text), Table(header, tuple(rows))]
+
+
+def _count(value: object) -> str:
+    return f"{value:,}" if isinstance(value, int) else "n/a"
