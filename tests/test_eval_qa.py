@@ -420,7 +420,8 @@ def test_api_key_is_never_written(bench, server, tmp_path) -> None:
 
 
 def test_bad_inputs(bench, server, tmp_path) -> None:
-    with pytest.raises(BadInputError, match="closed-book, cot, cot-rag, in-context, rag, react"):
+    known = "closed-book, cot, cot-rag, hop-ablation, in-context, rag, react"
+    with pytest.raises(BadInputError, match=known):
         run_qa(bench, tmp_path / "x", QAOptions("oracle", settings(server)))
     broken = tmp_path / "broken"
     broken.mkdir()
@@ -506,7 +507,7 @@ def test_false_premise_questions_are_scored_by_detection(server, tmp_path) -> No
 
 
 def test_method_registry() -> None:
-    assert sorted(METHODS) == ["closed-book", "cot", "cot-rag", "in-context", "rag", "react"]
+    assert sorted(METHODS) == ["closed-book", "cot", "cot-rag", "hop-ablation", "in-context", "rag", "react"]
     assert get_method("rag").retrieves and get_method("react").needs_index
     assert get_method("cot").whole_corpus and get_method("cot").reasoning
 

@@ -11,7 +11,7 @@ from irbgen.cli.support import REAL, progress_display, reporting_errors
 # The registries' keys, kept here so that --help does not import numpy and the retrievers; a test checks
 # that they match irbgen.eval.retrievers.RETRIEVERS and irbgen.eval.qa.methods.METHODS.
 RETRIEVER_NAMES = ("bm25", "dense", "hybrid")
-METHOD_NAMES = ("closed-book", "cot", "cot-rag", "in-context", "rag", "react")
+METHOD_NAMES = ("closed-book", "cot", "cot-rag", "hop-ablation", "in-context", "rag", "react")
 
 
 @click.group(name="eval")
@@ -258,6 +258,11 @@ def _qa_summary(method: str, model: str, out: Path, summary: dict) -> str:
             f"; closed-book correct {closed['correct']:,} of {closed['scored']:,} "
             f"({closed['by']} >= {closed['threshold']:g})"
         )
+    hops = summary.get("hop_ablation")
+    if hops:
+        from irbgen.eval.qa.ablation import share_text
+
+        scores += f"; needs every hop: {share_text(hops)}"
     return f"{method} with {model} on {queries:,} questions: {scores} [{spent}]{failures} -> {out}"
 
 

@@ -207,23 +207,45 @@ def _reviewed(directory: Path) -> set[str]:
 @click.option(
     "--drop-closed-book",
     "eval_dir",
-    required=True,
     type=click.Path(path_type=Path),
     help="A closed-book evaluation (eval qa --method closed-book) of BENCHMARK: drop what it got right.",
 )
+@click.option(
+    "--drop-hop-shortcuts",
+    "hops_dir",
+    type=click.Path(path_type=Path),
+    help="A hop-ablation evaluation (eval qa --method hop-ablation) of BENCHMARK: drop the multi-hop "
+    "samples it still answered with a hop's evidence left out.",
+)
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Benchmark directory to write.")
 @click.option("--force", is_flag=True, help="Replace --out if it holds irbgen's output of this kind.")
-def filter_benchmark(benchmark: Path, eval_dir: Path, out: Path, force: bool) -> None:
-    """Write BENCHMARK without the samples a model answered closed-book (a contamination probe)."""
+def filter_benchmark(
+    benchmark: Path, eval_dir: Path | None, hops_dir: Path | None, out: Path, force: bool
+) -> None:
+    """Write BENCHMARK without the samples a model answered closed-book (a contamination probe), or
+    without the multi-hop samples that do not need every hop."""
     from irbgen.cli.humanwork import carry_human_work
-    from irbgen.eval.filtering import filter_closed_book
+    from irbgen.eval.filtering import filter_closed_book, filter_hop_shortcuts
 
     with reporting_errors():
-        done = filter_closed_book(benchmark, eval_dir, out, force=force, carry=carry_human_work)
+        if (eval_dir is None) == (hops_dir is None):
+            raise BadInputError("give one of --drop-closed-book or --drop-hop-shortcuts")
+        if hops_dir is not None:
+            done = filter_hop_shortcuts(benchmark, hops_dir, out, force=force, carry=carry_human_work)
+        else:
+            done = filter_closed_book(benchmark, eval_dir, out, force=force, carry=carry_human_work)
+    if hops_dir is not None:
+        from irbgen.eval.qa.ablation import share_text
+
+        what = (
+            f"still answered with a hop's evidence left out ({done['by']} >= {done['threshold']:g}); "
+            f"needing every hop: {share_text({'by_hops': done['needs_every_hop']})}"
+        )
+    else:
+        what = f"answered closed-book ({done['by']} >= {done['threshold']:g})"
     click.echo(
         f"dropped {done['dropped']:,} of {done['evaluated']:,} evaluated samples that {done['model']} "
-        f"answered closed-book ({done['by']} >= {done['threshold']:g}); "
-        f"wrote {done['kept']:,} samples to {out}"
+        f"{what}; wrote {done['kept']:,} samples to {out}"
     )
 
 

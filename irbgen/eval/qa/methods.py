@@ -1,9 +1,10 @@
 """QA reader methods: how each one turns a sample into messages and a reply into a final answer.
 
 A method names its prompt file and says what context it needs: nothing (closed-book, cot), the whole
-corpus (in-context), the top-k documents retrieved by the question (rag, cot-rag), or tools it calls
-itself (react, run by irbgen.eval.qa.react). Every reply ends up as one answer string: answers joined
-by ", ", or "I don't know", or "False premise question".
+corpus (in-context), the top-k documents retrieved by the question (rag, cot-rag), the sample's own
+evidence documents (hop-ablation, which also asks once per hop with that hop's documents left out: see
+irbgen.eval.qa.ablation), or tools it calls itself (react, run by irbgen.eval.qa.react). Every reply ends
+up as one answer string: answers joined by ", ", or "I don't know", or "False premise question".
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class Method:
     whole_corpus: bool = False  # the whole corpus (up to a token bound) goes into the prompt
     reasoning: bool = False  # the reply reasons first and ends with a line "Answer: ..."
     agent: bool = False  # a tool-using loop (irbgen.eval.qa.react) instead of one call
+    evidence: bool = False  # the sample's evidence documents go into the prompt (given by the caller)
 
     @property
     def needs_index(self) -> bool:
@@ -59,6 +61,12 @@ METHODS: dict[str, Method] = {
             "cot-rag", "qa_cot_rag", "top-k documents, reasoning step by step", retrieves=True, reasoning=True
         ),
         Method("react", "qa_react", "an agent that searches and reads articles", agent=True),
+        Method(
+            "hop-ablation",
+            "qa_hop_ablation",
+            "the evidence documents, then each hop's left out in turn",
+            evidence=True,
+        ),
     )
 }
 
@@ -168,8 +176,12 @@ def build_request(
     corpus: CorpusContext | None = None,
     k: int = DEFAULT_K,
     date_note: str = "",
+    documents: list[Document] | None = None,
 ) -> Request:
-    """The messages a one-call method sends for a sample, with the ids of the documents it shows."""
+    """The messages a one-call method sends for a sample, with the ids of the documents it shows.
+
+    An evidence method shows `documents`, in the order given.
+    """
     if method.agent:
         raise ValueError(f"{method.name} is an agent; run it with irbgen.eval.qa.react")
     values = {"question": sample.question, "date_note": date_note}
@@ -179,6 +191,11 @@ def build_request(
             raise ValueError(f"{method.name} needs a SearchIndex")
         retrieved = [doc_id for doc_id, _ in index.search(sample.question, k)]
         values["context"] = format_documents(index.document(doc_id) for doc_id in retrieved)
+    elif method.evidence:
+        if documents is None:
+            raise ValueError(f"{method.name} needs the documents to show")
+        retrieved = [doc.id for doc in documents]
+        values["context"] = format_documents(documents)
     elif method.whole_corpus:
         if corpus is None:
             raise ValueError(f"{method.name} needs the corpus context")

@@ -24,6 +24,13 @@ from irbgen import __version__
 from irbgen.benchmark import consistent_read, read_documents, read_manifest, read_qrels, read_samples
 from irbgen.errors import BadInputError
 from irbgen.eval.breakdown import aggregate, sample_attributes
+from irbgen.eval.qa.ablation import (
+    ablations,
+    answered_with_all,
+    evidence_ids,
+    hop_ablation_summary,
+    needs_every_hop,
+)
 from irbgen.eval.qa.judge import Judge, judge_prediction, load_judge_prompt, summarize_verdicts
 from irbgen.eval.qa.methods import (
     DEFAULT_K,
@@ -65,7 +72,7 @@ from irbgen.llm.settings import LLMSettings
 from irbgen.outputs import check_inputs
 from irbgen.pipeline.rundir import locked, make_directory, remove_stale_temps
 from irbgen.progress import Progress, silent
-from irbgen.schema import Sample
+from irbgen.schema import Document, Sample
 from irbgen.validation import invalid_benchmark, validate_benchmark
 
 if TYPE_CHECKING:
@@ -94,6 +101,9 @@ class QAOptions:
     For closed-book, each answered sample is marked `closed_book_correct` when its score reaches
     `closed_book_threshold`: the answer-set F1 (`closed_book_by` "f1"), or the judge score, the share
     of judges that said correct ("judge", which needs a judge).
+
+    For hop-ablation, an ablation (one hop's evidence left out) still answers when its answer-set F1
+    reaches `hop_ablation_threshold` (see irbgen.eval.qa.ablation).
     """
 
     method: str
@@ -109,6 +119,7 @@ class QAOptions:
     today: str | None = None
     closed_book_by: str = "f1"
     closed_book_threshold: float = DEFAULT_CLOSED_BOOK_THRESHOLD
+    hop_ablation_threshold: float = DEFAULT_CLOSED_BOOK_THRESHOLD
 
 
 @dataclass
@@ -126,6 +137,7 @@ class _Run:
     index: SearchIndex | None = None  # for rag, cot-rag and react
     tools: WikiTools | None = None
     corpus: CorpusContext | None = None
+    documents: dict[str, Document] = field(default_factory=dict)  # for hop-ablation: the evidence
     progress: Progress = silent
     answered: int = 0
     judged: int = 0
@@ -166,6 +178,9 @@ async def evaluate_qa(
             if run.corpus.note:
                 notes.append(f"in-context: {run.corpus.note}")
                 log.warning("%s", run.corpus.note)
+        if spec.evidence:
+            wanted = {doc for sample in samples for doc in evidence_ids(sample)}
+            run.documents = {doc.id: doc for doc in read_documents(benchmark_dir) if doc.id in wanted}
 
         config = {
             "kind": "qa",
@@ -186,6 +201,11 @@ async def evaluate_qa(
                 {"by": options.closed_book_by, "threshold": options.closed_book_threshold}
                 if spec.name == CLOSED_BOOK
                 else None
+            ),
+            **(
+                {"hop_ablation": {"by": "f1", "threshold": options.hop_ablation_threshold}}
+                if spec.evidence
+                else {}
             ),
             "limit": options.limit,
             "benchmark_samples": benchmark_samples,
@@ -273,6 +293,7 @@ async def _evaluate_locked(
         "overall": metrics["overall"],
         "judge": metrics["judge"],
         "closed_book": metrics["closed_book"],
+        "hop_ablation": metrics.get("hop_ablation"),
         "usage": usage,
         **usage,
     }
@@ -308,6 +329,10 @@ def _check_options(options: QAOptions) -> Method:
     if not 0.0 <= options.closed_book_threshold <= 1.0:
         raise BadInputError(
             f"--closed-book-threshold must be between 0 and 1, got {options.closed_book_threshold}"
+        )
+    if not 0.0 <= options.hop_ablation_threshold <= 1.0:
+        raise BadInputError(
+            f"hop_ablation_threshold must be between 0 and 1, got {options.hop_ablation_threshold}"
         )
     if spec.name == CLOSED_BOOK and options.closed_book_by == "judge" and options.judge_settings is None:
         raise BadInputError("--closed-book-by judge needs --judge-model")
@@ -454,29 +479,62 @@ async def _predict(run: _Run, sample: Sample) -> dict[str, Any]:
         row["unanswered"] = result.unanswered
         completion = result.completion.to_record() if result.completion is not None else None
     else:
-        request = build_request(
-            run.method,
-            run.prompt,
-            sample,
-            index=run.index,
-            corpus=run.corpus,
-            k=run.options.k,
-            date_note=run.date_note,
+        shown = evidence_ids(sample) if run.method.evidence else None
+        asked = await _ask(run, sample, shown)
+        row["retrieved"] = asked["retrieved"]
+        prediction, error, note, completion = (
+            asked[key] for key in ("prediction", "error", "note", "completion")
         )
-        row["retrieved"] = request.retrieved
-        reply = await run.reader.complete(request.messages, stage=f"qa.{run.method.name}", temperature=0.0)
-        completion = reply.to_record()
-        error = reply.error
-        prediction = None
-        if error is None:
-            parsed = parse_reply(run.method, reply.text or "")
-            prediction, note = parsed.answer, parsed.note
+        if run.method.evidence and error is None:
+            row["ablations"] = await _ablate(run, sample)
+            error = next(
+                (f"hop {a['hop']} left out: {a['error']}" for a in row["ablations"] if a["error"]), None
+            )
     row["prediction"] = prediction if error is None else None
     row["predicted_answers"] = predicted_answers(prediction) if prediction and error is None else []
     row["completion"] = completion
     row["error"] = error
     row["note"] = note
     return row
+
+
+async def _ask(run: _Run, sample: Sample, shown: list[str] | None = None) -> dict[str, Any]:
+    """One call of a one-call method (evidence methods: showing the documents `shown`), its answer parsed."""
+    assert run.reader is not None
+    documents = [run.documents[doc] for doc in shown if doc in run.documents] if shown is not None else None
+    request = build_request(
+        run.method,
+        run.prompt,
+        sample,
+        index=run.index,
+        corpus=run.corpus,
+        k=run.options.k,
+        date_note=run.date_note,
+        documents=documents,
+    )
+    reply = await run.reader.complete(request.messages, stage=f"qa.{run.method.name}", temperature=0.0)
+    asked: dict[str, Any] = {"retrieved": request.retrieved, "prediction": None, "note": None}
+    asked |= {"error": reply.error, "completion": reply.to_record()}
+    if reply.error is None:
+        parsed = parse_reply(run.method, reply.text or "")
+        asked["prediction"], asked["note"] = parsed.answer, parsed.note
+    return asked
+
+
+async def _ablate(run: _Run, sample: Sample) -> list[dict[str, Any]]:
+    """Ask once per hop with that hop's evidence left out; each answer scored like the sample's own."""
+    tries = []
+    for hop, left_out, shown in ablations(sample):
+        asked = await _ask(run, sample, shown)
+        prediction = asked["prediction"] if asked["error"] is None else None
+        metrics = (
+            None if prediction is None else score_prediction(prediction, sample.answers, sample.false_premise)
+        )
+        tries.append(
+            {"hop": hop, "left_out": left_out, "shown": asked["retrieved"], "prediction": prediction,
+             "metrics": metrics, "error": asked["error"], "completion": asked["completion"]}
+        )  # fmt: skip
+    return tries
 
 
 # ------------------------------------------------------------------------------------------ results
@@ -498,12 +556,15 @@ def _write_results(
     for sample_id, value in trajectories.items():
         if sample_id in predictions:
             predictions[sample_id][FIELD] = value
-    if config.get("closed_book"):
-        for _, row in done:
-            mark = closed_book_correct(row, config["closed_book"])
-            row["closed_book_correct"] = mark
-            if row["id"] in predictions:
-                predictions[row["id"]]["closed_book_correct"] = mark
+    marking = [("closed_book_correct", closed_book_correct, config.get("closed_book"))]
+    marking.append(("needs_every_hop", needs_every_hop, config.get("hop_ablation")))
+    for key, mark_of, rule in marking:
+        if rule:
+            for _, row in done:
+                mark = mark_of(row, rule)
+                row[key] = mark
+                if row["id"] in predictions:
+                    predictions[row["id"]][key] = mark
     _write_predictions(out_dir / PREDICTIONS, predictions.values())
     per_query = []
     for sample, row in done:
@@ -516,6 +577,10 @@ def _write_results(
     write_atomic(out_dir / PER_QUERY, "".join(_line(entry) for entry in per_query))
 
     metrics = _metrics(config, samples, done, per_query, retrieval, notes)
+    if config.get("hop_ablation"):
+        rule = config["hop_ablation"]
+        marks = [(s.hops, row.get("needs_every_hop"), answered_with_all(row, rule)) for s, row in done]
+        metrics["hop_ablation"] = hop_ablation_summary(marks, rule)
     metrics["usage"] = ledger.total().to_dict()  # every run into this directory, as ledger.json
     _write_json(out_dir / METRICS, metrics)
     ledger.save(out_dir / LEDGER)

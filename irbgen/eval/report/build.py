@@ -11,6 +11,7 @@ from irbgen.errors import BadInputError
 from irbgen.eval.qa.judge import judged_text
 from irbgen.eval.report.charts import answers_section, evidence_chart, qa_charts, retrieval_charts
 from irbgen.eval.report.document import Block, Bullets, Heading, Paragraph
+from irbgen.eval.report.necessity import hop_necessity_section
 from irbgen.eval.report.render import render_html, render_markdown
 from irbgen.eval.report.runs import EvalRun, answer_histograms, read_eval, unique_labels
 from irbgen.eval.report.tables import attribute_tables, overall_table, runs_table
@@ -57,6 +58,7 @@ def _sections(
         blocks += qa_charts(qa, tmp)
         blocks += evidence_chart(qa, tmp)
         blocks += attribute_tables(qa)
+        blocks += hop_necessity_section(qa)
     if histograms:
         blocks += answers_section(histograms, tmp)
     notes += [f"Benchmark not found for {text}; its answer-count histogram is left out." for text in missing]

@@ -35,6 +35,7 @@ class EvalRun:
     by: dict[str, dict[str, dict[str, float | None]]]
     notes: list[str] = field(default_factory=list)
     judge: dict[str, Any] | None = None  # metrics.json's judge summary: how many samples were judged
+    hop_ablation: dict[str, Any] | None = None  # metrics.json's hop-ablation summary (hop-ablation runs)
 
     @property
     def measures(self) -> list[str]:
@@ -71,7 +72,10 @@ def read_eval(path: Path) -> EvalRun:
     judge = metrics.get("judge") if isinstance(metrics.get("judge"), dict) else None
     if judge is not None and not all(isinstance(judge.get(key), int) for key in ("samples", "judged")):
         judge = None  # an older run without the counts
-    return EvalRun(path, kind, _label(config), config, queries, overall, by, notes, judge)
+    hops = metrics.get("hop_ablation") if isinstance(metrics.get("hop_ablation"), dict) else None
+    if hops is not None and not isinstance(hops.get("by_hops"), dict):
+        hops = None
+    return EvalRun(path, kind, _label(config), config, queries, overall, by, notes, judge, hops)
 
 
 def _json_object(file: Path) -> dict[str, Any]:
