@@ -265,12 +265,19 @@ def _qa_summary(method: str, model: str, out: Path, summary: dict) -> str:
 @click.argument("eval_dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Report directory to write.")
 @click.option("--force", is_flag=True, help="Replace --out if it holds irbgen's output of this kind.")
-def report(eval_dirs: tuple[Path, ...], out: Path, force: bool) -> None:
-    """Markdown and HTML report with plots from one or more evaluation directories."""
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Seed of the randomization tests and bootstrap intervals.",
+)
+def report(eval_dirs: tuple[Path, ...], out: Path, force: bool, seed: int) -> None:
+    """Markdown and HTML report with plots and paired significance tests from evaluation directories."""
     from irbgen.eval.report import write_report
 
     with reporting_errors():
-        path = write_report(list(eval_dirs), out, force=force)
+        path = write_report(list(eval_dirs), out, force=force, seed=seed)
     click.echo(f"wrote a report of {len(eval_dirs)} evaluation(s) to {path}")
 
 
