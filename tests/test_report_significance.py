@@ -17,6 +17,7 @@ from scipy import stats
 
 from irbgen.benchmark import read_samples
 from irbgen.cli import main
+from irbgen.errors import BadInputError
 from irbgen.eval.qa.run import QAOptions, run_qa
 from irbgen.eval.report import write_report
 from irbgen.eval.retrieval import evaluate_retrieval
@@ -229,3 +230,13 @@ def test_report_significance_is_byte_identical_and_seeded_from_the_cli(
     assert outputs[0] == outputs[1]
     assert (tmp_path / "a" / "report.md").read_bytes() == (tmp_path / "b" / "report.md").read_bytes()
     assert outputs[2] != outputs[0]  # another seed, other resamples
+
+
+def test_report_rejects_bad_resamples_and_seed_with_one_line(evals: list[Path], tmp_path: Path) -> None:
+    for option, value in (("--resamples", "0"), ("--seed", "-1")):
+        args = ["report", str(evals[0]), "--out", str(tmp_path / "r"), option, value]
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 2 and option in result.output and "Traceback" not in result.output
+    with pytest.raises(BadInputError, match="--resamples must be at least 1"):
+        write_report(evals[:1], tmp_path / "r", resamples=0)
+    assert not (tmp_path / "r").exists()

@@ -21,6 +21,7 @@ from scipy import stats
 ALPHA = 0.05
 CONFIDENCE = 0.95
 RESAMPLES = 10_000
+BATCH_VALUES = 4_000_000  # resampled values held at once (about 32 MB), so memory stays bounded
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,7 @@ def randomization_p(a: Sequence[float], b: Sequence[float], seed: int, resamples
         permutation_type="samples",
         vectorized=True,
         n_resamples=resamples,
+        batch=_batch(x.size),
         alternative="two-sided",
         random_state=np.random.default_rng(seed),
     )
@@ -114,9 +116,14 @@ def bootstrap_interval(
         confidence_level=confidence,
         method="percentile",
         vectorized=True,
+        batch=_batch(data.size),
         random_state=np.random.default_rng(seed),
     )
     return (float(result.confidence_interval.low), float(result.confidence_interval.high))
+
+
+def _batch(n: int) -> int:
+    return max(1, BATCH_VALUES // max(n, 1))
 
 
 def holm(p_values: Sequence[float]) -> list[float]:

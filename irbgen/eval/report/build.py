@@ -28,9 +28,15 @@ from irbgen.io import write_json
 SIGNIFICANCE = "significance.json"
 
 
-def write_report(eval_dirs: list[Path], out: Path, force: bool = False, seed: int = 0) -> Path:
+def write_report(
+    eval_dirs: list[Path], out: Path, force: bool = False, seed: int = 0, resamples: int = RESAMPLES
+) -> Path:
     """Write OUT/ with report.md, report.html, significance.json and the PNG charts for these evaluation
-    directories; SEED seeds the randomization tests and bootstrap intervals."""
+    directories; SEED seeds the randomization tests and bootstrap intervals, each of RESAMPLES resamples."""
+    if resamples < 1 or seed < 0:
+        raise BadInputError(
+            f"--resamples must be at least 1 and --seed at least 0, not {resamples} and {seed}"
+        )
     out = Path(out)
     if not eval_dirs:
         raise BadInputError("no evaluation directories given")
@@ -40,11 +46,11 @@ def write_report(eval_dirs: list[Path], out: Path, force: bool = False, seed: in
     histograms, missing = answer_histograms(runs)
     groups = benchmark_groups(runs)
     scores = [RunScores(run.label, run.kind, groups[run.label], run.scores) for run in runs]
-    intervals, comparisons = compare_runs(scores, seed)
-    tested = _Tested(intervals, comparisons, seed)
+    intervals, comparisons = compare_runs(scores, seed, resamples)
+    tested = _Tested(intervals, comparisons, seed, resamples)
     with staged_directory(out, force, "report") as tmp:
         blocks = _sections(runs, histograms, missing, tmp, tested)
-        write_json(tmp / SIGNIFICANCE, as_json(intervals, comparisons, seed))
+        write_json(tmp / SIGNIFICANCE, as_json(intervals, comparisons, seed, resamples))
         (tmp / "report.md").write_bytes(render_markdown(blocks).encode())
         (tmp / "report.html").write_bytes(render_html(blocks, "irbgen evaluation report").encode())
     return out
@@ -55,6 +61,7 @@ class _Tested:
     intervals: list[Interval]
     comparisons: list[Comparison]
     seed: int
+    resamples: int
 
     def blocks(self, runs: list[EvalRun], kind: str) -> list[Block]:
         """The intervals of these runs, then their paired comparisons with the footnote."""
@@ -67,7 +74,7 @@ class _Tested:
         if comparisons:
             blocks += [Heading(3, "Paired comparisons"), comparison_table(comparisons)]
         if intervals or comparisons:
-            blocks.append(Paragraph(significance_note(len(self.comparisons), self.seed, RESAMPLES)))
+            blocks.append(Paragraph(significance_note(len(self.comparisons), self.seed, self.resamples)))
         return blocks
 
 
