@@ -125,8 +125,8 @@ def comparison_table(comparisons: list[Comparison]) -> Table:
             f"{c.mean_a:.4f}",
             f"{c.mean_b:.4f}",
             f"{c.difference:+.4f}" + (DAGGER if c.significant else ""),
-            f"{c.p_randomization_holm:.4f}",
-            f"{c.p_t_holm:.4f}",
+            _p(c.p_randomization_holm),
+            _p(c.p_t_holm),
         )
         for c in sorted(comparisons, key=lambda c: measure_order(c.measure))
     )
@@ -145,6 +145,10 @@ def significance_note(total: int, seed: int, resamples: int) -> str:
         f"Intervals are {CONFIDENCE:.0%} percentile bootstrap intervals of each run's mean "
         f"(scipy.stats.bootstrap, {resamples:,} resamples)."
     )
+
+
+def _p(value: float) -> str:
+    return "<0.0001" if value < 0.0001 else f"{value:.4f}"
 
 
 def _fmt(value: float | None) -> str:
