@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +66,9 @@ def test_t_test_p_matches_scipy_and_a_hand_computation() -> None:
     by_hand = 1 - (2 / math.pi) * (x / (1 + x * x) + math.atan(x))
     assert t_test_p([1, 2, 3, 4], [0, 0, 0, 0]) == pytest.approx(by_hand, rel=1e-12)
     assert t_test_p(A, A) == 1.0  # scipy gives nan when every difference is 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no precision warning reaches the report's user
+        assert t_test_p([0.1, 0.2, 0.3], [0.0, 0.1, 0.2]) < 1e-10  # one difference, 0.1, every time
 
 
 def test_bootstrap_interval_is_scipys_percentile_interval() -> None:

@@ -10,6 +10,7 @@ comparisons (Holm's step-down rule). Everything here is pure: numbers in, number
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from itertools import combinations
@@ -95,8 +96,13 @@ def randomization_p(a: Sequence[float], b: Sequence[float], seed: int, resamples
 
 
 def t_test_p(a: Sequence[float], b: Sequence[float]) -> float:
-    """Two-sided p-value of the paired t-test; 1.0 when every difference is 0 (scipy gives nan)."""
-    p = float(stats.ttest_rel(np.asarray(a, dtype=float), np.asarray(b, dtype=float)).pvalue)
+    """Two-sided p-value of the paired t-test; 1.0 when every difference is 0 (scipy gives nan).
+
+    Differences that are nearly all the same give scipy's (tiny) p-value without its precision warning.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        p = float(stats.ttest_rel(np.asarray(a, dtype=float), np.asarray(b, dtype=float)).pvalue)
     return 1.0 if math.isnan(p) else p
 
 
