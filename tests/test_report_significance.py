@@ -244,3 +244,14 @@ def test_report_rejects_bad_resamples_and_seed_with_one_line(evals: list[Path], 
     with pytest.raises(BadInputError, match="--resamples must be at least 1"):
         write_report(evals[:1], tmp_path / "r", resamples=0)
     assert not (tmp_path / "r").exists()
+
+
+def test_a_per_query_value_that_is_not_a_number_is_named(evals: list[Path], tmp_path: Path) -> None:
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    for name in ("config.json", "metrics.json"):
+        (broken / name).write_bytes((evals[0] / name).read_bytes())
+    row = {"query_id": "q9", "attributes": {}, "judged": True, "metrics": {"AP": "high"}}
+    (broken / "per_query.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
+    with pytest.raises(BadInputError, match=r"per_query.jsonl: q9: AP: 'high' is not a finite number"):
+        write_report([broken], tmp_path / "r")
