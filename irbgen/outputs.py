@@ -67,7 +67,7 @@ KINDS: dict[str, Kind] = {
         ("kind", "qa"),
         partial=True,
     ),
-    "report": Kind("a report", ("report.md",), ("report.md", "report.html", "*.png")),
+    "report": Kind("a report", ("report.md",), ("report.md", "report.html", "significance.json", "*.png")),
     "comparison": Kind(
         "a comparison", ("compare.json",), ("compare.json", "compare.md", "distributions.png")
     ),

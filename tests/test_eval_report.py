@@ -150,6 +150,7 @@ def test_report_writes_markdown_html_and_charts(tmp_path: Path, runs: list[Path]
         "report.md",
         "retrieval-by-hops.png",
         "retrieval-by-topic.png",
+        "significance.json",
     ]  # question_type has one value only: no chart
     for name in names:
         if name.endswith(".png"):

@@ -270,12 +270,26 @@ def _qa_summary(method: str, model: str, out: Path, summary: dict) -> str:
 @click.argument("eval_dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Report directory to write.")
 @click.option("--force", is_flag=True, help="Replace --out if it holds irbgen's output of this kind.")
-def report(eval_dirs: tuple[Path, ...], out: Path, force: bool) -> None:
-    """Markdown and HTML report with plots from one or more evaluation directories."""
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Seed of the randomization tests and bootstrap intervals.",
+)
+@click.option(
+    "--resamples",
+    type=click.IntRange(1, 1_000_000),
+    default=10_000,
+    show_default=True,
+    help="Resamples of each randomization test and bootstrap interval (fewer: faster, coarser p-values).",
+)
+def report(eval_dirs: tuple[Path, ...], out: Path, force: bool, seed: int, resamples: int) -> None:
+    """Markdown and HTML report with plots and paired significance tests from evaluation directories."""
     from irbgen.eval.report import write_report
 
     with reporting_errors():
-        path = write_report(list(eval_dirs), out, force=force)
+        path = write_report(list(eval_dirs), out, force=force, seed=seed, resamples=resamples)
     click.echo(f"wrote a report of {len(eval_dirs)} evaluation(s) to {path}")
 
 

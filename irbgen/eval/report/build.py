@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 # The benchmark writer's own replace-in-place helpers, so every irbgen output directory is swapped alike.
@@ -13,12 +14,30 @@ from irbgen.eval.report.charts import answers_section, evidence_chart, qa_charts
 from irbgen.eval.report.document import Block, Bullets, Heading, Paragraph
 from irbgen.eval.report.necessity import hop_necessity_section
 from irbgen.eval.report.render import render_html, render_markdown
-from irbgen.eval.report.runs import EvalRun, answer_histograms, read_eval, unique_labels
-from irbgen.eval.report.tables import attribute_tables, overall_table, runs_table
+from irbgen.eval.report.runs import EvalRun, answer_histograms, benchmark_groups, read_eval, unique_labels
+from irbgen.eval.report.tables import (
+    attribute_tables,
+    comparison_table,
+    interval_table,
+    overall_table,
+    runs_table,
+    significance_note,
+)
+from irbgen.eval.significance import RESAMPLES, Comparison, Interval, RunScores, as_json, compare_runs
+from irbgen.io import write_json
+
+SIGNIFICANCE = "significance.json"
 
 
-def write_report(eval_dirs: list[Path], out: Path, force: bool = False) -> Path:
-    """Write OUT/ with report.md, report.html and the PNG charts for these evaluation directories."""
+def write_report(
+    eval_dirs: list[Path], out: Path, force: bool = False, seed: int = 0, resamples: int = RESAMPLES
+) -> Path:
+    """Write OUT/ with report.md, report.html, significance.json and the PNG charts for these evaluation
+    directories; SEED seeds the randomization tests and bootstrap intervals, each of RESAMPLES resamples."""
+    if resamples < 1 or seed < 0:
+        raise BadInputError(
+            f"--resamples must be at least 1 and --seed at least 0, not {resamples} and {seed}"
+        )
     out = Path(out)
     if not eval_dirs:
         raise BadInputError("no evaluation directories given")
@@ -26,15 +45,42 @@ def write_report(eval_dirs: list[Path], out: Path, force: bool = False) -> Path:
     runs = [read_eval(Path(path)) for path in eval_dirs]
     unique_labels(runs)
     histograms, missing = answer_histograms(runs)
+    groups = benchmark_groups(runs)
+    scores = [RunScores(run.label, run.kind, groups[run.label], run.scores) for run in runs]
+    intervals, comparisons = compare_runs(scores, seed, resamples)
+    tested = _Tested(intervals, comparisons, seed, resamples)
     with staged_directory(out, force, "report") as tmp:
-        blocks = _sections(runs, histograms, missing, tmp)
+        blocks = _sections(runs, histograms, missing, tmp, tested)
+        write_json(tmp / SIGNIFICANCE, as_json(intervals, comparisons, seed, resamples))
         (tmp / "report.md").write_bytes(render_markdown(blocks).encode())
         (tmp / "report.html").write_bytes(render_html(blocks, "irbgen evaluation report").encode())
     return out
 
 
+@dataclass(frozen=True)
+class _Tested:
+    intervals: list[Interval]
+    comparisons: list[Comparison]
+    seed: int
+    resamples: int
+
+    def blocks(self, runs: list[EvalRun], kind: str) -> list[Block]:
+        """The intervals of these runs, then their paired comparisons with the footnote."""
+        labels = {run.label for run in runs}
+        intervals = [i for i in self.intervals if i.run in labels]
+        comparisons = [c for c in self.comparisons if c.kind == kind]
+        blocks: list[Block] = []
+        if intervals:
+            blocks += [Heading(3, "Means with 95% bootstrap intervals"), interval_table(runs, intervals)]
+        if comparisons:
+            blocks += [Heading(3, "Paired comparisons"), comparison_table(comparisons)]
+        if intervals or comparisons:
+            blocks.append(Paragraph(significance_note(len(self.comparisons), self.seed, self.resamples)))
+        return blocks
+
+
 def _sections(
-    runs: list[EvalRun], histograms: dict[str, Counter[int]], missing: list[str], tmp: Path
+    runs: list[EvalRun], histograms: dict[str, Counter[int]], missing: list[str], tmp: Path, tested: _Tested
 ) -> list[Block]:
     """The report in order: runs, retrieval, question answering, benchmarks, notes; charts drawn into TMP."""
     notes: list[str] = []
@@ -48,6 +94,7 @@ def _sections(
     ]
     if retrieval:
         blocks += [Heading(2, "Retrieval"), Heading(3, "Overall"), overall_table(retrieval)]
+        blocks += tested.blocks(retrieval, "retrieval")
         blocks += retrieval_charts(retrieval, tmp, notes)
         blocks += attribute_tables(retrieval)
     if qa:
@@ -55,6 +102,7 @@ def _sections(
         judged = [f"{run.label}: {judged_text(run.judge)}" for run in qa if run.judge is not None]
         if judged:
             blocks.append(Bullets(tuple(judged)))
+        blocks += tested.blocks(qa, "qa")
         blocks += qa_charts(qa, tmp)
         blocks += evidence_chart(qa, tmp)
         blocks += attribute_tables(qa)

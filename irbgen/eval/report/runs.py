@@ -20,6 +20,7 @@ from irbgen.eval.breakdown import aggregate
 from irbgen.eval.evaldir import CONFIG, EVAL_FILES, METRICS, PER_QUERY
 
 KINDS = ("qa", "retrieval")
+QA_TESTED = ("f1", "em", "judge")  # the answer measures a report tests for significance
 
 
 @dataclass
@@ -36,6 +37,7 @@ class EvalRun:
     notes: list[str] = field(default_factory=list)
     judge: dict[str, Any] | None = None  # metrics.json's judge summary: how many samples were judged
     hop_ablation: dict[str, Any] | None = None  # metrics.json's hop-ablation summary (hop-ablation runs)
+    scores: dict[str, dict[str, float]] = field(default_factory=dict)  # measure -> query id -> value
 
     @property
     def measures(self) -> list[str]:
@@ -59,10 +61,10 @@ def read_eval(path: Path) -> EvalRun:
     metrics = _json_object(path / METRICS)
     where = path / METRICS
     overall = _measures(metrics.get("overall"), f"{where}: overall")
+    rows = list(_per_query(path / PER_QUERY))
     if "by" in metrics:
         by = _by(metrics["by"], where)
     else:  # older or partial runs: group per_query.jsonl the way the evaluations do
-        rows = list(_per_query(path / PER_QUERY))
         by = _by(aggregate(rows, sorted(overall))["by"], where)
     queries = metrics.get("queries", 0)
     if not isinstance(queries, int) or isinstance(queries, bool):
@@ -75,7 +77,28 @@ def read_eval(path: Path) -> EvalRun:
     hops = metrics.get("hop_ablation") if isinstance(metrics.get("hop_ablation"), dict) else None
     if hops is not None and not isinstance(hops.get("by_hops"), dict):
         hops = None
-    return EvalRun(path, kind, _label(config), config, queries, overall, by, notes, judge, hops)
+    scores = _scores(rows, kind, path / PER_QUERY)
+    return EvalRun(path, kind, _label(config), config, queries, overall, by, notes, judge, hops, scores)
+
+
+def _scores(rows: list[dict[str, Any]], kind: str, file: Path) -> dict[str, dict[str, float]]:
+    """Per-query values, as the means count them: a retrieval run's judged queries and every measure
+    they hold; a QA run's F1, EM and judge where the sample has one (a failed call has none)."""
+    scores: dict[str, dict[str, float]] = {}
+    for row in rows:
+        if kind == "retrieval" and row.get("judged") is False:
+            continue
+        metrics = row.get("metrics")
+        if not isinstance(metrics, dict):
+            continue
+        query = str(row.get("query_id"))
+        for measure, value in metrics.items():
+            if kind == "qa" and measure not in QA_TESTED:
+                continue
+            number = _number(value, f"{file}: {query}: {measure}")
+            if number is not None:
+                scores.setdefault(str(measure), {})[query] = number
+    return scores
 
 
 def _json_object(file: Path) -> dict[str, Any]:
@@ -178,6 +201,22 @@ def answer_histograms(runs: list[EvalRun]) -> tuple[dict[str, Counter[int]], lis
         label = name if names[name] < 2 else f"{name} ({path})"
         histograms[label] = Counter(len(sample.answers) for sample in read_samples(path))
     return histograms, missing
+
+
+def benchmark_groups(runs: list[EvalRun]) -> dict[str, str]:
+    """Run label -> the benchmark it ran on, by its name; two benchmarks of one name also get their path."""
+    where: dict[str, tuple[str, str]] = {}
+    for run in runs:
+        given = str(run.config.get("benchmark") or "")
+        path = _benchmark_path(given, run.path) if given else None
+        where[run.label] = (str(run.config.get("benchmark_name") or given), str(path or given))
+    places: dict[str, set[str]] = {}
+    for name, place in where.values():
+        places.setdefault(name, set()).add(place)
+    return {
+        label: name if len(places[name]) < 2 else f"{name} ({place})"
+        for label, (name, place) in where.items()
+    }
 
 
 def _benchmark_path(given: str, eval_dir: Path) -> Path | None:

@@ -8,12 +8,14 @@ from typing import Any
 from irbgen.eval.breakdown import ordered, value_order
 from irbgen.eval.report.document import Block, Heading, Paragraph, Table
 from irbgen.eval.report.runs import EvalRun
+from irbgen.eval.significance import ALPHA, CONFIDENCE, Comparison, Interval
 
 # Table columns: retrieval measures (in this order of families), then answer measures, then the judge.
 RETRIEVAL_FAMILIES = ("nDCG", "R", "Recall", "P", "RR", "MRR", "AP", "MAP")
 ANSWER_ORDER = ("f1", "em", "precision", "recall", "contains", "false_premise_detection_rate")
 MAX_TABLE_VALUES = 100  # attribute values per table; likewise
 MISSING = "n/a"
+DAGGER = "\u2020"
 
 
 def runs_table(runs: list[EvalRun]) -> Table:
@@ -100,6 +102,53 @@ def top_values(runs: list[EvalRun], attribute: str, limit: int) -> tuple[list[st
         return values, 0
     kept = sorted(values, key=lambda value: (-totals[value], value_order(value)))[:limit]
     return ordered(kept), len(values) - limit
+
+
+def interval_table(runs: list[EvalRun], intervals: list[Interval]) -> Table:
+    """One row per run: every tested measure's mean with its bootstrap interval, "mean [low, high]"."""
+    cells = {(i.run, i.measure): f"{i.mean:.4f} [{i.low:.4f}, {i.high:.4f}]" for i in intervals}
+    labels = [run.label for run in runs]
+    measures = sorted({i.measure for i in intervals if i.run in labels}, key=measure_order)
+    rows = tuple((label, *(cells.get((label, measure), MISSING) for measure in measures)) for label in labels)
+    return Table(("run", *measures), rows)
+
+
+def comparison_table(comparisons: list[Comparison]) -> Table:
+    """One row per pair of runs and measure: means, difference (dagger when significant), Holm p-values."""
+    rows = tuple(
+        (
+            c.group,
+            c.measure,
+            c.run_a,
+            c.run_b,
+            str(c.queries),
+            f"{c.mean_a:.4f}",
+            f"{c.mean_b:.4f}",
+            f"{c.difference:+.4f}" + (DAGGER if c.significant else ""),
+            _p(c.p_randomization_holm),
+            _p(c.p_t_holm),
+        )
+        for c in sorted(comparisons, key=lambda c: measure_order(c.measure))
+    )
+    header = ("benchmark", "measure", "run A", "run B", "queries", "A", "B", "A - B", "p randomization",
+              "p t-test")  # fmt: skip
+    return Table(header, rows)
+
+
+def significance_note(total: int, seed: int, resamples: int) -> str:
+    """The footnote under the comparison tables: which tests, which correction, alpha, resamples."""
+    return (
+        f"{DAGGER} marks a difference significant at alpha {ALPHA} by the paired randomization test "
+        f"(scipy.stats.permutation_test, {resamples:,} resamples, seed {seed}). Both p-values are "
+        f"Holm-corrected over all {total} comparisons of this report, each test on its own; the paired "
+        f"t-test is scipy.stats.ttest_rel. A pair is scored on the queries both runs have a value for. "
+        f"Intervals are {CONFIDENCE:.0%} percentile bootstrap intervals of each run's mean "
+        f"(scipy.stats.bootstrap, {resamples:,} resamples)."
+    )
+
+
+def _p(value: float) -> str:
+    return "<0.0001" if value < 0.0001 else f"{value:.4f}"
 
 
 def _fmt(value: float | None) -> str:
