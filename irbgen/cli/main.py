@@ -166,8 +166,10 @@ def validate(directory: Path) -> None:
 )
 def export(directory: Path, fmt: str, out: Path, force: bool, reviewed_only: bool) -> None:
     """Export a benchmark directory to parquet or to a Hugging Face DatasetDict."""
+    import json
+
     from irbgen.benchmark import consistent_read, staged_directory
-    from irbgen.export import export_hf, export_parquet
+    from irbgen.export import VERBATIM, export_hf, export_parquet
     from irbgen.validation import invalid_benchmark, validate_benchmark
 
     with reporting_errors():
@@ -180,14 +182,14 @@ def export(directory: Path, fmt: str, out: Path, force: bool, reviewed_only: boo
             if fmt == "parquet":
                 written = [path.name for path in export_parquet(directory, tmp, keep)]
             else:
-                export_hf(directory, tmp / "dataset", keep)
-                for part in (tmp / "dataset").iterdir():
+                dataset = export_hf(directory, tmp / "dataset", keep)
+                splits = ", ".join(json.loads((dataset / "dataset_dict.json").read_text())["splits"])
+                written = [f"a DatasetDict ({splits})"]
+                for part in dataset.iterdir():
+                    written += [part.name] if part.name in VERBATIM else []
                     part.rename(tmp / part.name)
-                (tmp / "dataset").rmdir()
-    if fmt == "parquet":
-        click.echo(f"wrote {', '.join(written)} to {out}")
-    else:
-        click.echo(f"wrote a DatasetDict (corpus, queries, qrels, samples) to {out}")
+                dataset.rmdir()
+    click.echo(f"wrote {', '.join(written)} to {out}")
 
 
 def _reviewed(directory: Path) -> set[str]:
