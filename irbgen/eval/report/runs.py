@@ -172,8 +172,13 @@ def answer_histograms(runs: list[EvalRun]) -> tuple[dict[str, Counter[int]], lis
     histograms: dict[str, Counter[int]] = {}
     for path, name in found.items():
         label = name if names[name] < 2 else f"{name} ({path})"
-        histograms[label] = Counter(len(sample.answers) for sample in read_samples(path))
+        histograms[label] = Counter(answer_count(sample.answers) for sample in read_samples(path))
     return histograms, missing
+
+
+def answer_count(answers: list[str]) -> int:
+    """The answers of a sample that say something: a blank answer is no answer."""
+    return sum(1 for answer in answers if answer.strip())
 
 
 def _benchmark_path(given: str, eval_dir: Path) -> Path | None:
