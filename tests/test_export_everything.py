@@ -130,3 +130,16 @@ def test_the_hops_split_loads(exported):
     assert all(json.loads(row["metadata"])["sample_id"] in row["_id"] for row in hops)
     judged = len((benchmark / "qrels" / "hops.tsv").read_text().splitlines()) - 1  # less the header
     assert sum(len(row["corpus_ids"]) for row in hops) == judged
+
+
+def test_kept_samples_keep_only_their_hops(exported, tmp_path):
+    """Exporting some samples (as --reviewed-only does) keeps those samples' hop queries and no other."""
+    from irbgen.export import export_parquet
+
+    benchmark, _ = exported
+    samples = jsonl(benchmark / "samples.jsonl")
+    keep = {sample["id"] for sample in samples[::3]}
+    export_parquet(benchmark, tmp_path / "pq", keep)
+    hops = pq.read_table(tmp_path / "pq" / "hops.parquet").to_pylist()
+    wanted = [q["_id"] for q in jsonl(benchmark / "queries_hops.jsonl") if q["metadata"]["sample_id"] in keep]
+    assert [row["_id"] for row in hops] == wanted and wanted
