@@ -1,19 +1,34 @@
 """Export a benchmark directory to Parquet files or a Hugging Face `datasets.DatasetDict`.
 
-Both exports are built from the same rows: corpus, queries, qrels and samples. Nested objects
-(a sample's chain, attributes and provenance, and every metadata dict) become JSON strings so the
-tables have flat, stable types. pyarrow and datasets are optional: `pip install 'irbgen[export]'`.
+Both exports are built from the same rows: corpus, queries, qrels, samples and, when the benchmark has
+the per-hop files, hops (one row per hop query of queries_hops.jsonl with its qrels/hops.tsv judgments).
+Nested objects (a sample's chain, attributes and provenance, and every metadata dict) become JSON strings
+so the tables have flat, stable types. The card (README.md), manifest.json and reviews/ are copied as they
+are, so nothing a benchmark holds is left behind. pyarrow and datasets are optional:
+`pip install 'irbgen[export]'`.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
+import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from irbgen.benchmark import iter_qrels, read_documents, read_queries, read_samples
+from irbgen.benchmark import (
+    CARD,
+    MANIFEST,
+    REVIEWS,
+    has_hop_files,
+    iter_qrels,
+    read_documents,
+    read_hop_qrels,
+    read_hop_queries,
+    read_queries,
+    read_samples,
+)
 from irbgen.extras import missing_extra
 from irbgen.io import atomic_path
 from irbgen.schema import Sample
@@ -22,9 +37,10 @@ if TYPE_CHECKING:
     import datasets
     import pyarrow
 
-__all__ = ["export_hf", "export_parquet", "to_hf_datasets"]
+__all__ = ["copy_verbatim", "export_hf", "export_parquet", "to_hf_datasets"]
 
-TABLES = ("corpus", "queries", "qrels", "samples")
+TABLES = ("corpus", "queries", "qrels", "samples", "hops")  # hops only when the benchmark has them
+VERBATIM = (CARD, MANIFEST, REVIEWS)  # copied as they are; the card and manifest describe the whole benchmark
 BATCH_ROWS = 10_000
 BATCH_CHARS = 64 << 20  # also cut a batch at 64 Mi characters of text, so long documents stay bounded
 
@@ -32,7 +48,8 @@ _json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def export_parquet(path: Path, out: Path, keep: set[str] | None = None) -> list[Path]:
-    """Write corpus, queries, qrels and samples .parquet files into OUT (only samples in KEEP, if given)."""
+    """Write a .parquet file per table into OUT (only samples in KEEP, if given), then the files copied as
+    they are; return every path written, in that order."""
     pa, pq = _pyarrow()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -43,11 +60,11 @@ def export_parquet(path: Path, out: Path, keep: set[str] | None = None) -> list[
             for batch in _batches(rows, schema.names):
                 writer.write_table(pa.Table.from_pydict(batch, schema=schema))
         written.append(target)
-    return written
+    return written + copy_verbatim(Path(path), out)
 
 
 def to_hf_datasets(path: Path, keep: set[str] | None = None) -> datasets.DatasetDict:
-    """Load a benchmark directory as a DatasetDict with splits corpus, queries, qrels and samples."""
+    """Load a benchmark directory as a DatasetDict with splits corpus, queries, qrels, samples and hops."""
     hf = _datasets()
     pa, _ = _pyarrow()
     splits = {}
@@ -58,7 +75,8 @@ def to_hf_datasets(path: Path, keep: set[str] | None = None) -> datasets.Dataset
 
 
 def export_hf(path: Path, out: Path, keep: set[str] | None = None) -> Path:
-    """Save a benchmark directory as a Hugging Face DatasetDict at OUT (datasets.save_to_disk)."""
+    """Save a benchmark directory as a Hugging Face DatasetDict at OUT (datasets.save_to_disk), with the
+    card, manifest and reviews beside it."""
     out = Path(out)
     hf = _datasets()
     # datasets draws its own progress bars even off a terminal; they show only with -v (INFO logging).
@@ -70,14 +88,30 @@ def export_hf(path: Path, out: Path, keep: set[str] | None = None) -> Path:
     finally:
         if shown:
             hf.enable_progress_bars()
+    copy_verbatim(Path(path), out)
     return out
+
+
+def copy_verbatim(path: Path, out: Path) -> list[Path]:
+    """Copy the card, manifest and reviews/ of benchmark PATH into OUT as they are; return what was copied."""
+    copied = []
+    for name in VERBATIM:
+        source, target = path / name, out / name
+        if source.is_dir():
+            shutil.copytree(source, target)
+        elif source.is_file():
+            shutil.copyfile(source, target)
+        else:
+            continue
+        copied.append(target)
+    return copied
 
 
 def _tables(
     pa: Any, path: Path, keep: set[str] | None = None
 ) -> dict[str, tuple[pyarrow.Schema, Iterator[tuple[Any, ...]]]]:
     """Schema and (lazy) rows of each table, in TABLES order; with KEEP, only those samples' queries,
-    qrels and samples (the corpus stays whole)."""
+    qrels, samples and hops (the corpus stays whole). No hops table for a benchmark without hop files."""
 
     def kept(sample_id: str) -> bool:
         return keep is None or sample_id in keep
@@ -95,7 +129,7 @@ def _tables(
         "evidence": strings,
     }
     sample_fields = list(Sample.model_fields)
-    return {
+    tables = {
         "corpus": (
             pa.schema([("_id", string), ("title", string), ("text", string), ("metadata", string)]),
             ((d.id, d.title, d.text, _json(d.metadata)) for d in read_documents(path)),
@@ -113,6 +147,22 @@ def _tables(
             (_sample_row(s, sample_fields, plain) for s in read_samples(path) if kept(s.id)),
         ),
     }
+    if has_hop_files(path):
+        hops = [("_id", string), ("text", string), ("metadata", string), ("corpus_ids", strings)]
+        tables["hops"] = (
+            pa.schema([*hops, ("scores", pa.list_(pa.int64()))]),
+            _hop_rows(path, kept),
+        )
+    return tables
+
+
+def _hop_rows(path: Path, kept: Callable[[str], bool]) -> Iterator[tuple[Any, ...]]:
+    """A row per hop query: its id, text and metadata, and its judged documents with their scores."""
+    qrels = read_hop_qrels(path)
+    for query in read_hop_queries(path):
+        if kept(query["metadata"].get("sample_id")):
+            judged = qrels.get(query["_id"], {})
+            yield query["_id"], query["text"], _json(query["metadata"]), list(judged), list(judged.values())
 
 
 def _sample_row(sample: Sample, fields: list[str], plain: dict[str, Any]) -> tuple[Any, ...]:

@@ -80,7 +80,9 @@ KINDS: dict[str, Kind] = {
     "export": Kind(
         "an export",
         ("dataset_dict.json", "samples.parquet"),
-        ("dataset_dict.json", "*.parquet", "corpus", "queries", "qrels", "samples"),
+        # the tables (parquet files or hf splits), and the card, manifest and reviews copied as they are
+        ("dataset_dict.json", "*.parquet", "corpus", "queries", "qrels", "samples", "hops", "README.md",
+         "manifest.json", "reviews"),
     ),
     "run": Kind("a build's run directory", (FINGERPRINT,), ("*",)),
 }

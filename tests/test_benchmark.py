@@ -416,13 +416,17 @@ def test_export_parquet(tmp_path: Path) -> None:
         "queries.parquet",
         "qrels.parquet",
         "samples.parquet",
+        "hops.parquet",
+        "README.md",
+        "manifest.json",
     ]
-    tables = {p.stem: pq.read_table(p) for p in paths}
+    tables = {p.stem: pq.read_table(p) for p in paths if p.suffix == ".parquet"}
     assert {name: t.num_rows for name, t in tables.items()} == {
         "corpus": 3,
         "queries": 2,
         "qrels": 3,
         "samples": 2,
+        "hops": 2,
     }
     assert tables["qrels"].column_names == ["query_id", "corpus_id", "score"]
     assert tables["qrels"].to_pylist()[1] == {"query_id": "s2", "corpus_id": "d3", "score": 1}
@@ -445,7 +449,7 @@ def test_hf_export(tmp_path: Path) -> None:
     pytest.importorskip("datasets")
     write(tmp_path / "bench")
     dataset = to_hf_datasets(tmp_path / "bench")
-    assert sorted(dataset) == ["corpus", "qrels", "queries", "samples"]
+    assert sorted(dataset) == ["corpus", "hops", "qrels", "queries", "samples"]
     assert dataset["corpus"].num_rows == 3
     assert dataset["samples"][1]["answers"] == ["Zoë", "Zoe"]
 

@@ -176,9 +176,9 @@ def test_report_tables_hold_the_numbers(tmp_path: Path, runs: list[Path]) -> Non
     assert "| 2 | bm25 | 1 | 1.0000 | 1.0000 |" in md
     assert "| difficulty | run | queries | f1 | em | judge |" in md
     assert "| 3 | rag/gpt-x | 1 | 0.5000 | 0.5000 | 0.5000 |" in md
-    # answer-count histogram of the benchmark: 0 answers once, 1 twice, 2 once
+    # answer-count histogram of the benchmark: no answer (the false premise) once, 1 twice, 2 once
     assert "| answers | tiny |" in md
-    assert "| 0 | 1 |\n| 1 | 2 |\n| 2 | 1 |" in md
+    assert "| (empty) | 1 |\n| 1 | 2 |\n| 2 | 1 |" in md
     # images and notes
     assert "![F1, EM, judge by difficulty](qa-by-difficulty.png)" in md
     assert "- bm25: bm25 ran on whole documents" in md

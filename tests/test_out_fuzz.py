@@ -99,7 +99,7 @@ def command_lines(world) -> dict[str, tuple[list[object], dict[str, Path]]]:
             ["build", "--source", "wikipedia-dump", *wiki, "--config", inputs / "wikipedia.toml"],
             {"--dump": dump, "--warc": warc, "--config": inputs / "wikipedia.toml"},
         ),
-        "export": (["export", bench, "--format", "parquet"], {"DIRECTORY": bench}),
+        "export": (["export", bench, "--format", "parquet"], {"BENCHMARK": bench}),
         "eval retrieval": (["eval", "retrieval", "--benchmark", bench, "-q"], {"--benchmark": bench}),
         "eval qa": (["eval", "qa", "--benchmark", bench, *qa], {"--benchmark": bench}),
         "report": (["report", evaluation], {"EVAL_DIRS": evaluation}),
@@ -121,7 +121,7 @@ INPUT_CASES = [
     for command, flags in {
         "phantom": ("--config", "--vocab-dir"),
         "build": ("--dump", "--warc", "--config"),
-        "export": ("DIRECTORY",),
+        "export": ("BENCHMARK",),
         "eval retrieval": ("--benchmark",),
         "eval qa": ("--benchmark",),
         "report": ("EVAL_DIRS",),

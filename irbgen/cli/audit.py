@@ -8,14 +8,14 @@ from pathlib import Path
 import click
 
 from irbgen.cli.scores import echo_rates, score_reviews_command
-from irbgen.cli.support import reporting_errors
+from irbgen.cli.support import benchmark_input, reporting_errors
 
 DEFAULT_SAMPLE = 100
 MAX_LISTED_PROBLEMS = 50
 
 
 @click.command()
-@click.argument("benchmark", required=False, type=click.Path(path_type=Path))
+@benchmark_input(required=False)
 @click.option(
     "--sample", "size", type=click.IntRange(min=1), help=f"Samples to draw.  [default: {DEFAULT_SAMPLE}]"
 )

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from irbgen.cli.support import REAL, progress_display, reporting_errors
+from irbgen.cli.support import REAL, benchmark_input, progress_display, reporting_errors
 
 # The registries' keys, kept here so that --help does not import numpy and the retrievers; a test checks
 # that they match irbgen.eval.retrievers.RETRIEVERS and irbgen.eval.qa.methods.METHODS.
@@ -20,7 +20,7 @@ def eval_group() -> None:
 
 
 @eval_group.command()
-@click.option("--benchmark", required=True, type=click.Path(path_type=Path), help="Benchmark directory.")
+@benchmark_input()
 @click.option("--retriever", default="bm25", show_default=True, type=click.Choice(RETRIEVER_NAMES))
 @click.option("--k", default=10, show_default=True, type=int, help="Cut-off for the measures and the run.")
 @click.option("--chunk-tokens", default=512, show_default=True, type=int, help="Tokens per chunk.")
@@ -125,7 +125,7 @@ def _settings(
 
 
 @eval_group.command()
-@click.option("--benchmark", required=True, type=click.Path(path_type=Path), help="Benchmark directory.")
+@benchmark_input()
 @click.option(
     "--method",
     required=True,

@@ -20,6 +20,7 @@ from irbgen.cli.support import (
     REAL,
     OnceHandler,
     RedactingFormatter,
+    benchmark_input,
     counting,
     progress_display,
     reporting_errors,
@@ -127,29 +128,29 @@ def phantom(
 
 
 @main.command()
-@click.argument("directory", type=click.Path(path_type=Path))
-def validate(directory: Path) -> None:
+@benchmark_input()
+def validate(benchmark: Path) -> None:
     """Check a benchmark directory: files, records, ids, qrels, manifest counts and checksums."""
     from irbgen.validation import invalid_benchmark, validate_benchmark
 
     with reporting_errors():
-        report = validate_benchmark(directory)  # a run directory given instead: one line naming its benchmark
+        report = validate_benchmark(benchmark)  # a run directory given instead: one line naming its benchmark
         if report.only_empty:
-            raise invalid_benchmark(directory, report)
+            raise invalid_benchmark(benchmark, report)
     counts = ", ".join(f"{value:,} {name.replace('_', ' ')}" for name, value in report.counts.items())
     if report.ok:
-        click.echo(f"{directory}: valid ({counts})")
+        click.echo(f"{benchmark}: valid ({counts})")
         return
     for problem in report.problems:
         click.echo(problem, err=True)
     hidden = report.total_problems - len(report.problems)
     more = f" ({hidden} more not shown)" if hidden > 0 else ""
-    click.echo(f"{directory}: invalid, {report.total_problems} problem(s){more}", err=True)
+    click.echo(f"{benchmark}: invalid, {report.total_problems} problem(s){more}", err=True)
     sys.exit(2)
 
 
 @main.command()
-@click.argument("directory", type=click.Path(path_type=Path))
+@benchmark_input()
 @click.option(
     "--format",
     "fmt",
@@ -164,30 +165,32 @@ def validate(directory: Path) -> None:
     is_flag=True,
     help="Only the samples judged valid with irbgen review or in a scored irbgen audit sheet.",
 )
-def export(directory: Path, fmt: str, out: Path, force: bool, reviewed_only: bool) -> None:
+def export(benchmark: Path, fmt: str, out: Path, force: bool, reviewed_only: bool) -> None:
     """Export a benchmark directory to parquet or to a Hugging Face DatasetDict."""
+    import json
+
     from irbgen.benchmark import consistent_read, staged_directory
-    from irbgen.export import export_hf, export_parquet
+    from irbgen.export import VERBATIM, export_hf, export_parquet
     from irbgen.validation import invalid_benchmark, validate_benchmark
 
     with reporting_errors():
-        inputs = {"DIRECTORY": directory}
-        with consistent_read(directory), staged_directory(out, force, "export", inputs) as tmp:
-            report = validate_benchmark(directory)
+        inputs = {"BENCHMARK": benchmark}
+        with consistent_read(benchmark), staged_directory(out, force, "export", inputs) as tmp:
+            report = validate_benchmark(benchmark)
             if not report.ok:
-                raise invalid_benchmark(directory, report)
-            keep = _reviewed(directory) if reviewed_only else None
+                raise invalid_benchmark(benchmark, report)
+            keep = _reviewed(benchmark) if reviewed_only else None
             if fmt == "parquet":
-                written = [path.name for path in export_parquet(directory, tmp, keep)]
+                written = [path.name for path in export_parquet(benchmark, tmp, keep)]
             else:
-                export_hf(directory, tmp / "dataset", keep)
-                for part in (tmp / "dataset").iterdir():
+                dataset = export_hf(benchmark, tmp / "dataset", keep)
+                splits = ", ".join(json.loads((dataset / "dataset_dict.json").read_text())["splits"])
+                written = [f"a DatasetDict ({splits})"]
+                for part in sorted(dataset.iterdir()):
+                    written += [part.name] if part.name in VERBATIM else []
                     part.rename(tmp / part.name)
-                (tmp / "dataset").rmdir()
-    if fmt == "parquet":
-        click.echo(f"wrote {', '.join(written)} to {out}")
-    else:
-        click.echo(f"wrote a DatasetDict (corpus, queries, qrels, samples) to {out}")
+                dataset.rmdir()
+    click.echo(f"wrote {', '.join(written)} to {out}")
 
 
 def _reviewed(directory: Path) -> set[str]:
@@ -203,7 +206,7 @@ def _reviewed(directory: Path) -> set[str]:
 
 
 @main.command(name="filter")
-@click.argument("benchmark", type=click.Path(path_type=Path))
+@benchmark_input()
 @click.option(
     "--drop-closed-book",
     "eval_dir",

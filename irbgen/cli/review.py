@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import click
 
 from irbgen.cli.scores import score_reviews_command
-from irbgen.cli.support import reporting_errors
+from irbgen.cli.support import benchmark_input, reporting_errors
 from irbgen.errors import BadInputError
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ HOST_NAME = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$|^\[[0-9
 
 
 @click.command()
-@click.argument("benchmark", type=click.Path(path_type=Path))
+@benchmark_input()
 @click.option(
     "--sample",
     "size",

@@ -1,17 +1,20 @@
-"""What every irbgen command shares: one-line errors with exit codes, and a progress display."""
+"""What every irbgen command shares: one-line errors with exit codes, the benchmark argument, and a
+progress display."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import signal
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import click
 
-from irbgen.errors import IrbgenError, redact
+from irbgen.errors import BadInputError, IrbgenError, redact
 from irbgen.progress import Progress, silent
 
 
@@ -28,6 +31,33 @@ class FiniteFloat(click.ParamType):
 
 
 REAL = FiniteFloat()  # a finite real number: the type of every float option
+
+
+def benchmark_input(required: bool = True) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """The benchmark a command reads, given as BENCHMARK or as --benchmark (one of them, not both); the
+    command gets it as `benchmark` (None when not required and not given)."""
+
+    def decorate(command: Callable[..., None]) -> Callable[..., None]:
+        @functools.wraps(command)
+        def run(*args, benchmark_argument: Path | None, benchmark_option: Path | None, **kwargs) -> None:  # noqa: ANN002, ANN003
+            command(*args, benchmark=_one_benchmark(benchmark_argument, benchmark_option, required), **kwargs)
+
+        path = click.Path(path_type=Path)
+        help_text = "Benchmark directory (or give it as BENCHMARK)."
+        run = click.option("--benchmark", "benchmark_option", type=path, metavar="DIR", help=help_text)(run)
+        return click.argument("benchmark_argument", metavar="BENCHMARK", required=False, type=path)(run)
+
+    return decorate
+
+
+def _one_benchmark(argument: Path | None, option: Path | None, required: bool) -> Path | None:
+    """The benchmark given once; one line and exit 2 if it is given twice or, when required, not at all."""
+    with reporting_errors():
+        if argument is not None and option is not None:
+            raise BadInputError(f"the benchmark given twice ({argument} and --benchmark {option}): give one")
+        if required and argument is None and option is None:
+            raise BadInputError("no benchmark given: give it as BENCHMARK or as --benchmark DIR")
+    return argument if argument is not None else option
 
 
 def _terminate(signum, frame) -> None:  # noqa: ARG001 - signal handler signature

@@ -30,7 +30,7 @@ from irbgen.card import Spread
 from irbgen.errors import BadInputError
 from irbgen.eval.breakdown import attribute_text, ordered, value_order
 from irbgen.eval.filtering import closed_book_marks
-from irbgen.eval.plots import Panel, Series, line_chart
+from irbgen.eval.plots import Panel, Series, colour_map, line_chart
 from irbgen.eval.report.document import Bullets, Heading, Image, Table
 from irbgen.eval.report.render import render_markdown
 from irbgen.spread import OTHER, PropertySpread, share, top_rows
@@ -383,13 +383,14 @@ def render_table(result: dict[str, Any]) -> str:
 def _write(result: dict[str, Any], tmp: Path) -> None:
     profiles = result["benchmarks"]
     names = tuple(profile["name"] for profile in profiles)
+    colours = colour_map(names)  # a benchmark keeps its colour in both panels
     panels = [
         Panel(
             f"{title} distribution",
             title,
             "share of samples",
             tuple(
-                Series(profile["name"], _shares(profile[key]))
+                Series(profile["name"], _shares(profile[key]), colour=colours[profile["name"]])
                 for profile in profiles
                 if _shares(profile[key])
             ),

@@ -10,7 +10,13 @@ from pathlib import Path
 from irbgen.benchmark import check_output, staged_directory
 from irbgen.errors import BadInputError
 from irbgen.eval.qa.judge import judged_text
-from irbgen.eval.report.charts import answers_section, evidence_chart, qa_charts, retrieval_charts
+from irbgen.eval.report.charts import (
+    answers_section,
+    evidence_chart,
+    qa_charts,
+    report_colours,
+    retrieval_charts,
+)
 from irbgen.eval.report.document import Block, Bullets, Heading, Paragraph
 from irbgen.eval.report.necessity import hop_necessity_section
 from irbgen.eval.report.render import render_html, render_markdown
@@ -84,6 +90,7 @@ def _sections(
 ) -> list[Block]:
     """The report in order: runs, retrieval, question answering, benchmarks, notes; charts drawn into TMP."""
     notes: list[str] = []
+    colours = report_colours(runs, list(histograms))  # one colour per run (and benchmark) in every chart
     retrieval = [run for run in runs if run.kind == "retrieval"]
     qa = [run for run in runs if run.kind == "qa"]
     blocks: list[Block] = [
@@ -95,7 +102,7 @@ def _sections(
     if retrieval:
         blocks += [Heading(2, "Retrieval"), Heading(3, "Overall"), overall_table(retrieval)]
         blocks += tested.blocks(retrieval, "retrieval")
-        blocks += retrieval_charts(retrieval, tmp, notes)
+        blocks += retrieval_charts(retrieval, tmp, notes, colours)
         blocks += attribute_tables(retrieval)
     if qa:
         blocks += [Heading(2, "Question answering"), Heading(3, "Overall"), overall_table(qa)]
@@ -103,12 +110,12 @@ def _sections(
         if judged:
             blocks.append(Bullets(tuple(judged)))
         blocks += tested.blocks(qa, "qa")
-        blocks += qa_charts(qa, tmp)
+        blocks += qa_charts(qa, tmp, colours)
         blocks += evidence_chart(qa, tmp)
         blocks += attribute_tables(qa)
         blocks += hop_necessity_section(qa)
     if histograms:
-        blocks += answers_section(histograms, tmp)
+        blocks += answers_section(histograms, tmp, colours)
     notes += [f"Benchmark not found for {text}; its answer-count histogram is left out." for text in missing]
     notes += [f"{run.label}: {note}" for run in runs for note in run.notes]
     if any(tmp.glob("*.png")):

@@ -2,7 +2,8 @@
 
 Retrieval nDCG per attribute value (grouped bars), QA measures against difficulty and hops (line panels),
 evidence recall against answer F1 per hop count for QA runs that retrieve (a panel per run), and the
-answers-per-question histogram of the benchmarks (bars and a table).
+answers-per-question histogram of the benchmarks (bars and a table). COLOURS (see `report_colours`) gives
+each run and each benchmark its colour in every chart.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from irbgen.eval.breakdown import ordered
 from irbgen.eval.evaldir import METRICS
-from irbgen.eval.plots import Panel, Series, bar_chart, line_chart
+from irbgen.eval.plots import Panel, Series, bar_chart, colour_map, line_chart
 from irbgen.eval.report.document import Block, Heading, Image, Table
 from irbgen.eval.report.runs import EvalRun
 from irbgen.eval.report.tables import top_values
@@ -31,9 +32,19 @@ RETRIEVAL_ATTRIBUTES = (
 )
 MAX_PLOT_VALUES = 30  # bar groups per chart; the values with the most queries are kept
 ANSWER_BINS = 20  # answer counts from this value up share the last histogram bar
+EMPTY = "(empty)"  # the histogram bar of samples without an answer (false premises, or only blank answers)
+EVIDENCE_COLOURS = {"evidence recall": "#000000", "answer F1": "#7f7f7f"}  # no run's colour
 
 
-def retrieval_charts(runs: list[EvalRun], tmp: Path, notes: list[str]) -> list[Block]:
+def report_colours(runs: list[EvalRun], benchmarks: list[str]) -> dict[str, str]:
+    """A colour per run label and per benchmark label: runs first, then benchmarks, each in sorted order."""
+    colours = colour_map(run.label for run in runs)
+    return {**colours, **colour_map(benchmarks, start=len(colours))}
+
+
+def retrieval_charts(
+    runs: list[EvalRun], tmp: Path, notes: list[str], colours: dict[str, str] | None = None
+) -> list[Block]:
     """nDCG per attribute value: a bar chart per attribute with two or more values; notes what is left out."""
     measure_of = {run.label: _ndcg(run) for run in runs}
     for run in runs:
@@ -53,7 +64,7 @@ def retrieval_charts(runs: list[EvalRun], tmp: Path, notes: list[str]) -> list[B
             points = _points(cells, measure, values) if measure else ()
             if points:
                 label = run.label if len(names) < 2 else f"{run.label} ({measure})"
-                series.append(Series(label, points, _counts(cells, "count", points)))
+                series.append(Series(label, points, _counts(cells, "count", points), _colour(colours, run)))
         if not series:
             continue
         name = f"retrieval-by-{attribute}.png"
@@ -72,7 +83,7 @@ def _ndcg(run: EvalRun) -> str | None:
     return next((measure for measure in run.measures if measure.startswith("nDCG@")), None)
 
 
-def qa_charts(runs: list[EvalRun], tmp: Path) -> list[Block]:
+def qa_charts(runs: list[EvalRun], tmp: Path, colours: dict[str, str] | None = None) -> list[Block]:
     """F1, EM and the judge against difficulty and against hops: one chart of line panels per axis."""
     measures = [measure for measure in QA_MEASURES if any(measure in run.overall for run in runs)]
     blocks: list[Block] = []
@@ -85,7 +96,8 @@ def qa_charts(runs: list[EvalRun], tmp: Path) -> list[Block]:
                 points = _points(cells, measure, ordered(cells))
                 if points:
                     counted = "judge_count" if measure == "judge" else "count"
-                    series.append(Series(run.label, points, _counts(cells, counted, points)))
+                    counts = _counts(cells, counted, points)
+                    series.append(Series(run.label, points, counts, _colour(colours, run)))
             if series:
                 name = QA_MEASURES[measure]
                 panels.append(Panel(f"{name} by {attribute}", attribute, name, tuple(series)))
@@ -112,9 +124,9 @@ def evidence_chart(runs: list[EvalRun], tmp: Path) -> list[Block]:
         f1 = _points(cells, "f1", ordered(cells))
         if not recall or not f1:
             continue
-        series = (
-            Series("evidence recall", recall, _counts(cells, "count", recall)),
-            Series("answer F1", f1, _counts(cells, "count", f1)),
+        series = tuple(
+            Series(label, points, _counts(cells, "count", points), EVIDENCE_COLOURS[label])
+            for label, points in (("evidence recall", recall), ("answer F1", f1))
         )
         panels.append(Panel(run.label, "hops", "evidence recall / F1", series))
     if not panels:
@@ -123,6 +135,10 @@ def evidence_chart(runs: list[EvalRun], tmp: Path) -> list[Block]:
     line_chart(tmp / name, panels, ylim=(0.0, 1.05))
     title = "Evidence recall and F1 by hops"
     return [Heading(3, title), Image(name, title)]
+
+
+def _colour(colours: dict[str, str] | None, run: EvalRun) -> str | None:
+    return (colours or {}).get(run.label)
 
 
 def _points(
@@ -149,19 +165,27 @@ def _ylim(series: Sequence[Series]) -> tuple[float, float]:
     return (0.0, max(1.0, top) * 1.05)
 
 
-def answers_section(histograms: dict[str, Counter[int]], tmp: Path) -> list[Block]:
-    """The Benchmarks section: the answers-per-question histogram as a chart and as a table."""
+def answers_section(
+    histograms: dict[str, Counter[int]], tmp: Path, colours: dict[str, str] | None = None
+) -> list[Block]:
+    """The Benchmarks section: the answers-per-question histogram as a chart and as a table; samples with
+    no answer are counted in the first bar, (empty)."""
+
     def bin_of(n: int) -> str:
-        return str(n) if n < ANSWER_BINS else f"{ANSWER_BINS}+"
+        return EMPTY if n == 0 else str(n) if n < ANSWER_BINS else f"{ANSWER_BINS}+"
 
     binned: dict[str, Counter[str]] = {label: Counter() for label in histograms}
     for label, histogram in histograms.items():
         for n, count in histogram.items():
             binned[label][bin_of(n)] += count
-    series = tuple(Series(label, tuple((x, float(c)) for x, c in binned[label].items())) for label in binned)
+    series = tuple(
+        Series(label, tuple((x, float(c)) for x, c in counts.items()), colour=(colours or {}).get(label))
+        for label, counts in binned.items()
+    )
     name = "answers-histogram.png"
-    bar_chart(tmp / name, Panel("Answers per question", "answers", "samples", series), integer_y=True)
-    bins = ordered(x for counts in binned.values() for x in counts)
+    panel = Panel("Answers per question", "answers", "samples", series, order=(EMPTY,))
+    bar_chart(tmp / name, panel, integer_y=True)
+    bins = panel.xs()
     labels = list(binned)
     rows = tuple((x, *(str(binned[label].get(x, 0)) for label in labels)) for x in bins)
     return [

@@ -199,7 +199,7 @@ def answer_histograms(runs: list[EvalRun]) -> tuple[dict[str, Counter[int]], lis
     histograms: dict[str, Counter[int]] = {}
     for path, name in found.items():
         label = name if names[name] < 2 else f"{name} ({path})"
-        histograms[label] = Counter(len(sample.answers) for sample in read_samples(path))
+        histograms[label] = Counter(answer_count(sample.answers) for sample in read_samples(path))
     return histograms, missing
 
 
@@ -217,6 +217,11 @@ def benchmark_groups(runs: list[EvalRun]) -> dict[str, str]:
         label: name if len(places[name]) < 2 else f"{name} ({place})"
         for label, (name, place) in where.items()
     }
+
+
+def answer_count(answers: list[str]) -> int:
+    """The answers of a sample that say something: a blank answer is no answer."""
+    return sum(1 for answer in answers if answer.strip())
 
 
 def _benchmark_path(given: str, eval_dir: Path) -> Path | None:
