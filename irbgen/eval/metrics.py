@@ -157,8 +157,20 @@ def per_query(qrels: Qrels, run: Run, measures: Iterable[Any]) -> dict[str, dict
     others = [measure for measure in parsed if not _by_trec_eval(ir_measures, measure)]
     if others:
         names = {measure: [str(measure)] for measure in others}
-        _collect(values, ir_measures.iter_calc(others, qrels_dict, run_dict), names)
+        _collect(values, _other_backends(ir_measures, others, qrels_dict, run_dict), names)
     return _fill_missing(values, parsed)
+
+
+def _other_backends(ir_measures: Any, measures: list[Any], qrels: Qrels, run: Run) -> list[Any]:
+    """The values of measures trec_eval lacks, from the ir_measures backend that has each."""
+    try:
+        return list(ir_measures.iter_calc(measures, qrels, run))
+    except Exception as error:  # a backend's own failure (e.g. gdeval's perl script refusing the ids)
+        detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise BadInputError(
+            f"measure(s) {', '.join(map(str, measures))}: ir_measures could not compute them on this run "
+            f"({detail})"
+        ) from None
 
 
 def _collect(
