@@ -94,6 +94,35 @@ def test_unknown_names_exit_2(benchmarks, tmp_path, args, message):
     assert not (tmp_path / "out").exists()
 
 
+def test_measures_by_name(benchmarks, tmp_path):
+    out = tmp_path / "asked"
+    asked = "nDCG@10 R@100 P@5 AP RR@10 Judged@10"
+    result = run("eval", "retrieval", "--benchmark", benchmarks[0], "--measures", asked, "--out", out, "-q")
+    assert result.exit_code == 0, result.output
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert list(metrics["overall"]) == asked.split()
+    assert all(list(cells) == [*asked.split(), "count"] for cells in metrics["by"]["hops"].values())
+    printed = result.output.split(": ", 1)[1].split(" (written")[0]
+    assert [pair.split()[0] for pair in printed.split(", ")] == asked.split()
+    config = json.loads((out / "config.json").read_text())
+    assert config["measures"] == asked.split() and config["k"] == 100  # R@100 deepens the run
+    report = run("report", out, "--out", tmp_path / "report")
+    assert report.exit_code == 0, report.output
+    table = (tmp_path / "report" / "report.md").read_text()
+    assert all(name in table for name in asked.split())
+
+
+@pytest.mark.parametrize("asked", ["nDCG@10 Foo@10", "nDCG@10 P@x", ""])
+def test_an_unknown_measure_exits_2_in_one_line(benchmarks, tmp_path, asked):
+    args = ["--benchmark", benchmarks[0], "--measures", asked, "--out", tmp_path / "o"]
+    result = run("eval", "retrieval", *args)
+    assert result.exit_code == 2, result.output
+    assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
+    bad = asked.split()[1] if asked else None
+    assert (f"'{bad}'" if bad else "no measures given") in result.output
+    assert not (tmp_path / "o").exists()
+
+
 def test_not_a_benchmark_exits_2(tmp_path):
     (tmp_path / "empty").mkdir()
     result = run("eval", "retrieval", "--benchmark", tmp_path / "empty", "--out", tmp_path / "out")

@@ -17,7 +17,9 @@ from irbgen.eval.metrics import (
     parse_measures,
     per_query,
     read_run,
+    run_depth,
     run_from_rankings,
+    trec_order,
     write_run,
 )
 
@@ -192,6 +194,41 @@ def test_bad_measures_are_reported_together() -> None:
         parse_measures([])
 
 
+@pytest.mark.parametrize(
+    ("name", "canonical"), [("Judged@10", "Judged@10"), ("Compat(p=0.8)", "Compat(p=0.8)")]
+)
+def test_measures_trec_eval_lacks_are_computed_by_ir_measures(name: str, canonical: str) -> None:
+    (measure,) = parse_measures([name])
+    assert str(measure) == canonical
+    qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d9": 2}}
+    run = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0, "d4": 0.5}}
+    values = per_query(qrels, run, ["nDCG@10", name])
+    ir_measures = pytest.importorskip("ir_measures")
+    expected = {m.query_id: m.value for m in ir_measures.iter_calc([measure], qrels, run)}
+    assert values["q1"][canonical] == expected["q1"] and values["q2"][canonical] == 0.0
+    if name == "Judged@10":
+        assert values["q1"]["Judged@10"] == 0.5  # d1 and d2 of 4 retrieved are judged
+
+
+def test_a_backend_that_fails_on_the_run_is_one_line_naming_the_measure() -> None:
+    # gdeval (ERR@k) wants numeric query ids; irbgen's are not.
+    with pytest.raises(BadInputError, match=r"^measure\(s\) ERR@10: ir_measures could not compute") as error:
+        per_query({"q1": {"d1": 1}}, {"q1": {"d1": 1.0}}, ["ERR@10"])
+    assert "\n" not in str(error.value)
+
+
+def test_an_unknown_or_malformed_measure_is_one_line_naming_it() -> None:
+    for bad in ["Foo@10", "nDCG@ten", "P@-1", "alpha_nDCG@10"]:
+        with pytest.raises(BadInputError) as error:
+            parse_measures(["nDCG@10", bad])
+        assert repr(bad) in str(error.value) and "\n" not in str(error.value)
+
+
+def test_the_run_is_as_deep_as_the_deepest_cutoff() -> None:
+    assert run_depth(10, parse_measures(["nDCG@10", "R@100", "AP"])) == 100
+    assert run_depth(10, parse_measures(["P@5", "AP"])) == 10
+
+
 def test_default_measures() -> None:
     assert default_measures(10) == ["nDCG@10", "R@10", "RR@10", "AP"]
     assert [str(m) for m in parse_measures(default_measures(5))] == ["nDCG@5", "R@5", "RR@5", "AP"]
@@ -219,6 +256,39 @@ def test_run_file_format() -> None:
         "q1 Q0 d1 3 0.000000 bm25\n"
     )
     assert format_score(-0.0) == "0.000000"
+
+
+def test_ties_take_trec_eval_order_and_become_distinct_scores() -> None:
+    rankings = {"q": [("a", 2.0), ("b", 1.0), ("c", 1.0), ("e", 1.0000004), ("d", 0.999999), ("f", 0.5)]}
+    ordered = trec_order(rankings)
+    # score (as written, six decimals) descending, then id descending; each tie 0.000001 below the last
+    assert ordered == {
+        "q": [("a", 2.0), ("e", 1.0), ("c", 0.999999), ("b", 0.999998), ("d", 0.999997), ("f", 0.5)]
+    }
+    assert trec_order(ordered) == ordered  # already distinct and ordered: unchanged
+    assert trec_order({"q": [("x", -0.0000001), ("y", -0.0000001)]}) == {"q": [("y", 0.0), ("x", -0.000001)]}
+    assert format_run(rankings).splitlines()[1:4] == [
+        "q Q0 e 2 1.000000 irbgen",
+        "q Q0 c 3 0.999999 irbgen",
+        "q Q0 b 4 0.999998 irbgen",
+    ]
+
+
+def test_tied_runs_score_the_same_in_every_tool() -> None:
+    """trec_eval breaks a tie by id descending, ir_measures' RR@k and Judged@k by id ascending: on the
+    written run, which has no ties left, both give the value irbgen computes."""
+    ir_measures = pytest.importorskip("ir_measures")
+    qrels = {"q": {"a": 1}}
+    rankings = {"q": [("a", 1.0), ("b", 1.0), ("c", 0.5)]}  # trec_eval ranks b first, then a
+    tied = {qid: dict(ranking) for qid, ranking in rankings.items()}
+    measure = ir_measures.parse_measure("RR@10")
+    assert next(ir_measures.iter_calc([measure], qrels, tied)).value == 1.0  # id ascending: a first
+    assert per_query(qrels, tied, ["RR@10"])["q"]["RR@10"] == 0.5  # trec_eval's order: b first
+    run = run_from_rankings(rankings)
+    assert run == {"q": {"b": 1.0, "a": 0.999999, "c": 0.5}}
+    assert next(ir_measures.iter_calc([measure], qrels, run)).value == 0.5
+    assert pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(run)["q"]["recip_rank"] == 0.5
+    assert per_query(qrels, run, ["RR@10"])["q"]["RR@10"] == 0.5
 
 
 def test_run_file_round_trip(tmp_path: Path) -> None:

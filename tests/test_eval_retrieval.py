@@ -151,17 +151,19 @@ def test_document_scores_are_the_max_over_chunks() -> None:
     assert table.top(scores, 2, positive_only=True) == [("b", 5.0), ("a", 4.0)]
 
 
-def test_ties_break_by_document_id_ascending() -> None:
+def test_ties_break_by_document_id_descending_as_trec_eval_does() -> None:
     chunks = [Chunk(d, "", "x", 0) for d in ["d3", "d1", "d4", "d2", "d0"]]
     table = retrievers._DocumentTable(chunks)
     scores = np.array([1.0, 1.0, 2.0, 1.0, 0.0])
-    assert table.top(scores, 3, positive_only=True) == [("d4", 2.0), ("d1", 1.0), ("d2", 1.0)]
-    assert table.top(scores, 10, positive_only=True) == [("d4", 2.0), ("d1", 1.0), ("d2", 1.0), ("d3", 1.0)]
+    # At the cut-off too: trec_eval's first 3 of the whole ranking.
+    assert table.top(scores, 3, positive_only=True) == [("d4", 2.0), ("d3", 1.0), ("d2", 1.0)]
+    assert table.top(scores, 10, positive_only=True) == [("d4", 2.0), ("d3", 1.0), ("d2", 1.0), ("d1", 1.0)]
     assert table.top(scores, 10, positive_only=False)[-1] == ("d0", 0.0)
-    # The same through bm25: identical documents score the same and come back in id order.
+    # The same through bm25: identical documents score the same and come back in descending id order.
     bm25 = build_retriever("bm25")
     bm25.index(chunk_documents([doc(d, "same words here") for d in ["z", "m", "a"]] + [doc("o", "other")]))
-    assert [d for d, _ in bm25.search({"q": "same words"}, k=3)["q"]] == ["a", "m", "z"]
+    assert [d for d, _ in bm25.search({"q": "same words"}, k=3)["q"]] == ["z", "m", "a"]
+    assert [d for d, _ in bm25.search({"q": "same words"}, k=2)["q"]] == ["z", "m"]
 
 
 def test_search_is_deterministic(small: Path) -> None:
@@ -175,7 +177,7 @@ def test_search_is_deterministic(small: Path) -> None:
 def test_fuse_is_reciprocal_rank_fusion() -> None:
     fused = fuse([[("a", 9.0), ("b", 8.0)], [("b", 0.9), ("c", 0.8)]], k=3, rrf_k=60)
     assert fused == [("b", 1 / 62 + 1 / 61), ("a", 1 / 61), ("c", 1 / 62)]
-    assert fuse([[("y", 1.0)], [("x", 1.0)]], k=2) == [("x", 1 / 61), ("y", 1 / 61)]  # tie: id order
+    assert fuse([[("x", 1.0)], [("y", 1.0)]], k=2) == [("y", 1 / 61), ("x", 1 / 61)]  # tie: id descending
 
 
 # -------------------------------------------------------------------------------------------- registry

@@ -10,7 +10,9 @@ import hashlib
 import json
 from pathlib import Path
 
+import ir_measures
 import pytest
+import pytrec_eval
 from click.testing import CliRunner
 from test_eval_hops import check_against_pytrec_eval
 
@@ -118,3 +120,65 @@ def test_shards_and_processes_do_not_change_the_wikipedia_benchmark(tmp_path, mo
     recorded = ("README.md", "manifest.json", "../rejects.jsonl")
     data = {file: want for file, want in EXPECTED["wikipedia"].items() if file not in recorded}
     assert {file: sha256(tmp_path / "w" / "benchmark" / file) for file in data} == data
+
+
+ASKED = "nDCG@10 R@100 P@5 AP RR@10 RR Judged@10"
+# trec_eval's name of each measure it computes; RR@10 is its recip_rank over the run's first 10 lines.
+TREC_EVAL = {"nDCG@10": "ndcg_cut_10", "R@100": "recall_100", "P@5": "P_5", "AP": "map", "RR": "recip_rank"}
+TREC_NAMES = {"ndcg_cut.10", "recall.100", "P.5", "map", "recip_rank"}
+
+
+def recompute(benchmark: Path, out: Path, measures: list[str]) -> dict[str, dict[str, float]]:
+    """Every measure of every judged query, by ir_measures from run.trec and qrels/test.tsv alone."""
+    qrels: dict[str, dict[str, int]] = {}
+    for line in (benchmark / "qrels" / "test.tsv").read_text(encoding="utf-8").splitlines()[1:]:
+        qid, doc_id, grade = line.split("\t")
+        qrels.setdefault(qid, {})[doc_id] = int(grade)
+    run = [line.split() for line in (out / "run.trec").read_text(encoding="utf-8").splitlines()]
+    scored = {}
+    for qid, _, doc_id, _, score, _ in run:
+        scored.setdefault(qid, {})[doc_id] = float(score)
+    # The file is in trec_eval's order and has no ties, so no tool can read another order from it.
+    for qid, docs in scored.items():
+        rows = [(float(score), doc_id) for q, _, doc_id, _, score, _ in run if q == qid]
+        assert rows == sorted(rows, reverse=True) and len(set(docs.values())) == len(docs)
+    values = {qid: {} for qid in qrels}
+    for metric in ir_measures.iter_calc([ir_measures.parse_measure(m) for m in measures], qrels, scored):
+        values[metric.query_id][str(metric.measure)] = metric.value
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, TREC_NAMES)
+    by_trec_eval = evaluator.evaluate(scored)
+    first_10 = {qid: dict(list(docs.items())[:10]) for qid, docs in scored.items()}
+    rr_at_10 = evaluator.evaluate(first_10)
+    for qid, row in values.items():  # pytrec_eval agrees with ir_measures on each measure trec_eval has
+        for name, trec_name in TREC_EVAL.items():
+            if name in row and qid in by_trec_eval:
+                assert row[name] == by_trec_eval[qid][trec_name], (qid, name)
+        if "RR@10" in row and qid in rr_at_10:
+            assert row["RR@10"] == rr_at_10[qid]["recip_rank"], qid
+    return values
+
+
+@pytest.mark.parametrize("args", [["--k", "5"], ["--measures", ASKED]], ids=["default-k5", "asked"])
+def test_printed_measures_are_recomputed_from_run_trec(build, args, tmp_path):
+    """ir_measures and pytrec_eval on run.trec and the qrels give every value irbgen printed and wrote."""
+    name, benchmark = build
+    retrievers = ["bm25", "dense", "hybrid"] if name == "phantom" else ["bm25"]  # hybrid: many ties
+    for retriever in retrievers:
+        out = tmp_path / retriever
+        cli = ["eval", "retrieval", "--benchmark", str(benchmark), "--retriever", retriever, *args]
+        result = CliRunner().invoke(main, [*cli, "--out", str(out), "-q"])
+        assert result.exit_code == 0, result.output
+        metrics = json.loads((out / "metrics.json").read_text())
+        asked = list(metrics["overall"])
+        assert asked == (ASKED.split() if "--measures" in args else ["nDCG@5", "R@5", "RR@5", "AP"])
+        values = recompute(benchmark, out, asked)
+        lines = (out / "per_query.jsonl").read_text(encoding="utf-8").splitlines()
+        rows = {row["query_id"]: row for row in map(json.loads, lines) if row["judged"]}
+        assert set(rows) == set(values)
+        for qid, row in rows.items():  # a judged query the run misses scores 0 (trec_eval's -c)
+            assert row["metrics"] == {m: values[qid].get(m, 0.0) for m in asked}, (retriever, qid)
+        printed = result.output.splitlines()[0].split(": ", 1)[1].split(" (written")[0]
+        for measure, text in (pair.rsplit(" ", 1) for pair in printed.split(", ")):
+            mean = sum(values[qid].get(measure, 0.0) for qid in rows) / len(rows)
+            assert metrics["overall"][measure] == pytest.approx(mean, abs=1e-12)
+            assert text == f"{mean:.4f}", (retriever, measure)

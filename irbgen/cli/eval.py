@@ -23,6 +23,11 @@ def eval_group() -> None:
 @benchmark_input()
 @click.option("--retriever", default="bm25", show_default=True, type=click.Choice(RETRIEVER_NAMES))
 @click.option("--k", default=10, show_default=True, type=int, help="Cut-off for the measures and the run.")
+@click.option(
+    "--measures",
+    help='ir_measures names, space-separated, e.g. "nDCG@10 R@100 P@5 AP RR@10 Judged@10" '
+    "(default: nDCG@k R@k RR@k AP).",
+)
 @click.option("--chunk-tokens", default=512, show_default=True, type=int, help="Tokens per chunk.")
 @click.option("--chunk-overlap", default=32, show_default=True, type=int, help="Tokens shared by chunks.")
 @click.option(
@@ -47,6 +52,7 @@ def retrieval(
     benchmark: Path,
     retriever: str,
     k: int,
+    measures: str | None,
     chunk_tokens: int,
     chunk_overlap: int,
     model_path: Path | None,
@@ -56,7 +62,7 @@ def retrieval(
     force: bool,
     quiet: bool,
 ) -> None:
-    """Rank the corpus for every question; report nDCG@k, R@k, RR@k and AP (trec_eval semantics)."""
+    """Rank the corpus for every question; report nDCG@k, R@k, RR@k and AP or --measures (trec_eval's)."""
     from irbgen.eval.retrieval import evaluate_retrieval
 
     options = {"model_path": model_path} if model_path is not None else {}
@@ -66,6 +72,7 @@ def retrieval(
             out,
             retriever=retriever,
             k=k,
+            measures=None if measures is None else measures.split(),
             chunk_tokens=chunk_tokens,
             chunk_overlap=chunk_overlap,
             force=force,

@@ -1,20 +1,21 @@
-"""Retrieval measures by their community names, computed by trec_eval (pytrec_eval via ir_measures).
+"""Retrieval measures by their ir_measures names, computed by trec_eval where it has them.
 
-Names are parsed by ir_measures: `nDCG@10`, `R@100`, `RR@10`, `AP`, `P@5`, and trec_eval's own names
-(`ndcg_cut.10`, `recall_100`, `recip_rank`, `map`). Values follow trec_eval exactly:
+Names are parsed by ir_measures: `nDCG@10`, `R@100`, `RR@10`, `AP`, `P@5`, `Judged@10`, and trec_eval's
+own names (`ndcg_cut.10`, `recall_100`, `recip_rank`, `map`). A measure trec_eval computes (pytrec_eval via
+ir_measures) follows trec_eval exactly:
 
 - nDCG uses the relevance grade as a linear gain and the ideal DCG of every judged-relevant document;
-- a run is ordered by score descending, and trec_eval breaks a tie by document id DESCENDING, whatever
-  rank the run file gives (so a tie can rank differently here than in the run's rank column);
 - a judged query missing from the run scores 0 (`per_query` fills it in, in `_fill_missing` only);
 - queries without judgements are not evaluated.
 
-trec_eval has no cutoff for recip_rank, so `RR@k` is recip_rank over each query's first k documents in
-trec_eval's own order. (ir_measures would hand `RR@k` to its msmarco backend, which orders ties
-differently.)
+trec_eval has no cutoff for recip_rank, so `RR@k` is recip_rank over each query's first k documents.
+Any other measure (`Judged@k`, `ERR@k`, ...) is computed by the ir_measures backend that has it.
 
-Run files are TREC's six columns, `qid Q0 docid rank score tag`, scores with six decimals; the run that is
-evaluated is the run as written, so trec_eval on the file reproduces every value.
+Run files are TREC's six columns, `qid Q0 docid rank score tag`, scores with six decimals. trec_eval orders
+a run by score descending and breaks a tie by document id DESCENDING; other tools (ir_measures' RR@k and
+Judged@k backends among them) break it by id ascending. So `trec_order` puts every ranking in trec_eval's
+order and makes tied scores distinct (each later one 0.000001 lower), and the run that is evaluated is the
+run as written: every tool reads the same order from the file and recomputes every value.
 """
 
 from __future__ import annotations
@@ -44,6 +45,12 @@ def default_measures(k: int) -> list[str]:
     return [name.format(k=k) for name in DEFAULT_MEASURES]
 
 
+def run_depth(k: int, measures: Iterable[Any]) -> int:
+    """Documents to rank per query: k, or the deepest cutoff among the (parsed) measures if deeper."""
+    cutoffs = [m.params.get("cutoff") for m in measures]
+    return max([k, *(cutoff for cutoff in cutoffs if isinstance(cutoff, int))])
+
+
 def _ir_measures() -> Any:
     try:
         import ir_measures
@@ -70,13 +77,13 @@ def parse_measures(names: Iterable[Any]) -> list[Any]:
             bad.append(repr(name))
         for measure in found:
             if not _supported(ir_measures, measure):
-                bad.append(f"{name!r} ({measure} is not computed by trec_eval)")
+                bad.append(f"{name!r} (no installed ir_measures backend computes {measure})")
             elif measure not in parsed:
                 parsed.append(measure)
     if bad:
         raise BadInputError(
-            f"unknown measure(s) {', '.join(bad)}; use names like nDCG@10, R@100, RR@10, AP, P@5 "
-            "or trec_eval names like ndcg_cut.10, recall.100, recip_rank, map"
+            f"unknown measure(s) {', '.join(bad)}; use ir_measures names like nDCG@10, R@100, RR@10, AP, "
+            "P@5, Judged@10 or trec_eval names like ndcg_cut.10, recall.100, recip_rank, map"
         )
     if not parsed:
         raise BadInputError("no measures given")
@@ -101,9 +108,14 @@ def _parse_one(ir_measures: Any, name: Any) -> list[Any]:
 
 def _supported(ir_measures: Any, measure: Any) -> bool:
     try:
-        return bool(ir_measures.pytrec_eval.supports(measure) or _by_truncation(measure) is not None)
+        return bool(_by_trec_eval(ir_measures, measure) or ir_measures.DefaultPipeline.supports(measure))
     except AssertionError:  # ir_measures validates parameters with assert
         return False
+
+
+def _by_trec_eval(ir_measures: Any, measure: Any) -> bool:
+    """Whether trec_eval computes the measure, on the whole run or on a run cut at its cutoff."""
+    return bool(ir_measures.pytrec_eval.supports(measure) or _by_truncation(measure) is not None)
 
 
 def _by_truncation(measure: Any) -> tuple[Any, int] | None:
@@ -130,20 +142,45 @@ def per_query(qrels: Qrels, run: Run, measures: Iterable[Any]) -> dict[str, dict
     # Group the measures by the depth their run is cut to; None is the whole run.
     groups: dict[int | None, dict[Any, list[str]]] = {}
     for measure in parsed:
+        if not _by_trec_eval(ir_measures, measure):
+            continue
         cut = _by_truncation(measure)
         depth = None if cut is None or cut[1] >= deepest else cut[1]  # a cut below the run changes nothing
         computed = measure if cut is None else cut[0]
         groups.setdefault(depth, {}).setdefault(computed, []).append(str(measure))
     values: dict[str, dict[str, float]] = {qid: {} for qid in qrels_dict}
+    # Queries in the run but not in the qrels would be ignored by trec_eval; leave them out early.
+    run_dict = {qid: docs for qid, docs in run_dict.items() if qid in qrels_dict}
     for depth, names in groups.items():
         group_run = run_dict if depth is None else _cut(run_dict, depth)
-        # Queries in the run but not in the qrels would be ignored by trec_eval; leave them out early.
-        group_run = {qid: docs for qid, docs in group_run.items() if qid in qrels_dict}
-        for metric in ir_measures.pytrec_eval.iter_calc(list(names), qrels_dict, group_run):
-            if metric.query_id in values:
-                for name in names[metric.measure]:
-                    values[metric.query_id][name] = float(metric.value)
+        _collect(values, ir_measures.pytrec_eval.iter_calc(list(names), qrels_dict, group_run), names)
+    others = [measure for measure in parsed if not _by_trec_eval(ir_measures, measure)]
+    if others:
+        names = {measure: [str(measure)] for measure in others}
+        _collect(values, _other_backends(ir_measures, others, qrels_dict, run_dict), names)
     return _fill_missing(values, parsed)
+
+
+def _other_backends(ir_measures: Any, measures: list[Any], qrels: Qrels, run: Run) -> list[Any]:
+    """The values of measures trec_eval lacks, from the ir_measures backend that has each."""
+    try:
+        return list(ir_measures.iter_calc(measures, qrels, run))
+    except Exception as error:  # a backend's own failure (e.g. gdeval's perl script refusing the ids)
+        detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise BadInputError(
+            f"measure(s) {', '.join(map(str, measures))}: ir_measures could not compute them on this run "
+            f"({detail})"
+        ) from None
+
+
+def _collect(
+    values: dict[str, dict[str, float]], metrics: Iterable[Any], names: Mapping[Any, list[str]]
+) -> None:
+    """Store each computed value of a judged query under the names of the measures it answers."""
+    for metric in metrics:
+        if metric.query_id in values:
+            for name in names[metric.measure]:
+                values[metric.query_id][name] = float(metric.value)
 
 
 def _fill_missing(values: dict[str, dict[str, float]], measures: list[Any]) -> dict[str, dict[str, float]]:
@@ -185,18 +222,45 @@ def format_score(score: float) -> str:
     return "0.000000" if text == "-0.000000" else text
 
 
+def trec_order(rankings: Rankings) -> dict[str, list[tuple[str, float]]]:
+    """Rankings as a run file holds them: scores rounded to six decimals, in trec_eval's order (score
+    descending, then document id descending), each score that would tie the one before lowered to
+    0.000001 below it, so that no tool can order the file another way."""
+    ordered: dict[str, list[tuple[str, float]]] = {}
+    for qid, ranking in rankings.items():
+        rows: list[tuple[str, float]] = []
+        last: int | None = None
+        for units, doc_id in sorted(((_units(score), doc_id) for doc_id, score in ranking), reverse=True):
+            if last is not None and units >= last:
+                units = last - 1
+            rows.append((doc_id, _from_units(units)))
+            last = units
+        ordered[qid] = rows
+    return ordered
+
+
+def _units(score: float) -> int:
+    """A score as a whole number of millionths, rounded as the run file writes it."""
+    return int(format_score(score).replace(".", ""))
+
+
+def _from_units(units: int) -> float:
+    sign = "-" if units < 0 else ""
+    whole, part = divmod(abs(units), 1_000_000)
+    return float(f"{sign}{whole}.{part:06d}")
+
+
 def run_from_rankings(rankings: Rankings) -> dict[str, dict[str, float]]:
-    """The run trec_eval would read from the run file of these rankings (scores rounded as written)."""
-    return {
-        qid: {doc: float(format_score(score)) for doc, score in ranking} for qid, ranking in rankings.items()
-    }
+    """The run trec_eval reads from the run file of these rankings (in trec_order, scores as written)."""
+    return {qid: dict(ranking) for qid, ranking in trec_order(rankings).items()}
 
 
 def format_run(rankings: Rankings, tag: str = "irbgen") -> str:
-    """TREC run text, `qid Q0 docid rank score tag` per line, queries in the given order."""
+    """TREC run text, `qid Q0 docid rank score tag` per line, queries in the given order, each ranking in
+    trec_order."""
     _check_field(tag, "run tag")
     lines = []
-    for qid, ranking in rankings.items():
+    for qid, ranking in trec_order(rankings).items():
         _check_field(qid, "query id")
         for rank, (doc_id, score) in enumerate(ranking, 1):
             _check_field(doc_id, "document id")

@@ -40,7 +40,14 @@ from irbgen.eval.breakdown import aggregate, sample_attributes
 from irbgen.eval.chunking import check_chunking, chunk_documents
 from irbgen.eval.evaldir import CONFIG, METRICS, PER_QUERY
 from irbgen.eval.hops import hop_rows, summarise
-from irbgen.eval.metrics import default_measures, parse_measures, per_query, run_from_rankings, write_run
+from irbgen.eval.metrics import (
+    default_measures,
+    parse_measures,
+    per_query,
+    run_depth,
+    run_from_rankings,
+    write_run,
+)
 from irbgen.eval.negatives import NEGATIVES, check_negatives, mine_negatives, negative_rows
 from irbgen.eval.retrievers import build_retriever, check_k
 from irbgen.progress import Progress, silent
@@ -54,7 +61,8 @@ PER_HOP = "per_hop.jsonl"
 NOTES = [
     "trec_eval semantics: linear gain; ideal DCG from all judged-relevant documents; "
     "queries with no results count 0",
-    "trec_eval orders documents with equal scores by id descending; run.trec ranks them by id ascending",
+    "trec_eval orders documents with equal scores by id descending; run.trec holds that order, equal scores "
+    "made distinct (0.000001 apart), so every tool reads the same ranking",
     "samples without qrels are listed in per_query.jsonl (judged: false) and left out of the means",
 ]
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
@@ -77,7 +85,8 @@ def evaluate_retrieval(
     """Evaluate a retriever on a benchmark directory, write the evaluation directory, return its metrics.
 
     Args:
-        measures: names such as nDCG@10 or ndcg_cut.10; default nDCG@k, R@k, RR@k and AP.
+        k: documents ranked per query; a measure with a deeper cutoff (R@100) deepens the run to it.
+        measures: ir_measures names such as nDCG@10 or ndcg_cut.10; default nDCG@k, R@k, RR@k and AP.
         negatives: also write negatives.jsonl with this many hard negatives per query (0: none).
         options: settings of the retriever (e.g. model_path for dense, k1 and b for bm25).
     """
@@ -88,6 +97,7 @@ def evaluate_retrieval(
     check_negatives(negatives)
     parsed = parse_measures(default_measures(k) if measures is None else measures)
     names = [str(measure) for measure in parsed]
+    k = run_depth(k, parsed)
     engine = build_retriever(retriever, **options)
     engine.progress = progress
     inputs = {"--benchmark": benchmark_dir, "--model-path": options.get("model_path")}

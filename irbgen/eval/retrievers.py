@@ -1,7 +1,8 @@
 """Retrievers by name: BM25 (bm25s), dense (sentence-transformers) and their reciprocal-rank fusion.
 
 Every retriever indexes chunks and ranks documents: a document scores what its best chunk scores, and
-`search` returns the top k documents per query, ties broken by document id ascending. Rankings are
+`search` returns the top k documents per query in trec_eval's order: score descending, ties broken by
+document id descending (also at the cut-off). Rankings are
 exact (every chunk is scored, no approximate top-k), so the same corpus and queries give the same
 ranking every time. Constructors only store configuration; models load in `index`.
 """
@@ -73,7 +74,7 @@ class _DocumentTable:
         return np.maximum.reduceat(chunk_scores, self.starts, axis=-1)
 
     def top(self, doc_scores: np.ndarray, k: int, positive_only: bool) -> Ranking:
-        """The k best documents by score, ties by id ascending; with positive_only, scores <= 0 drop out."""
+        """The k best documents by score, ties by id descending; with positive_only, scores <= 0 drop out."""
         n = len(doc_scores)
         if n > k:
             # Keep everything tied with the k-th best score, so the id tie-break sees every tied document.
@@ -85,7 +86,7 @@ class _DocumentTable:
         else:
             candidates = np.flatnonzero(doc_scores > 0) if positive_only else np.arange(n)
         scores = doc_scores[candidates]
-        order = np.lexsort((self.id_rank[candidates], -scores))[:k]
+        order = np.lexsort((-self.id_rank[candidates], -scores))[:k]
         return [(self.doc_ids[i], float(s)) for i, s in zip(candidates[order], scores[order], strict=True)]
 
 
@@ -424,12 +425,12 @@ class HybridRetriever:
 
 
 def fuse(rankings: Sequence[Ranking], k: int, rrf_k: int = 60) -> Ranking:
-    """Reciprocal rank fusion of several rankings: top k by summed 1/(rrf_k + rank), ties by id."""
+    """Reciprocal rank fusion of several rankings: top k by summed 1/(rrf_k + rank), ties by id descending."""
     scores: dict[str, float] = {}
     for ranking in rankings:
         for rank, (doc_id, _) in enumerate(ranking, 1):
             scores[doc_id] = scores.get(doc_id, 0.0) + 1.0 / (rrf_k + rank)
-    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
+    return sorted(scores.items(), key=lambda item: (item[1], item[0]), reverse=True)[:k]
 
 
 # -------------------------------------------------------------------------------------------- registry
