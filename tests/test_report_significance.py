@@ -8,6 +8,7 @@ import json
 import math
 import re
 import warnings
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +22,14 @@ from irbgen.cli import main
 from irbgen.errors import BadInputError
 from irbgen.eval.qa.run import QAOptions, run_qa
 from irbgen.eval.report import write_report
+from irbgen.eval.report.tables import comparison_table, depths_note
 from irbgen.eval.retrieval import evaluate_retrieval
 from irbgen.eval.significance import (
     RESAMPLES,
     RunScores,
     bootstrap_interval,
     compare_runs,
+    depths_differ,
     holm,
     randomization_p,
     t_test_p,
@@ -255,3 +258,19 @@ def test_a_per_query_value_that_is_not_a_number_is_named(evals: list[Path], tmp_
     (broken / "per_query.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
     with pytest.raises(BadInputError, match=r"per_query.jsonl: q9: AP: 'high' is not a finite number"):
         write_report([broken], tmp_path / "r")
+
+
+def test_runs_ranked_to_different_depths_are_marked_where_the_measure_reads_past_one():
+    shallow = {"AP": {"q1": 0.1, "q2": 0.2}, "nDCG@10": {"q1": 0.3, "q2": 0.4}}
+    deep = {"AP": {"q1": 0.2, "q2": 0.4}, "nDCG@10": {"q1": 0.3, "q2": 0.5}}
+    a = RunScores("a", "retrieval", "b", shallow, 10)
+    b = RunScores("b", "retrieval", "b", deep, 100)
+    _, comparisons = compare_runs([a, b], seed=0, resamples=100)
+    depths = {c.measure: c.depths for c in comparisons}
+    assert depths == {"AP": (10, 100), "nDCG@10": None}  # nDCG@10 reads 10 documents of both runs
+    assert depths_differ("R@100", a, b) == (10, 100) and depths_differ("P@5", a, b) is None
+    assert depths_differ("AP", a, replace(b, depth=10)) is None
+    assert depths_differ("AP", a, replace(b, depth=None)) is None
+    row = next(row for row in comparison_table(comparisons).rows if row[1] == "AP")
+    assert row[7].endswith("\u2021")
+    assert "different depths (10 and 100 documents a query)" in depths_note(comparisons)

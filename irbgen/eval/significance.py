@@ -56,6 +56,7 @@ class Comparison:
     p_t: float
     p_randomization_holm: float = math.nan
     p_t_holm: float = math.nan
+    depths: tuple[int, int] | None = None  # the runs' depths when they differ and the measure looks past one
 
     @property
     def significant(self) -> bool:
@@ -71,6 +72,18 @@ class RunScores:
     kind: str
     group: str
     scores: Mapping[str, Mapping[str, float]]
+    depth: int | None = None  # documents ranked per query (a retrieval run's k), when known
+
+
+def depths_differ(measure: str, first: RunScores, second: RunScores) -> tuple[int, int] | None:
+    """The two runs' depths when they differ and the measure reads past the shallower one: AP, R or RR
+    with no cutoff, or a cutoff deeper than one run ranked, compare different rankings, not only systems."""
+    if first.depth is None or second.depth is None or first.depth == second.depth:
+        return None
+    _, _, cutoff = measure.partition("@")
+    if cutoff.isdigit() and int(cutoff) <= min(first.depth, second.depth):
+        return None
+    return first.depth, second.depth
 
 
 def _mean_difference(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -178,6 +191,7 @@ def compare_runs(
                 Comparison(
                     first.kind, first.group, measure, first.run, second.run, len(queries), mean_a, mean_b,
                     float(np.mean(np.subtract(a, b))), randomization_p(a, b, seed, resamples), t_test_p(a, b),
+                    depths=depths_differ(measure, first, second),
                 )
             )  # fmt: skip
     by_randomization = holm([c.p_randomization for c in raw])

@@ -24,6 +24,7 @@ from irbgen.eval.report.runs import EvalRun, answer_histograms, benchmark_groups
 from irbgen.eval.report.tables import (
     attribute_tables,
     comparison_table,
+    depths_note,
     interval_table,
     overall_table,
     runs_table,
@@ -52,7 +53,7 @@ def write_report(
     unique_labels(runs)
     histograms, missing = answer_histograms(runs)
     groups = benchmark_groups(runs)
-    scores = [RunScores(run.label, run.kind, groups[run.label], run.scores) for run in runs]
+    scores = [RunScores(run.label, run.kind, groups[run.label], run.scores, _depth(run)) for run in runs]
     intervals, comparisons = compare_runs(scores, seed, resamples)
     tested = _Tested(intervals, comparisons, seed, resamples)
     with staged_directory(out, force, "report") as tmp:
@@ -61,6 +62,12 @@ def write_report(
         (tmp / "report.md").write_bytes(render_markdown(blocks).encode())
         (tmp / "report.html").write_bytes(render_html(blocks, "irbgen evaluation report").encode())
     return out
+
+
+def _depth(run: EvalRun) -> int | None:
+    """How many documents a retrieval run ranked per query (its config's k), else None."""
+    depth = run.config.get("k") if run.kind == "retrieval" else None
+    return depth if isinstance(depth, int) and not isinstance(depth, bool) else None
 
 
 @dataclass(frozen=True)
@@ -82,6 +89,8 @@ class _Tested:
             blocks += [Heading(3, "Paired comparisons"), comparison_table(comparisons)]
         if intervals or comparisons:
             blocks.append(Paragraph(significance_note(len(self.comparisons), self.seed, self.resamples)))
+        if depths_note(comparisons):
+            blocks.append(Paragraph(depths_note(comparisons)))
         return blocks
 
 

@@ -16,6 +16,7 @@ ANSWER_ORDER = ("f1", "em", "precision", "recall", "contains", "false_premise_de
 MAX_TABLE_VALUES = 100  # attribute values per table; likewise
 MISSING = "n/a"
 DAGGER = "\u2020"
+DEPTHS = "\u2021"  # the runs ranked to different depths
 
 
 def runs_table(runs: list[EvalRun]) -> Table:
@@ -124,7 +125,7 @@ def comparison_table(comparisons: list[Comparison]) -> Table:
             str(c.queries),
             f"{c.mean_a:.4f}",
             f"{c.mean_b:.4f}",
-            f"{c.difference:+.4f}" + (DAGGER if c.significant else ""),
+            f"{c.difference:+.4f}" + (DAGGER if c.significant else "") + (DEPTHS if c.depths else ""),
             _p(c.p_randomization_holm),
             _p(c.p_t_holm),
         )
@@ -133,6 +134,18 @@ def comparison_table(comparisons: list[Comparison]) -> Table:
     header = ("benchmark", "measure", "run A", "run B", "queries", "A", "B", "A - B", "p randomization",
               "p t-test")  # fmt: skip
     return Table(header, rows)
+
+
+def depths_note(comparisons: list[Comparison]) -> str:
+    """The footnote for comparisons of runs ranked to different depths, or "" when there is none."""
+    pairs = sorted({c.depths for c in comparisons if c.depths})
+    if not pairs:
+        return ""
+    shown = ", ".join(f"{a} and {b}" for a, b in pairs)
+    return (
+        f"{DEPTHS} the two runs ranked to different depths ({shown} documents a query) and the measure "
+        "reads past the shallower one, so the difference is partly the depth, not only the system."
+    )
 
 
 def significance_note(total: int, seed: int, resamples: int) -> str:
