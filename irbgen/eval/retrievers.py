@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import logging
+import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,8 +26,8 @@ from irbgen.extras import missing_extra
 from irbgen.progress import Progress, silent
 
 Ranking = list[tuple[str, float]]
+PROGRESS_EVERY = 100  # queries between two progress reports
 ENCODE_CALL = 2048  # texts per sentence-transformers call: its own batches inside, our progress between
-
 
 
 class Retriever(Protocol):
@@ -60,8 +61,6 @@ class _DocumentTable:
         sizes = np.fromiter((len(group) for group in groups.values()), dtype=np.int64, count=len(groups))
         self.starts = np.concatenate(([0], np.cumsum(sizes)[:-1])) if len(sizes) else sizes
         self.one_chunk_each = len(self.texts) == len(self.doc_ids)
-        # The document (position) of each chunk, when some document has several.
-        self.chunk_doc = None if self.one_chunk_each else np.repeat(np.arange(len(sizes)), sizes)
         # Position of each document id in sorted order: the tie-break key, as one integer per document.
         self.id_rank = np.empty(len(self.doc_ids), dtype=np.int64)
         self.id_rank[np.argsort(np.array(self.doc_ids, dtype=object), kind="stable")] = np.arange(
@@ -76,26 +75,13 @@ class _DocumentTable:
 
     def top(self, doc_scores: np.ndarray, k: int, positive_only: bool) -> Ranking:
         """The k best documents by score, ties by id descending; with positive_only, scores <= 0 drop out."""
-        if positive_only:
+        # Only documents scoring at least `floor` (no better than the k-th best) can make the top k.
+        floor = _floor(doc_scores, k)
+        if positive_only and floor <= 0:
             candidates = np.flatnonzero(doc_scores > 0)
         else:
-            candidates = np.arange(len(doc_scores))
-        return self.ranked(candidates, doc_scores[candidates], k)
-
-    def top_of_chunks(self, chunks: np.ndarray, scores: np.ndarray, k: int) -> Ranking:
-        """The k best documents with a positive score, from the scores of some chunks (the others score 0)."""
-        keep = scores > 0
-        chunks, scores = chunks[keep], scores[keep]
-        if self.one_chunk_each:
-            return self.ranked(chunks, scores, k)
-        docs = self.chunk_doc[chunks]
-        order = np.lexsort((-scores, docs))  # by document, best chunk first
-        docs, scores = docs[order], scores[order]
-        first = np.flatnonzero(np.concatenate(([True], docs[1:] != docs[:-1])))
-        return self.ranked(docs[first], scores[first], k)
-
-    def ranked(self, candidates: np.ndarray, scores: np.ndarray, k: int) -> Ranking:
-        """The k best of these documents (positions) with these scores, ties by id descending."""
+            candidates = np.flatnonzero(doc_scores >= floor)
+        scores = doc_scores[candidates]
         n = len(scores)
         if n > k:
             # Keep everything tied with the k-th best score, so the id tie-break sees every tied document.
@@ -104,6 +90,19 @@ class _DocumentTable:
             candidates, scores = candidates[tied_or_better], scores[tied_or_better]
         order = np.lexsort((-self.id_rank[candidates], -scores))[:k]
         return [(self.doc_ids[i], float(s)) for i, s in zip(candidates[order], scores[order], strict=True)]
+
+
+def _floor(scores: np.ndarray, k: int) -> float:
+    """A score no better than the k-th best: the k-th best of every stride-th score, about sqrt(n k) of them.
+
+    The k-th best of a subset is never above the whole's, and it keeps about sqrt(n k) candidates, so the
+    exact selection runs on a few thousand scores instead of all n."""
+    n = len(scores)
+    stride = math.isqrt(n // k) if k < n else 0
+    if stride < 2:
+        return -math.inf
+    sample = scores[::stride]
+    return float(np.partition(sample, len(sample) - k)[len(sample) - k])
 
 
 MAX_K = 1_000_000  # a cut-off beyond any corpus we rank; trec_eval's measure names hold a C int
@@ -222,61 +221,20 @@ class BM25Retriever:
         )
         vocab = model.vocab_dict
         token_ids = [np.array([vocab[t] for t in q if t and t in vocab], dtype=np.int32) for q in tokens]
-        rankings: dict[str, Ranking] = {qid: [] for qid in ids}  # a query with no corpus word finds nothing
-        if not vocab:
-            return rankings
-        matrix = _score_matrix(model)
-        postings = np.diff(matrix.indptr)
-        batches = _query_batches([int(postings[q].sum()) for q in token_ids], SEARCH_POSTINGS)
-        for batch in batches:
-            self.progress("bm25 search (queries)", batch.start, len(ids))
-            # One sparse product scores the batch: row i of (queries x words) @ (words x chunks) adds up
-            # query i's words' chunk scores in query-word order, the sum bm25s's get_scores_from_ids makes.
-            queries_matrix = _query_matrix([token_ids[i] for i in batch], matrix.shape[0])
-            product = queries_matrix @ matrix
-            for row, i in enumerate(batch):
-                begin, end = product.indptr[row], product.indptr[row + 1]
-                chunks, scores = product.indices[begin:end], product.data[begin:end]
-                rankings[ids[i]] = table.top_of_chunks(chunks, scores, k)
+
+        def rank(query: np.ndarray) -> Ranking:
+            if not len(query):  # no query word is in the corpus
+                return []
+            return table.top(table.best(model.get_scores_from_ids(query)), k, positive_only=True)
+
+        # One thread: bm25s scores with np.add.at, which holds the GIL, and a thread pool measured slower.
+        rankings: dict[str, Ranking] = {}
+        for done, (qid, query) in enumerate(zip(ids, token_ids, strict=True)):
+            if done % PROGRESS_EVERY == 0:
+                self.progress("bm25 search (queries)", done, len(ids))
+            rankings[qid] = rank(query)
         self.progress("bm25 search (queries)", len(ids), len(ids))
         return rankings
-
-
-SEARCH_POSTINGS = 16_000_000  # index entries one batch of queries may touch: bounds the product's memory
-
-
-def _score_matrix(model: Any) -> Any:
-    """bm25s's precomputed scores as a (words x chunks) CSR matrix, sharing its arrays."""
-    from scipy.sparse import csr_matrix
-
-    scores = model.scores
-    shape = (len(scores["indptr"]) - 1, scores["num_docs"])
-    return csr_matrix((scores["data"], scores["indices"], scores["indptr"]), shape=shape, copy=False)
-
-
-def _query_matrix(queries: list[np.ndarray], words: int) -> Any:
-    """(queries x words) CSR matrix of ones, one entry per query word in query order (repeats kept)."""
-    from scipy.sparse import csr_matrix
-
-    indptr = np.zeros(len(queries) + 1, dtype=np.int64)
-    np.cumsum([len(q) for q in queries], out=indptr[1:])
-    indices = np.concatenate(queries) if queries else np.zeros(0, dtype=np.int32)
-    data = np.ones(len(indices), dtype=np.float32)
-    return csr_matrix((data, indices, indptr), shape=(len(queries), words), copy=False)
-
-
-def _query_batches(postings: list[int], limit: int) -> list[range]:
-    """Consecutive ranges of queries whose index entries add up to at most limit (at least one each)."""
-    batches = []
-    start = total = 0
-    for i, count in enumerate(postings):
-        if i > start and total + count > limit:
-            batches.append(range(start, i))
-            start, total = i, 0
-        total += count
-    if start < len(postings):
-        batches.append(range(start, len(postings)))
-    return batches
 
 
 class _EmptyBM25:
