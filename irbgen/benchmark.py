@@ -73,7 +73,7 @@ CHUNK_BYTES = 1 << 22  # hash and write in 4 MiB chunks rather than line by line
 # the same bytes as json.dumps for every valid input and refuses NaN/Infinity, which are not JSON.
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 _INTEGER = re.compile(r"-?[0-9]+")
-_SMALL_SCORES = {str(score): score for score in range(-9, 10)}  # scores _INTEGER reads as these
+SMALL_SCORES = {str(score): score for score in range(-9, 10)}  # scores _INTEGER reads as these
 _TSV_UNSAFE = re.compile(r"[\t\n\r]")
 
 M = TypeVar("M", bound=BaseModel)
@@ -621,8 +621,8 @@ def check_qrels_header(line: str) -> None:
 def parse_qrels_line(line: str) -> tuple[str, str, int]:
     """Parse one qrels/test.tsv data line into (query id, corpus id, integer score); ValueError if bad."""
     fields = line.rstrip("\n").removesuffix("\r").split("\t")
-    if len(fields) == 3 and fields[0] and fields[1] and fields[2] in _SMALL_SCORES:  # the common line, fast
-        return fields[0], fields[1], _SMALL_SCORES[fields[2]]
+    if len(fields) == 3 and fields[0] and fields[1] and fields[2] in SMALL_SCORES:  # the common line, fast
+        return fields[0], fields[1], SMALL_SCORES[fields[2]]
     if len(fields) != 3:
         raise ValueError(f"expected 3 tab-separated fields, got {len(fields)}")
     query_id, corpus_id, score = fields
