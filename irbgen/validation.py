@@ -26,13 +26,14 @@ from irbgen.benchmark import (
     QRELS_HEADER,
     QUERIES,
     SAMPLES,
-    SMALL_SCORES,
+    UnusualQrels,
     check_qrels_header,
     describe_error,
     hop_query_records,
     iter_lines,
     parse_qrels_line,
     parse_query,
+    qrels_blocks,
     run_directory_hint,
 )
 from irbgen.errors import BadInputError
@@ -78,9 +79,6 @@ def validate_benchmark(path: Path) -> ValidationReport:
     return ValidationReport(
         ok=checker.total == 0, problems=checker.problems, total_problems=checker.total, counts=checker.counts
     )
-
-
-QRELS_BLOCK = 1 << 24  # bytes of a qrels file the fast path reads at a time
 
 
 class _Unusual(Exception):
@@ -259,33 +257,12 @@ class _Checker:
         hasher = hashlib.sha256()
         seen: set[str] = set()
         current: tuple[str, list[str]] | None = None
-        rest, header, n = b"", True, 0
-        with (self.path / name).open("rb") as file:
-            while block := file.read(QRELS_BLOCK):
-                hasher.update(block)
-                data = rest + block
-                cut = data.rfind(b"\n") + 1
-                data, rest = data[:cut], data[cut:]
-                try:
-                    text = data.decode("utf-8")
-                except UnicodeDecodeError:
-                    raise _Unusual from None
-                lines = text.split("\n")
-                lines.pop()  # what follows the block's last line break
-                if header and lines:
-                    if lines[0] != QRELS_HEADER:
-                        raise _Unusual
-                    lines, header = lines[1:], False
-                tabs = list(map(str.count, lines, ["\t"] * len(lines)))
-                if "\r" in text or tabs.count(2) != len(lines):
+        n = 0
+        try:
+            for queries, docs, _ in qrels_blocks(self.path / name, hasher):
+                if not corpus_ids.issuperset(docs):
                     raise _Unusual
-                fields = "\t".join(lines).split("\t")
-                if "" in fields:
-                    raise _Unusual
-                queries, docs = fields[0::3], fields[1::3]
-                if not SMALL_SCORES.keys() >= set(fields[2::3]) or not corpus_ids.issuperset(docs):
-                    raise _Unusual
-                n += len(lines)
+                n += len(queries)
                 start = 0
                 for query_id, group in groupby(queries):
                     end = start + len(list(group))
@@ -299,8 +276,8 @@ class _Checker:
                         seen.add(query_id)
                         current = (query_id, docs[start:end])
                     start = end
-        if rest or header:  # a last line without a line break, or no header: the line-by-line check says
-            raise _Unusual
+        except UnusualQrels:
+            raise _Unusual from None
         if current is not None:
             yield current
         self.digests[name] = hasher.hexdigest()

@@ -509,3 +509,33 @@ def test_fast_qrels_check_reports_what_the_line_by_line_check_reports(
         slow.counts,
     )
     assert fast.ok == (edit == "clean")
+
+
+@pytest.mark.parametrize("edit", sorted(QRELS_EDITS))
+def test_fast_read_qrels_reads_what_the_line_by_line_reader_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edit: str
+) -> None:
+    import irbgen.benchmark as benchmark
+
+    out = tmp_path / "bench"
+    write(out)
+    name, text = QRELS_EDITS[edit]
+    (out / name).write_bytes(text.encode())
+
+    def read() -> object:
+        try:
+            return read_qrels(out, name)
+        except BadInputError as error:
+            return str(error)
+
+    fast = read()
+
+    def line_by_line(*args: object) -> Iterator[tuple[list[str], list[str], list[str]]]:
+        raise benchmark.UnusualQrels
+        yield  # a generator, like the fast path
+
+    monkeypatch.setattr(benchmark, "qrels_blocks", line_by_line)
+    slow = read()
+    assert fast == slow
+    if isinstance(fast, dict):
+        assert list(fast) == list(slow) and all(list(fast[q].items()) == list(slow[q].items()) for q in fast)
