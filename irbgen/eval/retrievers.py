@@ -13,6 +13,7 @@ import importlib.util
 import inspect
 import logging
 import math
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,6 +27,7 @@ from irbgen.extras import missing_extra
 from irbgen.progress import Progress, silent
 
 Ranking = list[tuple[str, float]]
+log = logging.getLogger(__name__)
 PROGRESS_EVERY = 100  # queries between two progress reports
 ENCODE_CALL = 2048  # texts per sentence-transformers call: its own batches inside, our progress between
 
@@ -188,6 +190,7 @@ class BM25Retriever:
             self._bm25, self._table = _EmptyBM25(), table
             return
         self.progress("bm25 index (chunks)", 0, len(texts))
+        start = time.perf_counter()
         tokens = bm25s.tokenize(
             texts,
             lower=True,
@@ -195,11 +198,15 @@ class BM25Retriever:
             stemmer=self._stemmer,
             show_progress=False,
         )
+        tokenised = time.perf_counter()
         try:
             model = bm25s.BM25(k1=self.k1, b=self.b, method=self.method)
             model.index(tokens, show_progress=False)
         except ValueError as e:
             raise BadInputError(f"bm25: {e}") from None
+        log.info(
+            "bm25 tokenise %.3f s, score matrix %.3f s", tokenised - start, time.perf_counter() - tokenised
+        )
         self._bm25, self._table = model, table
         self.progress("bm25 index (chunks)", len(texts), len(texts))
 
