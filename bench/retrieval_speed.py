@@ -10,10 +10,10 @@ process pinned to the first two CPUs that calls
 
     evaluate_retrieval(BENCH, OUT, retriever="bm25", k=10, force=True)
 
-(validate + chunk + index + search + trec_eval measures + write). The child reports its stage times (from
-the `irbgen.eval.retrieval` log), its own wall time from before the irbgen import to after the write,
-and its peak RSS; the parent also times the whole process. The result passes when the median process
-wall time is under the limit (60 s).
+(validate, read + chunk, index, search, read qrels, trec_eval measures, read samples, write). The
+child reports its stage times (from the `irbgen.eval.retrieval` log), its own wall time from before
+the irbgen import to after the write, and its peak RSS; the parent also times the whole process. The
+result passes when the median process wall time is under the limit (60 s).
 
 Examples
 --------
@@ -205,12 +205,13 @@ def markdown(summary: dict[str, Any]) -> str:
         "",
         "- validate is `irbgen.validation.validate_benchmark`: it parses every file (samples.jsonl is",
         "  the largest) with pydantic before anything else runs.",
-        "- index = read corpus.jsonl + chunk + bm25s tokenize + bm25s index (the score matrix, built once).",
+        "- read = read corpus.jsonl (pydantic) + chunk; index = bm25s tokenize + bm25s index (the score",
+        "  matrix, built once; the log line `bm25 tokenise ..., score matrix ...` splits the two).",
         "- search scores every chunk for every query with bm25s (`get_scores_from_ids`) and keeps the",
-        "  exact top k documents with one `np.partition` per query. bm25s's numpy scorer (`np.add.at`)",
-        "  holds the GIL: a 2-thread pool over queries made search slower, so it runs on one core.",
-        "  bm25s's own `retrieve(n_threads=...)` uses the same scorer, and its top-k cuts ties arbitrarily.",
-        "- measure = read qrels/test.tsv + read samples.jsonl (per-attribute breakdown) + pytrec_eval.",
+        "  exact top k documents: a lower bound for the k-th best score from every stride-th score, then",
+        "  one `np.partition` and the id tie-break over the documents at or above it.",
+        "- read qrels = qrels/test.tsv; measure = pytrec_eval; read samples = samples.jsonl again for",
+        "  the per-attribute rows.",
         "",
     ]
     return "\n".join(lines)

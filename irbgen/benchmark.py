@@ -19,6 +19,7 @@ import re
 import shutil
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from itertools import groupby
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -73,6 +74,7 @@ CHUNK_BYTES = 1 << 22  # hash and write in 4 MiB chunks rather than line by line
 # the same bytes as json.dumps for every valid input and refuses NaN/Infinity, which are not JSON.
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 _INTEGER = re.compile(r"-?[0-9]+")
+SMALL_SCORES = {str(score): score for score in range(-9, 10)}  # scores _INTEGER reads as these
 _TSV_UNSAFE = re.compile(r"[\t\n\r]")
 
 M = TypeVar("M", bound=BaseModel)
@@ -551,9 +553,62 @@ def read_queries(path: Path, name: str = QUERIES) -> Iterator[dict[str, Any]]:
 def read_qrels(path: Path, name: str = QRELS) -> dict[str, dict[str, int]]:
     """Read qrels/test.tsv (or NAME, e.g. qrels/hops.tsv) as {query id: {corpus id: score}}."""
     qrels: dict[str, dict[str, int]] = {}
+    try:  # the fast path, for a plain file; anything else is read line by line
+        for queries, docs, scores in qrels_blocks(_existing(Path(path), name)):
+            start = 0
+            for query_id, group in groupby(queries):
+                end = start + len(list(group))
+                grades = map(SMALL_SCORES.__getitem__, scores[start:end])
+                qrels.setdefault(query_id, {}).update(zip(docs[start:end], grades, strict=True))
+                start = end
+        return qrels
+    except UnusualQrels:
+        qrels = {}
     for query_id, corpus_id, score in iter_qrels(path, name):
         qrels.setdefault(query_id, {})[corpus_id] = score
     return qrels
+
+
+QRELS_BLOCK = 1 << 24  # bytes of a qrels file qrels_blocks reads at a time
+
+
+class UnusualQrels(Exception):
+    """A qrels file qrels_blocks leaves to the line-by-line reader (a problem or an unusual line)."""
+
+
+def qrels_blocks(file: Path, hasher: Any = None) -> Iterator[tuple[list[str], list[str], list[str]]]:
+    """(query ids, corpus ids, scores) of the lines of each block of a plain qrels file, split in C.
+
+    Plain: UTF-8, the header, then lines of three non-empty tab-separated fields with a score from -9 to
+    9, each ending in a line break, no carriage return. Raises UnusualQrels at anything else, so the
+    caller can read the file line by line and report what that reports."""
+    rest, header = b"", True
+    with file.open("rb") as f:
+        while block := f.read(QRELS_BLOCK):
+            if hasher is not None:
+                hasher.update(block)
+            data = rest + block
+            cut = data.rfind(b"\n") + 1
+            data, rest = data[:cut], data[cut:]
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                raise UnusualQrels from None
+            lines = text.split("\n")
+            lines.pop()  # what follows the block's last line break
+            if header and lines:
+                if lines[0] != QRELS_HEADER:
+                    raise UnusualQrels
+                lines, header = lines[1:], False
+            tabs = list(map(str.count, lines, ["\t"] * len(lines)))
+            if "\r" in text or tabs.count(2) != len(lines):
+                raise UnusualQrels
+            fields = "\t".join(lines).split("\t") if lines else []
+            if "" in fields or not SMALL_SCORES.keys() >= set(fields[2::3]):
+                raise UnusualQrels
+            yield fields[0::3], fields[1::3], fields[2::3]
+    if rest or header:  # a last line without a line break, or no header
+        raise UnusualQrels
 
 
 def has_hop_files(path: Path) -> bool:
@@ -620,6 +675,8 @@ def check_qrels_header(line: str) -> None:
 def parse_qrels_line(line: str) -> tuple[str, str, int]:
     """Parse one qrels/test.tsv data line into (query id, corpus id, integer score); ValueError if bad."""
     fields = line.rstrip("\n").removesuffix("\r").split("\t")
+    if len(fields) == 3 and fields[0] and fields[1] and fields[2] in SMALL_SCORES:  # the common line, fast
+        return fields[0], fields[1], SMALL_SCORES[fields[2]]
     if len(fields) != 3:
         raise ValueError(f"expected 3 tab-separated fields, got {len(fields)}")
     query_id, corpus_id, score = fields

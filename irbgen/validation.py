@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import groupby
 from pathlib import Path, PurePosixPath
 
 from pydantic import ValidationError
@@ -25,12 +26,14 @@ from irbgen.benchmark import (
     QRELS_HEADER,
     QUERIES,
     SAMPLES,
+    UnusualQrels,
     check_qrels_header,
     describe_error,
     hop_query_records,
     iter_lines,
     parse_qrels_line,
     parse_query,
+    qrels_blocks,
     run_directory_hint,
 )
 from irbgen.errors import BadInputError
@@ -76,6 +79,10 @@ def validate_benchmark(path: Path) -> ValidationReport:
     return ValidationReport(
         ok=checker.total == 0, problems=checker.problems, total_problems=checker.total, counts=checker.counts
     )
+
+
+class _Unusual(Exception):
+    """A qrels file the fast path leaves to the line-by-line check."""
 
 
 class _Checker:
@@ -238,7 +245,54 @@ class _Checker:
             self.add(f"{name}: empty; expected the header {QRELS_HEADER!r}")
         self.qrels_lines = n
 
+    def plain_qrels(self, name: str, query_ids: set[str]) -> Iterator[tuple[str, list[str]]]:
+        """(query id, its corpus ids) per run of lines, for a qrels file that is plainly valid.
+
+        The fast path: raises _Unusual as soon as anything would need the line-by-line check (a problem,
+        a carriage return, a score other than -9..9, a query's lines not all together, ...), so the
+        caller runs that check instead and reports exactly what it reports."""
+        if self.corpus_ids is None:
+            raise _Unusual
+        corpus_ids = self.corpus_ids
+        hasher = hashlib.sha256()
+        seen: set[str] = set()
+        current: tuple[str, list[str]] | None = None
+        n = 0
+        try:
+            for queries, docs, _ in qrels_blocks(self.path / name, hasher):
+                if not corpus_ids.issuperset(docs):
+                    raise _Unusual
+                n += len(queries)
+                start = 0
+                for query_id, group in groupby(queries):
+                    end = start + len(list(group))
+                    if current is not None and current[0] == query_id:
+                        current[1].extend(docs[start:end])
+                    else:
+                        if current is not None:
+                            yield current
+                        if query_id in seen or query_id not in query_ids:
+                            raise _Unusual
+                        seen.add(query_id)
+                        current = (query_id, docs[start:end])
+                    start = end
+        except UnusualQrels:
+            raise _Unusual from None
+        if current is not None:
+            yield current
+        self.digests[name] = hasher.hexdigest()
+        self.qrels_lines = n
+
     def check_qrels(self) -> None:
+        if self.sample_ids is not None:
+            try:
+                for _, docs in self.plain_qrels(QRELS, self.sample_ids):
+                    if len(set(docs)) != len(docs):
+                        raise _Unusual
+                self.counts["qrels"] = self.qrels_lines
+                return
+            except _Unusual:
+                pass
         pairs: set[tuple[str, str]] = set()
         for lineno, query_id, corpus_id in self.qrels_pairs(QRELS, self.sample_ids, "query id"):
             if (query_id, corpus_id) in pairs:
@@ -280,6 +334,24 @@ class _Checker:
 
     def check_hop_qrels(self) -> None:
         """The hop queries' qrels: exactly each hop's evidence, every id known."""
+        if self.hop_query_ids is not None and self.hop_expected is not None:
+            try:
+                found_hops = set()
+                for hop_id, docs in self.plain_qrels(HOP_QRELS, self.hop_query_ids):
+                    expected = self.hop_expected.get(hop_id)
+                    if expected is None or len(docs) != len(expected[1]) or expected[1] != set(docs):
+                        raise _Unusual
+                    found_hops.add(hop_id)
+                if any(
+                    evidence
+                    for hop_id, (_, evidence) in self.hop_expected.items()
+                    if hop_id not in found_hops
+                ):
+                    raise _Unusual
+                self.counts["hop_qrels"] = self.qrels_lines
+                return
+            except _Unusual:
+                pass
         found: dict[str, set[str]] = {}
         for lineno, query_id, corpus_id in self.qrels_pairs(HOP_QRELS, self.hop_query_ids, "hop query id"):
             docs = found.setdefault(query_id, set())

@@ -459,3 +459,83 @@ def test_hf_export_without_datasets(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.setitem(sys.modules, "datasets", None)
     with pytest.raises(MissingExtraError, match="module .datasets. is missing"):
         to_hf_datasets(tmp_path / "bench")
+
+
+QRELS_EDITS = {
+    "clean": ("qrels/test.tsv", "query-id\tcorpus-id\tscore\ns1\td1\t1\ns2\td3\t1\ns2\td1\t1\n"),
+    "query lines apart": ("qrels/test.tsv", "query-id\tcorpus-id\tscore\ns2\td3\t1\ns1\td1\t1\ns2\td1\t1\n"),
+    "duplicate pair": ("qrels/test.tsv", "query-id\tcorpus-id\tscore\ns1\td1\t1\ns1\td1\t1\ns2\td3\t1\n"),
+    "carriage returns": ("qrels/test.tsv", "query-id\tcorpus-id\tscore\r\ns1\td1\t1\r\ns2\td3\t1\r\n"),
+    "score 10": ("qrels/test.tsv", "query-id\tcorpus-id\tscore\ns1\td1\t10\ns2\td3\t1\ns2\td1\t1\n"),
+    "empty field": ("qrels/test.tsv", "query-id\tcorpus-id\tscore\ns1\t\t1\ns2\td3\t1\ns2\td1\t1\n"),
+    "four fields and two": ("qrels/test.tsv", "query-id\tcorpus-id\tscore\ns1\td1\t1\tx\ns2\td3\n"),
+    "no last line break": ("qrels/test.tsv", "query-id\tcorpus-id\tscore\ns1\td1\t1\ns2\td3\t1\ns2\td1\t1"),
+    "unknown query": ("qrels/test.tsv", "query-id\tcorpus-id\tscore\ns9\td1\t1\n"),
+    "bad header": ("qrels/test.tsv", "qid\tcorpus-id\tscore\ns1\td1\t1\n"),
+    "hop missing a document": ("qrels/hops.tsv", "query-id\tcorpus-id\tscore\ns2#h0\td1\t1\n"),
+    "hop with another document": (
+        "qrels/hops.tsv",
+        "query-id\tcorpus-id\tscore\ns2#h0\td2\t1\ns2#h1\td3\t1\n",
+    ),
+    "hop lines apart": (
+        "qrels/hops.tsv",
+        "query-id\tcorpus-id\tscore\ns2#h0\td1\t1\ns2#h1\td3\t1\ns2#h0\td1\t1\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("edit", sorted(QRELS_EDITS))
+def test_fast_qrels_check_reports_what_the_line_by_line_check_reports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edit: str
+) -> None:
+    import irbgen.validation as validation
+
+    out = tmp_path / "bench"
+    write(out)
+    name, text = QRELS_EDITS[edit]
+    (out / name).write_bytes(text.encode())
+    fast = validate_benchmark(out)
+
+    def line_by_line(*args: object) -> Iterator[tuple[str, list[str]]]:
+        raise validation._Unusual
+        yield  # a generator, like the fast path
+
+    monkeypatch.setattr(validation._Checker, "plain_qrels", line_by_line)
+    slow = validate_benchmark(out)
+    assert (fast.ok, fast.problems, fast.total_problems, fast.counts) == (
+        slow.ok,
+        slow.problems,
+        slow.total_problems,
+        slow.counts,
+    )
+    assert fast.ok == (edit == "clean")
+
+
+@pytest.mark.parametrize("edit", sorted(QRELS_EDITS))
+def test_fast_read_qrels_reads_what_the_line_by_line_reader_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edit: str
+) -> None:
+    import irbgen.benchmark as benchmark
+
+    out = tmp_path / "bench"
+    write(out)
+    name, text = QRELS_EDITS[edit]
+    (out / name).write_bytes(text.encode())
+
+    def read() -> object:
+        try:
+            return read_qrels(out, name)
+        except BadInputError as error:
+            return str(error)
+
+    fast = read()
+
+    def line_by_line(*args: object) -> Iterator[tuple[list[str], list[str], list[str]]]:
+        raise benchmark.UnusualQrels
+        yield  # a generator, like the fast path
+
+    monkeypatch.setattr(benchmark, "qrels_blocks", line_by_line)
+    slow = read()
+    assert fast == slow
+    if isinstance(fast, dict):
+        assert list(fast) == list(slow) and all(list(fast[q].items()) == list(slow[q].items()) for q in fast)

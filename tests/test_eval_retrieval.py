@@ -418,3 +418,26 @@ def test_unjudged_samples_are_listed_but_not_averaged(tmp_path: Path) -> None:
         ("s1", True, {"RR@10": 1.0}),
         ("s2", False, {}),
     ]
+
+
+@pytest.mark.parametrize("k", [1, 10, 99])
+@pytest.mark.parametrize("positive_only", [True, False])
+def test_top_k_matches_a_full_sort_with_many_ties(k: int, positive_only: bool) -> None:
+    # Scores from a few values (many ties, many zeros and negatives) over ids in shuffled order: the top k
+    # (which first narrows to the scores at or above a sampled lower bound) equals sorting everything.
+    rng = np.random.default_rng(k)
+    n = 5000
+    ids = [f"d{i:05d}" for i in rng.permutation(n)]
+    table = retrievers._DocumentTable([Chunk(doc_id, "", "x", 0) for doc_id in ids])
+    for trial in range(20):
+        if trial % 2:  # a thousand values
+            scores = np.round(rng.uniform(-0.2, 1.0, size=n), 3).astype(np.float32)
+        else:  # twelve values
+            scores = rng.integers(-3, 9, size=n).astype(np.float32)
+        scores[rng.random(n) < 0.5] = 0
+        expected = sorted(
+            ((doc_id, float(s)) for doc_id, s in zip(ids, scores, strict=True) if s > 0 or not positive_only),
+            key=lambda item: (item[1], item[0]),
+            reverse=True,
+        )[:k]
+        assert table.top(scores, k, positive_only) == expected

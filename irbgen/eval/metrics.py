@@ -136,7 +136,11 @@ def per_query(qrels: Qrels, run: Run, measures: Iterable[Any]) -> dict[str, dict
     """{query id: {measure: value}} for every judged query, in qrels order; measures keyed by name."""
     ir_measures = _ir_measures()
     parsed = parse_measures(measures)
-    qrels_dict = {qid: {doc: int(rel) for doc, rel in docs.items()} for qid, docs in qrels.items()}
+    qrels_dict = (
+        qrels
+        if _plain(qrels)
+        else {qid: {doc: int(rel) for doc, rel in docs.items()} for qid, docs in qrels.items()}
+    )
     run_dict = {qid: {doc: float(score) for doc, score in docs.items()} for qid, docs in run.items()}
     deepest = max((len(docs) for docs in run_dict.values()), default=0)
     # Group the measures by the depth their run is cut to; None is the whole run.
@@ -159,6 +163,13 @@ def per_query(qrels: Qrels, run: Run, measures: Iterable[Any]) -> dict[str, dict
         names = {measure: [str(measure)] for measure in others}
         _collect(values, _other_backends(ir_measures, others, qrels_dict, run_dict), names)
     return _fill_missing(values, parsed)
+
+
+def _plain(qrels: Qrels) -> bool:
+    """Whether qrels are already dicts of int grades (as read_qrels makes them), so need no copy."""
+    return type(qrels) is dict and all(
+        type(docs) is dict and all(type(rel) is int for rel in docs.values()) for docs in qrels.values()
+    )
 
 
 def _other_backends(ir_measures: Any, measures: list[Any], qrels: Qrels, run: Run) -> list[Any]:

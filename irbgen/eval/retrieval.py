@@ -114,17 +114,20 @@ def evaluate_retrieval(
                 "it was written by an older irbgen: rebuild it with its card's command"
             )
         manifest = read_manifest(benchmark_dir)
-        with _stage("index"):
+        with _stage("read"):
             chunks = chunk_documents(read_documents(benchmark_dir), chunk_tokens, chunk_overlap)
+        with _stage("index"):
             engine.index(chunks)
             del chunks
         with _stage("search"):
             queries = {query["_id"]: query["text"] for query in read_queries(benchmark_dir)}
             rankings = engine.search(queries, k)
-        with _stage("measure"):
+        with _stage("read qrels"):
             qrels = read_qrels(benchmark_dir)
+        with _stage("measure"):
             # Evaluate the run as run.trec writes it, so trec_eval on that file gives the same values.
             values = per_query(qrels, run_from_rankings(rankings), parsed)
+        with _stage("read samples"):
             rows = [_row(sample, values) for sample in read_samples(benchmark_dir)]
             judged = [row for row in rows if row["judged"]]
             metrics = aggregate(judged, names) | {"unjudged_queries": len(rows) - len(judged), "notes": NOTES}
