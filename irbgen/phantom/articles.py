@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import scipy.sparse as sp
+
 from irbgen.phantom.relations import RelationIndex
 from irbgen.schema import Document
 
@@ -29,8 +31,17 @@ def join_names(names: list[str]) -> str:
 
 def document_ids(size: int) -> list[str]:
     """Stable document ids: p0000000, p0000001, ... (names may repeat, ids never do)."""
+    return document_ids_between(0, size, size)
+
+
+def document_ids_between(start: int, stop: int, size: int) -> list[str]:
+    """The ids of people START..STOP-1 in a world of SIZE people."""
     width = max(7, len(str(size - 1)))
-    return [f"p{person:0{width}d}" for person in range(size)]
+    return [f"p{person:0{width}d}" for person in range(start, stop)]
+
+
+# People rendered per block: only one block's relation rows are Python lists at a time.
+ARTICLE_BLOCK = 65_536
 
 
 def articles(index: RelationIndex, dob_text: list[str]) -> Iterator[Document]:
@@ -39,39 +50,53 @@ def articles(index: RelationIndex, dob_text: list[str]) -> Iterator[Document]:
     names = universe.names
     female = universe.female.tolist()
     vocabulary = universe.vocabulary
-    occupation = universe.occupation.tolist()
-    hobby = universe.hobby.tolist()
-    rows = {}
-    for shape in ("sibling", "parent", "child", "spouse", "friend"):
-        matrix = index.shape(shape)
-        rows[shape] = (matrix.indptr.tolist(), matrix.indices.tolist())
-    friend_ptr, friend_idx = rows["friend"]
-    ids = document_ids(universe.size)
+    occupations = [vocabulary.occupations[code] for code in universe.occupation.tolist()]
+    hobbies = [vocabulary.hobbies[code] for code in universe.hobby.tolist()]
+    matrices = {shape: index.shape(shape) for shape in ("sibling", "parent", "child", "spouse", "friend")}
+    family_lines = [
+        (matrices[shape], want_female, singular, plural)
+        for _, shape, want_female, singular, plural in FAMILY_LINES
+    ]
+    for start in range(0, universe.size, ARTICLE_BLOCK):
+        stop = min(start + ARTICLE_BLOCK, universe.size)
+        ids = document_ids_between(start, stop, universe.size)
+        family_rows = [
+            (*_rows(matrix, start, stop), want_female, singular, plural)
+            for matrix, want_female, singular, plural in family_lines
+        ]
+        friend_ptr, friend_idx = _rows(matrices["friend"], start, stop)
+        for row in range(stop - start):
+            person = start + row
+            name = names[person]
+            family = []
+            for pointer, indices, want_female, singular, plural in family_rows:
+                related = [
+                    names[other]
+                    for other in indices[pointer[row] : pointer[row + 1]]
+                    if female[other] == want_female
+                ]
+                if len(related) == 1:
+                    family.append(f"{name}'s {singular} is {related[0]}.\n")
+                elif related:
+                    family.append(f"{name}'s {plural} are {join_names(related)}.\n")
+            friends = [names[other] for other in friend_idx[friend_ptr[row] : friend_ptr[row + 1]]]
+            friend_line = f"{name} is friends with {join_names(friends)}.\n" if friends else ""
+            text = (
+                f"# {name}\n\n## Family\n"
+                + "".join(family)
+                + "\n## Friends\n"
+                + friend_line
+                + "\n## Attributes\n"
+                f"{name}'s date of birth is {dob_text[person]}.\n"
+                f"{name}'s occupation is {occupations[person]}.\n"
+                f"{name}'s hobby is {hobbies[person]}.\n"
+                f"{name}'s gender is {'female' if female[person] else 'male'}.\n"
+            )
+            yield Document.model_construct(id=ids[row], title=name, text=text, metadata={})
 
-    for person, name in enumerate(names):
-        family = []
-        for _label, shape, want_female, singular, plural in FAMILY_LINES:
-            pointer, indices = rows[shape]
-            related = [
-                names[other]
-                for other in indices[pointer[person] : pointer[person + 1]]
-                if female[other] == want_female
-            ]
-            if len(related) == 1:
-                family.append(f"{name}'s {singular} is {related[0]}.")
-            elif related:
-                family.append(f"{name}'s {plural} are {join_names(related)}.")
-        friends = [names[other] for other in friend_idx[friend_ptr[person] : friend_ptr[person + 1]]]
-        friend_line = f"{name} is friends with {join_names(friends)}.\n" if friends else ""
-        text = (
-            f"# {name}\n\n## Family\n"
-            + "".join(line + "\n" for line in family)
-            + "\n## Friends\n"
-            + friend_line
-            + "\n## Attributes\n"
-            f"{name}'s date of birth is {dob_text[person]}.\n"
-            f"{name}'s occupation is {vocabulary.occupations[occupation[person]]}.\n"
-            f"{name}'s hobby is {vocabulary.hobbies[hobby[person]]}.\n"
-            f"{name}'s gender is {'female' if female[person] else 'male'}.\n"
-        )
-        yield Document.model_construct(id=ids[person], title=name, text=text, metadata={})
+
+def _rows(matrix: sp.csr_matrix, start: int, stop: int) -> tuple[list[int], list[int]]:
+    """Rows START..STOP of a CSR matrix as (pointers from 0, column indices), as Python lists."""
+    pointer = matrix.indptr[start : stop + 1]
+    indices = matrix.indices[pointer[0] : pointer[-1]]
+    return (pointer - pointer[0]).tolist(), indices.tolist()
