@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import numpy as np
 import scipy.sparse as sp
 
 from irbgen.phantom.relations import RelationIndex
@@ -52,35 +53,34 @@ def articles(index: RelationIndex, dob_text: list[str]) -> Iterator[Document]:
     vocabulary = universe.vocabulary
     occupations = [vocabulary.occupations[code] for code in universe.occupation.tolist()]
     hobbies = [vocabulary.hobbies[code] for code in universe.hobby.tolist()]
-    matrices = {shape: index.shape(shape) for shape in ("sibling", "parent", "child", "spouse", "friend")}
+    of_gender = {True: universe.female, False: ~universe.female}
     family_lines = [
-        (matrices[shape], want_female, singular, plural)
+        (index.shape(shape), of_gender[want_female], singular, plural)
         for _, shape, want_female, singular, plural in FAMILY_LINES
     ]
+    friendships = index.shape("friend")
     for start in range(0, universe.size, ARTICLE_BLOCK):
         stop = min(start + ARTICLE_BLOCK, universe.size)
         ids = document_ids_between(start, stop, universe.size)
         family_rows = [
-            (*_rows(matrix, start, stop), want_female, singular, plural)
-            for matrix, want_female, singular, plural in family_lines
+            (*_rows(matrix, start, stop, keep), singular, plural)
+            for matrix, keep, singular, plural in family_lines
         ]
-        friend_ptr, friend_idx = _rows(matrices["friend"], start, stop)
+        friend_ptr, friend_idx = _rows(friendships, start, stop)
         for row in range(stop - start):
             person = start + row
             name = names[person]
             family = []
-            for pointer, indices, want_female, singular, plural in family_rows:
-                related = [
-                    names[other]
-                    for other in indices[pointer[row] : pointer[row + 1]]
-                    if female[other] == want_female
-                ]
-                if len(related) == 1:
-                    family.append(f"{name}'s {singular} is {related[0]}.\n")
-                elif related:
-                    family.append(f"{name}'s {plural} are {join_names(related)}.\n")
-            friends = [names[other] for other in friend_idx[friend_ptr[row] : friend_ptr[row + 1]]]
-            friend_line = f"{name} is friends with {join_names(friends)}.\n" if friends else ""
+            for pointer, indices, singular, plural in family_rows:
+                first, last = pointer[row], pointer[row + 1]
+                if last - first == 1:
+                    family.append(f"{name}'s {singular} is {names[indices[first]]}.\n")
+                elif last > first:
+                    related = join_names([names[other] for other in indices[first:last]])
+                    family.append(f"{name}'s {plural} are {related}.\n")
+            first, last = friend_ptr[row], friend_ptr[row + 1]
+            friends = join_names([names[other] for other in friend_idx[first:last]]) if last > first else ""
+            friend_line = f"{name} is friends with {friends}.\n" if friends else ""
             text = (
                 f"# {name}\n\n## Family\n"
                 + "".join(family)
@@ -95,8 +95,18 @@ def articles(index: RelationIndex, dob_text: list[str]) -> Iterator[Document]:
             yield Document.model_construct(id=ids[row], title=name, text=text, metadata={})
 
 
-def _rows(matrix: sp.csr_matrix, start: int, stop: int) -> tuple[list[int], list[int]]:
-    """Rows START..STOP of a CSR matrix as (pointers from 0, column indices), as Python lists."""
+def _rows(
+    matrix: sp.csr_matrix, start: int, stop: int, keep: np.ndarray | None = None
+) -> tuple[list[int], list[int]]:
+    """Rows START..STOP of a CSR matrix as (pointers from 0, column indices), as Python lists.
+
+    With KEEP (a boolean per column), only the columns it marks are kept.
+    """
     pointer = matrix.indptr[start : stop + 1]
     indices = matrix.indices[pointer[0] : pointer[-1]]
-    return (pointer - pointer[0]).tolist(), indices.tolist()
+    pointer = pointer - pointer[0]
+    if keep is not None:
+        kept = keep[indices]
+        pointer = np.concatenate(([0], np.cumsum(kept)))[pointer]
+        indices = indices[kept]
+    return pointer.tolist(), indices.tolist()
