@@ -30,14 +30,24 @@ def join_names(names: list[str]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
+class DocumentIds:
+    """Stable document ids: p0000000, p0000001, ... (names may repeat, ids never do), made when asked."""
+
+    def __init__(self, size: int) -> None:
+        self.width = max(7, len(str(size - 1)))
+
+    def __getitem__(self, person: int) -> str:
+        return f"p{person:0{self.width}d}"
+
+
 def document_ids(size: int) -> list[str]:
-    """Stable document ids: p0000000, p0000001, ... (names may repeat, ids never do)."""
+    """Every document id of a world of SIZE people, in person order."""
     return document_ids_between(0, size, size)
 
 
 def document_ids_between(start: int, stop: int, size: int) -> list[str]:
     """The ids of people START..STOP-1 in a world of SIZE people."""
-    width = max(7, len(str(size - 1)))
+    width = DocumentIds(size).width
     return [f"p{person:0{width}d}" for person in range(start, stop)]
 
 
