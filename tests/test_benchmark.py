@@ -459,3 +459,17 @@ def test_hf_export_without_datasets(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.setitem(sys.modules, "datasets", None)
     with pytest.raises(MissingExtraError, match="module .datasets. is missing"):
         to_hf_datasets(tmp_path / "bench")
+
+
+def test_a_document_line_is_what_the_generic_encoder_writes() -> None:
+    from irbgen.benchmark import _document_line, _json_line
+
+    texts = ["plain", 'quote " and \\ slash', "tab\tnew\nline\x00\x1f", "é ü 中文 😀", "\u2028\u2029", ""]
+    for text in texts:
+        for metadata in ({}, {"url": text, "n": 1}):
+            doc = Document.model_construct(id=f"d{text}", title=text, text=text, metadata=metadata)
+            record = {"_id": doc.id, "title": doc.title, "text": doc.text, "metadata": doc.metadata}
+            assert _document_line(doc) == _json_line(record, "x")
+    lone = Document.model_construct(id="d", title="t", text="\ud800", metadata={})
+    with pytest.raises(BadInputError, match="document 'd': cannot be written as JSON"):
+        _document_line(lone)
