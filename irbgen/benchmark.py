@@ -73,6 +73,9 @@ CHUNK_BYTES = 1 << 22  # hash and write in 4 MiB chunks rather than line by line
 # One encoder reused for every record: json.dumps would build a new one per call. allow_nan=False gives
 # the same bytes as json.dumps for every valid input and refuses NaN/Infinity, which are not JSON.
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_string = (
+    json.encoder.c_encode_basestring or json.encoder.py_encode_basestring
+)  # a str as JSON, as _encode writes it
 _INTEGER = re.compile(r"-?[0-9]+")
 SMALL_SCORES = {str(score): score for score in range(-9, 10)}  # scores _INTEGER reads as these
 _TSV_UNSAFE = re.compile(r"[\t\n\r]")
@@ -174,8 +177,7 @@ def _write_files(
             if doc_id in doc_ids:
                 raise BadInputError(f"document {doc_id!r}: duplicate id")
             doc_ids.add(doc_id)
-            record = {"_id": doc_id, "title": doc.title, "text": doc.text, "metadata": doc.metadata}
-            corpus.write(_json_line(record, f"document {doc_id!r}"))
+            corpus.write(_document_line(doc))
             stats.add_document(doc)
     files[CORPUS] = corpus.digest
 
@@ -325,6 +327,18 @@ def _json_line(record: dict[str, Any], where: str) -> bytes:
         return (_encode(record) + "\n").encode()
     except (TypeError, ValueError) as e:  # unserialisable metadata, NaN, lone surrogates
         raise BadInputError(f"{where}: cannot be written as JSON: {e}") from None
+
+
+def _document_line(doc: Document) -> bytes:
+    """The corpus.jsonl line of a document; one without metadata skips the generic encoder (same bytes)."""
+    if not doc.metadata:
+        try:
+            fields = f'"_id":{_string(doc.id)},"title":{_string(doc.title)},"text":{_string(doc.text)}'
+            return f'{{{fields},"metadata":{{}}}}\n'.encode()
+        except (TypeError, ValueError):  # not a string, or a lone surrogate: the generic encoder says which
+            pass
+    record = {"_id": doc.id, "title": doc.title, "text": doc.text, "metadata": doc.metadata}
+    return _json_line(record, f"document {doc.id!r}")
 
 
 class _Sink:

@@ -539,3 +539,17 @@ def test_fast_read_qrels_reads_what_the_line_by_line_reader_reads(
     assert fast == slow
     if isinstance(fast, dict):
         assert list(fast) == list(slow) and all(list(fast[q].items()) == list(slow[q].items()) for q in fast)
+
+
+def test_a_document_line_is_what_the_generic_encoder_writes() -> None:
+    from irbgen.benchmark import _document_line, _json_line
+
+    texts = ["plain", 'quote " and \\ slash', "tab\tnew\nline\x00\x1f", "é ü 中文 😀", "\u2028\u2029", ""]
+    for text in texts:
+        for metadata in ({}, {"url": text, "n": 1}):
+            doc = Document.model_construct(id=f"d{text}", title=text, text=text, metadata=metadata)
+            record = {"_id": doc.id, "title": doc.title, "text": doc.text, "metadata": doc.metadata}
+            assert _document_line(doc) == _json_line(record, "x")
+    lone = Document.model_construct(id="d", title="t", text="\ud800", metadata={})
+    with pytest.raises(BadInputError, match="document 'd': cannot be written as JSON"):
+        _document_line(lone)

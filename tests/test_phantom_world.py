@@ -135,3 +135,14 @@ def test_same_seed_same_world_other_seed_other_world(vocabulary):
     c = generate_universe(PhantomConfig(n=300, seed=10), vocabulary)
     assert a.names == b.names and (a.dob == b.dob).all() and (a.friendships == b.friendships).all()
     assert a.names != c.names
+
+
+def test_a_shapes_inverse_is_its_transpose(world):
+    """Shapes listed as each other's inverse (or as symmetric) share one matrix instead of a transpose."""
+    from irbgen.phantom.relations import _INVERSES
+
+    index = RelationIndex(world)
+    for name, inverse in _INVERSES.items():
+        transpose = (index.shape(name).T != 0).astype(np.int8).tocsr()
+        assert (transpose != index.shape(inverse)).nnz == 0, (name, inverse)
+        assert index.transposed(name) is index.shape(inverse)

@@ -22,7 +22,7 @@ import numpy as np
 from irbgen.builds.output import BuildOutput, Card, run_manifest
 from irbgen.commandline import reproducing_command
 from irbgen.errors import BadInputError
-from irbgen.phantom.articles import articles, document_ids
+from irbgen.phantom.articles import DocumentIds, articles
 from irbgen.phantom.config import PhantomConfig
 from irbgen.phantom.grammar import Template, templates
 from irbgen.phantom.questions import AttributeTable, Sampler, solve, to_sample
@@ -130,7 +130,7 @@ class AskTemplates:
         self.attributes = AttributeTable(universe)
         self.sampler = Sampler(self.index, EASY_RELATIONS if config.easy_mode else tuple(RELATIONS))
         self.people_named = _people_named(universe) if config.duplicate_names else {}
-        self.doc_ids = document_ids(universe.size)
+        self.doc_ids = DocumentIds(universe.size)
         self.templates = {template.id: template for template in templates(config.depth)}
 
     def key(self, record: TemplateJob) -> str:
@@ -158,9 +158,7 @@ class AskTemplates:
         ]
 
 
-def build_phantom(
-    config: PhantomConfig, vocabulary: Vocabulary, progress: Progress = silent
-) -> PhantomBuild:
+def build_phantom(config: PhantomConfig, vocabulary: Vocabulary, progress: Progress = silent) -> PhantomBuild:
     """Generate the world and its questions; articles are rendered lazily as the writer consumes them."""
     check_request(config)
     timings: dict[str, float] = {}
@@ -186,7 +184,12 @@ def build_phantom(
     }
     recorded = config.model_dump()
     manifest = run_manifest(
-        "phantom", recorded, done, counts, llm_usage={}, seconds=sum(timings.values()),
+        "phantom",
+        recorded,
+        done,
+        counts,
+        llm_usage={},
+        seconds=sum(timings.values()),
         command=command_line(config),
     )
     card = Card(f"phantom-n{config.n}-s{config.seed}", command_line(config), recorded, DESCRIPTION, LICENCE)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import numpy as np
+import scipy.sparse as sp
+
 from irbgen.phantom.relations import RelationIndex
 from irbgen.schema import Document
 
@@ -27,10 +30,29 @@ def join_names(names: list[str]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
+class DocumentIds:
+    """Stable document ids: p0000000, p0000001, ... (names may repeat, ids never do), made when asked."""
+
+    def __init__(self, size: int) -> None:
+        self.width = max(7, len(str(size - 1)))
+
+    def __getitem__(self, person: int) -> str:
+        return f"p{person:0{self.width}d}"
+
+
 def document_ids(size: int) -> list[str]:
-    """Stable document ids: p0000000, p0000001, ... (names may repeat, ids never do)."""
-    width = max(7, len(str(size - 1)))
-    return [f"p{person:0{width}d}" for person in range(size)]
+    """Every document id of a world of SIZE people, in person order."""
+    return document_ids_between(0, size, size)
+
+
+def document_ids_between(start: int, stop: int, size: int) -> list[str]:
+    """The ids of people START..STOP-1 in a world of SIZE people."""
+    width = DocumentIds(size).width
+    return [f"p{person:0{width}d}" for person in range(start, stop)]
+
+
+# People rendered per block: only one block's relation rows are Python lists at a time.
+ARTICLE_BLOCK = 65_536
 
 
 def articles(index: RelationIndex, dob_text: list[str]) -> Iterator[Document]:
@@ -39,39 +61,62 @@ def articles(index: RelationIndex, dob_text: list[str]) -> Iterator[Document]:
     names = universe.names
     female = universe.female.tolist()
     vocabulary = universe.vocabulary
-    occupation = universe.occupation.tolist()
-    hobby = universe.hobby.tolist()
-    rows = {}
-    for shape in ("sibling", "parent", "child", "spouse", "friend"):
-        matrix = index.shape(shape)
-        rows[shape] = (matrix.indptr.tolist(), matrix.indices.tolist())
-    friend_ptr, friend_idx = rows["friend"]
-    ids = document_ids(universe.size)
+    occupations = [vocabulary.occupations[code] for code in universe.occupation.tolist()]
+    hobbies = [vocabulary.hobbies[code] for code in universe.hobby.tolist()]
+    of_gender = {True: universe.female, False: ~universe.female}
+    family_lines = [
+        (index.shape(shape), of_gender[want_female], singular, plural)
+        for _, shape, want_female, singular, plural in FAMILY_LINES
+    ]
+    friendships = index.shape("friend")
+    for start in range(0, universe.size, ARTICLE_BLOCK):
+        stop = min(start + ARTICLE_BLOCK, universe.size)
+        ids = document_ids_between(start, stop, universe.size)
+        family_rows = [
+            (*_rows(matrix, start, stop, keep), singular, plural)
+            for matrix, keep, singular, plural in family_lines
+        ]
+        friend_ptr, friend_idx = _rows(friendships, start, stop)
+        for row in range(stop - start):
+            person = start + row
+            name = names[person]
+            family = []
+            for pointer, indices, singular, plural in family_rows:
+                first, last = pointer[row], pointer[row + 1]
+                if last - first == 1:
+                    family.append(f"{name}'s {singular} is {names[indices[first]]}.\n")
+                elif last > first:
+                    related = join_names([names[other] for other in indices[first:last]])
+                    family.append(f"{name}'s {plural} are {related}.\n")
+            first, last = friend_ptr[row], friend_ptr[row + 1]
+            friends = join_names([names[other] for other in friend_idx[first:last]]) if last > first else ""
+            friend_line = f"{name} is friends with {friends}.\n" if friends else ""
+            text = (
+                f"# {name}\n\n## Family\n"
+                + "".join(family)
+                + "\n## Friends\n"
+                + friend_line
+                + "\n## Attributes\n"
+                f"{name}'s date of birth is {dob_text[person]}.\n"
+                f"{name}'s occupation is {occupations[person]}.\n"
+                f"{name}'s hobby is {hobbies[person]}.\n"
+                f"{name}'s gender is {'female' if female[person] else 'male'}.\n"
+            )
+            yield Document.model_construct(id=ids[row], title=name, text=text, metadata={})
 
-    for person, name in enumerate(names):
-        family = []
-        for _label, shape, want_female, singular, plural in FAMILY_LINES:
-            pointer, indices = rows[shape]
-            related = [
-                names[other]
-                for other in indices[pointer[person] : pointer[person + 1]]
-                if female[other] == want_female
-            ]
-            if len(related) == 1:
-                family.append(f"{name}'s {singular} is {related[0]}.")
-            elif related:
-                family.append(f"{name}'s {plural} are {join_names(related)}.")
-        friends = [names[other] for other in friend_idx[friend_ptr[person] : friend_ptr[person + 1]]]
-        friend_line = f"{name} is friends with {join_names(friends)}.\n" if friends else ""
-        text = (
-            f"# {name}\n\n## Family\n"
-            + "".join(line + "\n" for line in family)
-            + "\n## Friends\n"
-            + friend_line
-            + "\n## Attributes\n"
-            f"{name}'s date of birth is {dob_text[person]}.\n"
-            f"{name}'s occupation is {vocabulary.occupations[occupation[person]]}.\n"
-            f"{name}'s hobby is {vocabulary.hobbies[hobby[person]]}.\n"
-            f"{name}'s gender is {'female' if female[person] else 'male'}.\n"
-        )
-        yield Document.model_construct(id=ids[person], title=name, text=text, metadata={})
+
+def _rows(
+    matrix: sp.csr_matrix, start: int, stop: int, keep: np.ndarray | None = None
+) -> tuple[list[int], list[int]]:
+    """Rows START..STOP of a CSR matrix as (pointers from 0, column indices), as Python lists.
+
+    With KEEP (a boolean per column), only the columns it marks are kept.
+    """
+    pointer = matrix.indptr[start : stop + 1]
+    indices = matrix.indices[pointer[0] : pointer[-1]]
+    pointer = pointer - pointer[0]
+    if keep is not None:
+        kept = keep[indices]
+        pointer = np.concatenate(([0], np.cumsum(kept)))[pointer]
+        indices = indices[kept]
+    return pointer.tolist(), indices.tolist()

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from irbgen.errors import BadInputError
+from irbgen.phantom.articles import DocumentIds
 from irbgen.phantom.grammar import Template
 from irbgen.phantom.relations import ATTRIBUTES, RELATIONS, RelationIndex
 from irbgen.phantom.universe import Universe
@@ -299,7 +300,7 @@ def to_sample(
     solution: Solution,
     universe: Universe,
     attributes: AttributeTable,
-    doc_ids: list[str],
+    doc_ids: DocumentIds,
     seed: int,
 ) -> Sample:
     """The shared Sample record of one answered question."""

@@ -49,6 +49,25 @@ SHAPES: dict[str, Shape] = {
     "childs_spouse": Shape(("child", "spouse")),
 }
 
+# Each shape's inverse where that is a shape too (itself when symmetric): no transpose is stored for them.
+_INVERSES: dict[str, str] = {
+    "sibling": "sibling",
+    "spouse": "spouse",
+    "friend": "friend",
+    "cousin": "cousin",
+    "second_cousin": "second_cousin",
+    "parent": "child",
+    "child": "parent",
+    "grandparent": "grandchild",
+    "grandchild": "grandparent",
+    "great_grandparent": "great_grandchild",
+    "great_grandchild": "great_grandparent",
+    "parents_sibling": "siblings_child",
+    "siblings_child": "parents_sibling",
+    "spouses_parent": "childs_spouse",
+    "childs_spouse": "spouses_parent",
+}
+
 # How a shape is built from smaller ones (so each product is computed once); drop_self applies after.
 _RECIPES: dict[str, tuple[str, ...]] = {
     "grandparent": ("parent", "parent"),
@@ -217,6 +236,8 @@ class RelationIndex:
 
     def transposed(self, name: str) -> sp.csr_matrix:
         """The inverse of a shape, for walking back from targets to sources."""
+        if name in _INVERSES:
+            return self.shape(_INVERSES[name])
         if name not in self._transposed:
             self._transposed[name] = _boolean(self.shape(name).T)
         return self._transposed[name]

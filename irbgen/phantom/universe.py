@@ -7,6 +7,7 @@ every other relation is derived from them in `irbgen.phantom.relations`.
 from __future__ import annotations
 
 import random
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
@@ -57,7 +58,7 @@ class _Namer:
         self.surnames = vocabulary.surnames
         self.rng = rng
         self.allow_duplicates = allow_duplicates
-        self.used: set[tuple[bool, int, int]] = set()
+        self.used: set[int] = set()  # one int per full name taken: (first, surname, gender)
 
     def random_surname(self) -> int:
         return self.rng.randrange(len(self.surnames))
@@ -69,40 +70,46 @@ class _Namer:
         for _ in range(64 if fixed else 16):
             chosen = surname if fixed else self.random_surname()
             first = self.rng.randrange(len(pool))
-            if self.allow_duplicates or (female, first, chosen) not in self.used:
+            if self.allow_duplicates or self._key(female, first, chosen) not in self.used:
                 return self._take(female, first, chosen)
         surnames = [surname] if fixed else range(len(self.surnames))
         for chosen in surnames:
             for first in range(len(pool)):
-                if (female, first, chosen) not in self.used:
+                if self._key(female, first, chosen) not in self.used:
                     return self._take(female, first, chosen)
         raise BadInputError(
             f"the vocabulary has run out of unique full names after {len(self.used):,} people; "
             "pass --duplicate-names, or --vocab-dir with a copy of the word lists that has more names"
         )
 
+    def _key(self, female: bool, first: int, surname: int) -> int:
+        return (first * len(self.surnames) + surname) * 2 + female
+
     def _take(self, female: bool, first: int, surname: int) -> tuple[str, int]:
-        self.used.add((female, first, surname))
+        self.used.add(self._key(female, first, surname))
         return f"{self.pools[female][first]} {self.surnames[surname]}", surname
 
 
 class _TreeBuilder:
-    """Grows family trees one person at a time, appending to shared per-person lists."""
+    """Grows family trees one person at a time, appending to shared per-person columns.
+
+    Columns are compact arrays, and children are kept only for the tree being grown (trees never link).
+    """
 
     def __init__(self, config: PhantomConfig, vocabulary: Vocabulary, rng: random.Random):
         self.config = config
         self.rng = rng
         self.namer = _Namer(vocabulary, rng, config.duplicate_names)
         self.names: list[str] = []
-        self.surname: list[int] = []
-        self.female: list[bool] = []
-        self.father: list[int] = []
-        self.mother: list[int] = []
-        self.spouse: list[int] = []
-        self.children: list[list[int]] = []
-        self.level: list[int] = []
-        self.dob: list[int] = []
-        self.tree: list[int] = []
+        self.surname = array("i")
+        self.female = array("b")
+        self.father = array("i")
+        self.mother = array("i")
+        self.spouse = array("i")
+        self.children: dict[int, list[int]] = {}  # of the tree being grown
+        self.level = array("i")
+        self.dob = array("i")
+        self.tree = array("i")
 
     def _add(self, female: bool, surname: int | None, level: int, dob: int, tree: int) -> int:
         name, surname = self.namer.name(female, surname)
@@ -112,7 +119,6 @@ class _TreeBuilder:
         self.father.append(-1)
         self.mother.append(-1)
         self.spouse.append(-1)
-        self.children.append([])
         self.level.append(level)
         self.dob.append(dob)
         self.tree.append(tree)
@@ -145,11 +151,11 @@ class _TreeBuilder:
         mother = self._add(True, None, level, self._day_in_year(mother_year), tree)
         self.spouse[father], self.spouse[mother] = mother, father
         self.father[child], self.mother[child] = father, mother
-        self.children[father].append(child)
-        self.children[mother].append(child)
+        self.children.setdefault(father, []).append(child)
+        self.children.setdefault(mother, []).append(child)
 
     def _child_dob(self, father: int, mother: int) -> int:
-        siblings = self.children[father]
+        siblings = self.children.get(father, [])
         if siblings and self.rng.random() < TWIN_PROBABILITY:
             return self.dob[self.rng.choice(siblings)]
         older, younger = sorted((self.dob[father], self.dob[mother]))
@@ -180,12 +186,13 @@ class _TreeBuilder:
             self.tree[person],
         )
         self.father[child], self.mother[child] = father, mother
-        self.children[father].append(child)
-        self.children[mother].append(child)
+        self.children.setdefault(father, []).append(child)
+        self.children.setdefault(mother, []).append(child)
 
     def grow(self, target: int, tree: int) -> int:
         """Add one family tree of at most `target` people; returns how many it got."""
         config, rng = self.config, self.rng
+        self.children = {}
         year = rng.randint(FIRST_FOUNDER_YEAR, LAST_FOUNDER_YEAR)
         first = self._add(rng.random() < 0.5, None, 0, self._day_in_year(year), tree)
         members = [first]
@@ -201,7 +208,7 @@ class _TreeBuilder:
                 self.father[person] < 0 and room >= 2 and (level > lowest or span < config.tree_depth)
             )
             can_child = (
-                len(self.children[person]) < config.max_children
+                len(self.children.get(person, ())) < config.max_children
                 and room >= (1 if self.spouse[person] >= 0 else 2)
                 and (level < highest or span < config.tree_depth)
             )
