@@ -569,12 +569,9 @@ def read_qrels(path: Path, name: str = QRELS) -> dict[str, dict[str, int]]:
     qrels: dict[str, dict[str, int]] = {}
     try:  # the fast path, for a plain file; anything else is read line by line
         for queries, docs, scores in qrels_blocks(_existing(Path(path), name)):
-            start = 0
-            for query_id, group in groupby(queries):
-                end = start + len(list(group))
+            for query_id, start, end in query_runs(queries):
                 grades = map(SMALL_SCORES.__getitem__, scores[start:end])
                 qrels.setdefault(query_id, {}).update(zip(docs[start:end], grades, strict=True))
-                start = end
         return qrels
     except UnusualQrels:
         qrels = {}
@@ -584,6 +581,15 @@ def read_qrels(path: Path, name: str = QRELS) -> dict[str, dict[str, int]]:
 
 
 QRELS_BLOCK = 1 << 24  # bytes of a qrels file qrels_blocks reads at a time
+
+
+def query_runs(queries: list[str]) -> Iterator[tuple[str, int, int]]:
+    """(query id, start, end) of each run of equal ids in a block's query column."""
+    start = 0
+    for query_id, group in groupby(queries):
+        end = start + sum(1 for _ in group)
+        yield query_id, start, end
+        start = end
 
 
 class UnusualQrels(Exception):

@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import groupby
 from pathlib import Path, PurePosixPath
 
 from pydantic import ValidationError
@@ -34,6 +33,7 @@ from irbgen.benchmark import (
     parse_qrels_line,
     parse_query,
     qrels_blocks,
+    query_runs,
     run_directory_hint,
 )
 from irbgen.errors import BadInputError
@@ -79,10 +79,6 @@ def validate_benchmark(path: Path) -> ValidationReport:
     return ValidationReport(
         ok=checker.total == 0, problems=checker.problems, total_problems=checker.total, counts=checker.counts
     )
-
-
-class _Unusual(Exception):
-    """A qrels file the fast path leaves to the line-by-line check."""
 
 
 class _Checker:
@@ -248,36 +244,30 @@ class _Checker:
     def plain_qrels(self, name: str, query_ids: set[str]) -> Iterator[tuple[str, list[str]]]:
         """(query id, its corpus ids) per run of lines, for a qrels file that is plainly valid.
 
-        The fast path: raises _Unusual as soon as anything would need the line-by-line check (a problem,
+        The fast path: raises UnusualQrels as soon as anything would need the line-by-line check (a problem,
         a carriage return, a score other than -9..9, a query's lines not all together, ...), so the
         caller runs that check instead and reports exactly what it reports."""
         if self.corpus_ids is None:
-            raise _Unusual
+            raise UnusualQrels
         corpus_ids = self.corpus_ids
         hasher = hashlib.sha256()
         seen: set[str] = set()
         current: tuple[str, list[str]] | None = None
         n = 0
-        try:
-            for queries, docs, _ in qrels_blocks(self.path / name, hasher):
-                if not corpus_ids.issuperset(docs):
-                    raise _Unusual
-                n += len(queries)
-                start = 0
-                for query_id, group in groupby(queries):
-                    end = start + len(list(group))
-                    if current is not None and current[0] == query_id:
-                        current[1].extend(docs[start:end])
-                    else:
-                        if current is not None:
-                            yield current
-                        if query_id in seen or query_id not in query_ids:
-                            raise _Unusual
-                        seen.add(query_id)
-                        current = (query_id, docs[start:end])
-                    start = end
-        except UnusualQrels:
-            raise _Unusual from None
+        for queries, docs, _ in qrels_blocks(self.path / name, hasher):
+            if not corpus_ids.issuperset(docs):
+                raise UnusualQrels
+            n += len(queries)
+            for query_id, start, end in query_runs(queries):
+                if current is not None and current[0] == query_id:  # a run that goes on past the block
+                    current[1].extend(docs[start:end])
+                    continue
+                if current is not None:
+                    yield current
+                if query_id in seen or query_id not in query_ids:
+                    raise UnusualQrels
+                seen.add(query_id)
+                current = (query_id, docs[start:end])
         if current is not None:
             yield current
         self.digests[name] = hasher.hexdigest()
@@ -288,10 +278,10 @@ class _Checker:
             try:
                 for _, docs in self.plain_qrels(QRELS, self.sample_ids):
                     if len(set(docs)) != len(docs):
-                        raise _Unusual
+                        raise UnusualQrels
                 self.counts["qrels"] = self.qrels_lines
                 return
-            except _Unusual:
+            except UnusualQrels:
                 pass
         pairs: set[tuple[str, str]] = set()
         for lineno, query_id, corpus_id in self.qrels_pairs(QRELS, self.sample_ids, "query id"):
@@ -340,17 +330,17 @@ class _Checker:
                 for hop_id, docs in self.plain_qrels(HOP_QRELS, self.hop_query_ids):
                     expected = self.hop_expected.get(hop_id)
                     if expected is None or len(docs) != len(expected[1]) or expected[1] != set(docs):
-                        raise _Unusual
+                        raise UnusualQrels
                     found_hops.add(hop_id)
                 if any(
                     evidence
                     for hop_id, (_, evidence) in self.hop_expected.items()
                     if hop_id not in found_hops
                 ):
-                    raise _Unusual
+                    raise UnusualQrels
                 self.counts["hop_qrels"] = self.qrels_lines
                 return
-            except _Unusual:
+            except UnusualQrels:
                 pass
         found: dict[str, set[str]] = {}
         for lineno, query_id, corpus_id in self.qrels_pairs(HOP_QRELS, self.hop_query_ids, "hop query id"):

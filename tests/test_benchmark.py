@@ -6,13 +6,16 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from irbgen.benchmark import (
     BenchmarkStats,
     Spread,
+    UnusualQrels,
     check_output,
+    qrels_blocks,
     read_documents,
     read_manifest,
     read_qrels,
@@ -484,23 +487,32 @@ QRELS_EDITS = {
 }
 
 
+def edited(tmp_path: Path, edit: str) -> tuple[Path, str]:
+    """A benchmark with one qrels file replaced by QRELS_EDITS[edit]: (its directory, the file's name)."""
+    out = tmp_path / "bench"
+    write(out)
+    name, text = QRELS_EDITS[edit]
+    (out / name).write_bytes(text.encode())
+    if edit == "clean":  # the fast path reads it, so the comparisons below compare two paths
+        assert [block[0] for block in qrels_blocks(out / name)] == [["s1", "s2", "s2"]]
+    return out, name
+
+
+def unusual(*args: object) -> Iterator[Any]:
+    """A stand-in for a fast path that leaves every file to the line-by-line path."""
+    raise UnusualQrels
+    yield  # a generator, like the fast path
+
+
 @pytest.mark.parametrize("edit", sorted(QRELS_EDITS))
 def test_fast_qrels_check_reports_what_the_line_by_line_check_reports(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edit: str
 ) -> None:
     import irbgen.validation as validation
 
-    out = tmp_path / "bench"
-    write(out)
-    name, text = QRELS_EDITS[edit]
-    (out / name).write_bytes(text.encode())
+    out, _ = edited(tmp_path, edit)
     fast = validate_benchmark(out)
-
-    def line_by_line(*args: object) -> Iterator[tuple[str, list[str]]]:
-        raise validation._Unusual
-        yield  # a generator, like the fast path
-
-    monkeypatch.setattr(validation._Checker, "plain_qrels", line_by_line)
+    monkeypatch.setattr(validation._Checker, "plain_qrels", unusual)
     slow = validate_benchmark(out)
     assert (fast.ok, fast.problems, fast.total_problems, fast.counts) == (
         slow.ok,
@@ -517,10 +529,7 @@ def test_fast_read_qrels_reads_what_the_line_by_line_reader_reads(
 ) -> None:
     import irbgen.benchmark as benchmark
 
-    out = tmp_path / "bench"
-    write(out)
-    name, text = QRELS_EDITS[edit]
-    (out / name).write_bytes(text.encode())
+    out, name = edited(tmp_path, edit)
 
     def read() -> object:
         try:
@@ -529,12 +538,7 @@ def test_fast_read_qrels_reads_what_the_line_by_line_reader_reads(
             return str(error)
 
     fast = read()
-
-    def line_by_line(*args: object) -> Iterator[tuple[list[str], list[str], list[str]]]:
-        raise benchmark.UnusualQrels
-        yield  # a generator, like the fast path
-
-    monkeypatch.setattr(benchmark, "qrels_blocks", line_by_line)
+    monkeypatch.setattr(benchmark, "qrels_blocks", unusual)
     slow = read()
     assert fast == slow
     if isinstance(fast, dict):
