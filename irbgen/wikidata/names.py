@@ -35,8 +35,8 @@ from irbgen.text import contains_answer, fold, normalize, stem
 from irbgen.wikidata.corpus import readable_description, value_text
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.records import Value
+from irbgen.wikidata.rules.questions import HUMAN
 
-HUMAN = "Q5"
 GENERIC_MAX_WORDS = 3  # a longer label ("Department of Computer Science, University of Oxford") says more
 WORK_TITLE_MAX_WORDS = 1
 WORK_PROPERTIES = ("P170", "P50", "P57", "P86", "P175", "P58")  # creator, author, director, composer, ...
@@ -179,22 +179,25 @@ class Names:
         label = self.kb.label(entity_id)
         others = self.index().get(self._key(label), set()) - {entity_id}
         generic = self.is_generic(entity_id)
-        description = self._description(entity_id, answers)
         if not others and not generic:  # a person still gets a description: see the module's docstring
-            described = (
-                self._is_person(entity_id) and description and not self.gives_away_any(description, answers)
-            )
-            return (f"{label} ({description})" if described else label), ""
+            if not self._is_person(entity_id):
+                return label, ""
+            description = self._description(entity_id, answers)
+            if not description or self._gives_away_any(description, answers):
+                return label, ""
+            return f"{label} ({description})", ""
+        description = self._description(entity_id, answers)
         why = f"{label!r} names more than one item" if others else f"{label!r} {generic}"
         if not description:
             return None, f"{why} and has no description"
         if any(fold(self._description(other, answers)) == fold(description) for other in others):
             return None, f"{why}, with the same description"
-        if self.gives_away_any(description, answers):
+        if self._gives_away_any(description, answers):
             return None, f"{why} and its description {description!r} gives an answer away"
         return f"{label} ({description})", ""
 
-    def gives_away_any(self, text: str, answers: Sequence[Value]) -> bool:
+    def _gives_away_any(self, text: str, answers: Sequence[Value]) -> bool:
+        """Whether the text gives any of the answers away (`gives_away`)."""
         return any(self.gives_away(text, answer) for answer in answers)
 
     def _description(self, entity_id: str, answers: Sequence[Value]) -> str:
