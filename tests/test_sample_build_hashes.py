@@ -51,7 +51,7 @@ EXPECTED = {
         "corpus.jsonl": "69930d7de7db4c14267c39dbf3bf29399ea64c5ca86b4e37fad6302cd73dc254",
         "queries.jsonl": "d73df94d0e5d13ed8d10057ed138fa6c5947389f7fd03b4d3323d53e34d78fcf",
         "qrels/test.tsv": "e7c97416dc8908d1a2638ff2925c6ba339128391e3ba74279306488bb141b9c3",
-        "manifest.json": "cc5364fa8a33f19cab4a3b6a88b26fc5567ed34178304cc560589de926e7efbe",
+        "manifest.json": "a1857a371254410ba97d0d89148abe9332492e58765e573bb6375df19dd5d51d",
         "README.md": "34a66de22690ad7be9fc0c1c28f5aa80db43f1725c1bbd41f32b732f8af98b30",
         "queries_hops.jsonl": "a2fd7d6a41e44d862034cb1639b4a00bc303f91e701b372a47199626696f1e3d",
         "qrels/hops.tsv": "4663b889b17221fb0c01335f920e7252024c82f39266fec93043115fbdc09eb4",

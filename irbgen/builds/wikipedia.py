@@ -31,6 +31,7 @@ from irbgen.irb.facts import AssembleFacts, evidence
 from irbgen.irb.graph import BuildGraphs
 from irbgen.irb.grounding import CheckGrounding, KeypointDocument
 from irbgen.irb.keypoints import MakeKeypoints
+from irbgen.irb.leads import lead_facts
 from irbgen.irb.questions import WriteQuestions
 from irbgen.irb.records import Fact, Keypoint, KnowledgeGraph
 from irbgen.irb.samples import corpus_documents
@@ -316,7 +317,9 @@ def build_wikipedia(
                 # Page-id order: a dump read in shards yields its pages shard by shard, and the benchmark
                 # must not depend on --shards or on the executor.
                 facts = sorted(done["facts"].outputs(), key=lambda fact: fact.page_id)
-                documents = sorted(fetched(done).values(), key=lambda document: document.id)
+                leads, lead_documents = lead_facts(facts)
+                facts = sorted(facts + leads, key=lambda fact: fact.page_id)  # stable: a page's leads last
+                documents = sorted([*fetched(done).values(), *lead_documents], key=lambda doc: doc.id)
                 write_jsonl(run_dir / FACTS, facts)
                 write_jsonl(run_dir / DOCUMENTS, documents)
             else:
@@ -369,7 +372,8 @@ def _counts(done: Done, facts: list[Fact], documents: list[WebDocument], samples
             "documents_fetched": totals["fetch_cited"].outputs,
             "groundings": totals["grounding"].outputs,
         }
-    counts |= {"facts": len(facts), "documents": len(documents)}
+    leads = sum(fact.source == "lead" for fact in facts)
+    counts |= {"facts": len(facts) - leads, "lead_facts": leads, "documents": len(documents)}
     if "samples" in done:
         kinds = Counter(sample.attributes.question_type for sample in samples)
         counts |= {

@@ -18,7 +18,14 @@ from irbgen.irb.gates import described_badly, identifies_one, person_nodes
 from irbgen.irb.masking import normalize
 from irbgen.irb.places import names_its_people
 from irbgen.irb.records import Fact, PlanHop
-from irbgen.irb.rules.questions import HEADS, BridgeNotWritable, NodeNotFound, inner_question, node_spans
+from irbgen.irb.rules.questions import (
+    HEADS,
+    BridgeNotWritable,
+    NodeNotFound,
+    defines_itself,
+    inner_question,
+    node_spans,
+)
 from irbgen.text import contains_answer
 
 UNNAMED_PENALTY = 100
@@ -31,7 +38,7 @@ def description_words(hop: PlanHop) -> int | None:
 
     The rules' wording decides (an llm backend rewrites the question later, from the same fact).
     """
-    if hop.answer_type not in HEADS and not hop.answer_noun:
+    if hop.answer_type not in HEADS and not hop.answer_noun and not defines_itself(hop):
         return None  # it would be "the thing that ..."
     try:
         question = inner_question(hop)

@@ -377,6 +377,7 @@ def _names_a_person(text: str) -> bool:
 
 
 _SECOND_CLAUSE = re.compile(r"\band\b[^?]*?\b(?:he|she|they|it)\s+[a-z]+(?:ed|s)\b|, [a-z]+ing\b")
+_ONE_OF_A_KIND = re.compile(r"'s capital(?: city)? is [A-Z]")  # a capital is one country's or state's
 _SHARED_STATE = re.compile(r"\b(?:is|was|are|were) (?:classified|considered|regarded|rated|listed) as\b")
 
 
@@ -425,7 +426,7 @@ def identifies_one(text: str, people: Iterable[str] = (), answer: str = "") -> b
     Member of the Royal Netherlands Academy in 1920"."""
     if any(_SHARED_RANK.search(text[: match.start()]) is None for match in _RANK.finditer(text)):
         return True
-    if any(pattern.search(text) for pattern in (_FIGURE, _FULL_DATE, _SPAN, _NAME_LIST)):
+    if any(pattern.search(text) for pattern in (_FIGURE, _FULL_DATE, _SPAN, _NAME_LIST, _ONE_OF_A_KIND)):
         return True
     return any(normalize(person) != normalize(answer) and person in text for person in people)
 
@@ -447,7 +448,8 @@ def described_badly(question: str) -> str | None:
     shared = _SHARED_STATE.search(question)
     if shared is not None:
         return f"the description names a class many things are in: {shared.group(0)!r}"
-    if _IDENTIFYING.search(question) is None and not _names_a_person(question):
+    picked = _IDENTIFYING.search(question) or _ONE_OF_A_KIND.search(question) or _names_a_person(question)
+    if not picked:
         return f"the description names no date, number, rank or person to pick one out: {question[:60]!r}"
     return _over(question, MAX_DESCRIBED_WORDS, " for a hop described in the next")
 

@@ -12,7 +12,7 @@ import math
 import random
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import date
 
 from irbgen.errors import BadInputError
@@ -25,6 +25,7 @@ from irbgen.irb.gates import (
     entity_label,
     shared_with_others,
 )
+from irbgen.irb.leads import is_lead_fact
 from irbgen.irb.masking import (
     NodeIndex,
     first_maskable,
@@ -303,6 +304,7 @@ def multi_hop_plans(
     describe: Callable[[PlanHop], int | None] | None = None,
     keep: Callable[[Sequence[PlanHop]], tuple[str, str] | None] | None = None,
     nouns: Mapping[str, str] | None = None,
+    self_described: Collection[str] = (),
 ) -> list[QuestionPlan]:
     """Chains of 2..max_hops single-hop facts, innermost first, each hop's answer named in the next.
 
@@ -325,7 +327,9 @@ def multi_hop_plans(
 
     `nouns` (page title -> what its lead says the page's subject is) names a hop's answer, where a
     wikilink or the page title says which page it is, in the description of it ("the tennis player
-    who ..."). Two nodes linked to different pages never bridge.
+    who ..."). Two nodes linked to different pages never bridge. A start from a fact of
+    `self_described` ("Apollo 11 was the first spaceflight ...") names its answer's kind itself, so its
+    bridge need not be an entity of a known type.
     """
     if not 1 <= max_hops <= MAX_HOPS:
         raise BadInputError(f"max_hops must be between 1 and {MAX_HOPS}, got {max_hops}")
@@ -365,7 +369,9 @@ def multi_hop_plans(
             extend([plan.hops[0]])
         return plans
     if max_hops >= 2:
-        for chain in _described_pairs(chainer, describe, keep, max_per_answer, labels is not None, rejects):
+        checked = labels is not None
+        pairs = _described_pairs(chainer, describe, keep, max_per_answer, checked, rejects, self_described)
+        for chain in pairs:
             extend(chain)
     return plans
 
@@ -392,6 +398,7 @@ def _described_pairs(
     max_per_answer: int,
     check_bridges: bool,
     rejects: list[Reject] | None,
+    self_described: Collection[str] = (),
 ) -> list[list[PlanHop]]:
     """The 2-hop chains of `multi_hop_plans` with `describe`: each second hop once, through the best
     described start `keep` accepts. A second hop none of its tried starts makes is a reject: the check's
@@ -406,7 +413,8 @@ def _described_pairs(
     failed: dict[tuple[str, str], tuple[str, Why]] = {}  # second hop -> (last plan id tried, why not)
     for start in starts:  # sorted() is stable: equal lengths keep the order of the single-hop plans
         options = chainer.continuations([start])
-        not_entity = bridge_not_entity(start.answer_label, start.answer_type) if check_bridges else None
+        checked = check_bridges and start.fact_id not in self_described
+        not_entity = bridge_not_entity(start.answer_label, start.answer_type) if checked else None
         if options and not_entity is not None:
             if rejects is not None:
                 detail = f"{not_entity}: {start.answer!r} ({len(options)} next hops not made)"
@@ -449,6 +457,8 @@ def changeable_nodes(plan: QuestionPlan) -> list[Node]:
     nodes: list[Node] = []
     seen: set[str] = set()
     for hop in plan.hops:
+        if is_lead_fact(hop.fact_id):
+            continue  # "born on 3 April 1885" picks a director out; "born 131 years ago" fits thousands
         for node, node_type, _ in triple_nodes(hop.triples):
             key = normalize(node)
             if node_type not in TRANSFORMED_TYPES or key in seen or key in bridges:
@@ -644,15 +654,17 @@ def make_plans(
     facts, graphs = list(facts), list(graphs)
     pages = page_types(facts)
     single, rejects = single_hop_plans(facts, graphs, pages)
+    leads = {fact.id for fact in facts if fact.source == "lead"}
+    asked = [plan for plan in single if plan.hops[0].fact_id not in leads]  # leads only describe bridges
     keypoints = {fact.id: [keypoint.text for keypoint in fact.keypoints] for fact in facts}
     graph_of = {graph.fact_id: graph for graph in reversed(graphs)}  # the first graph of a fact wins
     planned = [plan.hops[0].fact_id for plan in single]
-    titles = {fact.id: fact.title for fact in facts}
+    titles = {fact.id: fact.title if fact.source == "citation" else "" for fact in facts}  # leads pick one
     maskable = {
         fact_id: gated_nodes(graph_of[fact_id], keypoints[fact_id], pages, titles[fact_id])
         for fact_id in planned
     }
-    more = more_single_hop_plans(single, maskable, graph_of, per_fact=answers_per_fact)
+    more = more_single_hop_plans(asked, maskable, graph_of, per_fact=answers_per_fact)
     labels = {
         fact_id: {normalize(entity.text): entity.label for entity in reversed(graph_of[fact_id].entities)}
         for fact_id in planned
@@ -688,6 +700,9 @@ def make_plans(
         describe=lambda hop: described_well(hop, writer),
         keep=keep,
         nouns={fact.title: fact.page_noun for fact in facts if fact.page_noun},
+        self_described={
+            fact.id for fact in facts if fact.source == "lead" and fact.lead_claims[0].kind == "definite"
+        },
     )
     rejects = rejects + bridge_rejects
     if documents is not None:
@@ -698,7 +713,7 @@ def make_plans(
         multi = [multi[index] for index in kept]
     valid = [
         plan.model_copy(update={"changes": paraphrase_changes(plan, reference_date, labels)})
-        for plan in single + more + multi
+        for plan in asked + more + multi
     ]
     false, short = false_premise_plans(valid, false_premise_share, reference_date, seed, writable)
     return valid + false, rejects + short

@@ -27,6 +27,7 @@ from irbgen.irb.gates import (
     multi_hop_too_long,
     question_failure,
 )
+from irbgen.irb.leads import is_lead_fact
 from irbgen.irb.records import GeneratedQuestion, KnowledgeGraph, PlanHop, QuestionPlan, Triple
 from irbgen.irb.rules.questions import BridgeNotWritable, NodeNotFound, realize_plan
 from irbgen.irb.transforms import apply_changes
@@ -346,6 +347,8 @@ class WriteQuestions(LLMStage):
         except BridgeNotWritable as error:
             return self.reject(plan, "bridge_not_writable", str(error))
         for index, hop in enumerate(plan.hops):
+            if is_lead_fact(hop.fact_id):
+                continue  # a lead claim picks its page's subject out (irb/leads.py), whatever its graph
             ambiguities = self.index.ambiguities(hop)
             if ambiguities:
                 return self.reject(plan, "not_unique", f"hop {index}: {ambiguities[0]}")

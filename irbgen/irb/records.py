@@ -58,10 +58,20 @@ class GroundedKeypoint(Record):
     documents: list[str]
 
 
-class Fact(Record):
-    """A segment's supported keypoints with their evidence: the input of question generation."""
+class LeadClaim(Record):
+    """What a page's lead says of its subject that picks it out ("born on 14 March 1879"), as a keypoint."""
 
-    id: str  # the segment id
+    kind: Literal["born", "capital", "definite"]
+    keypoint: str  # "Albert Einstein was born on 14 March 1879." (the page's noun says "physicist")
+    evidence: str  # the lead sentence that says it
+
+
+class Fact(Record):
+    """A segment's supported keypoints with their evidence: the input of question generation. A fact of
+    `source` "lead" is a LeadClaim of its page, grounded in the lead itself: it only describes a bridge
+    (the first hop of a chain), never a question of its own."""
+
+    id: str  # the segment id; "<page_id>:lead:<k>" for a lead claim
     page_id: int
     title: str
     section: list[str] = Field(default_factory=list)
@@ -76,6 +86,8 @@ class Fact(Record):
     revised: str | None = None  # the page revision's timestamp
     links: dict[str, str] = Field(default_factory=dict)  # link text in the sentence -> linked page title
     page_noun: str | None = None  # what the page's subject is, from its lead ("tennis player")
+    lead_claims: list[LeadClaim] = Field(default_factory=list)  # the page's; a lead fact's own one
+    source: Literal["citation", "lead"] = "citation"
 
     @property
     def key(self) -> str:

@@ -36,7 +36,10 @@ def defining_noun(doc: Any) -> str | None:
     words = [attr]
     for token in reversed(doc[sentence.start : attr.i]):
         if token.text == "-":
-            return None  # "film-maker": a half of a word
+            if words[0] is attr:
+                return None  # "film-maker": a half of a word
+            words.pop(0)  # "German-born theoretical physicist": "born" is half of a capitalised word
+            break
         taken = token.dep_ in {"compound", "amod"} and token.head in words and token.is_alpha
         if not taken or token.text[:1].isupper() or token.lower_ in _SKIPPED_MODIFIERS:
             break

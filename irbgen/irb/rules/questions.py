@@ -362,10 +362,16 @@ def realize_text(text: str, answer: str, answer_type: str) -> str:
     return tidy_question(f"{text[: slot.start]}{wh} {text[slot.end :]}")
 
 
+_DEFINED_AS = re.compile(r"\s*(?:is|was) (the (?!same\b|other\b)[^,;:()]+?)\.?\s*$")
+
+
 def describe_text(text: str, answer: str, answer_type: str, head: str | None = None) -> str:
     """A noun phrase for the node at the ANSWER marker: 'the organization that Ilse Marrow joined in 2007'."""
     slot = find_slot(text, ANSWER, answer_type, answer)
     subject = not text[: slot.start].strip()
+    defined = _DEFINED_AS.match(text[slot.end :]) if subject else None
+    if defined is not None:
+        return defined.group(1)  # "<answer> was the first spaceflight ..." -> "the first spaceflight ..."
     default_head, relative = _head_and_relative(slot, answer, answer_type, subject=subject)
     before, after = text[: slot.start], text[slot.end :]
     if slot.possessive and not subject:
@@ -463,6 +469,16 @@ def _owner_first(text: str) -> str:
     """An inner hop's "The defense budget of <answer> ..." as "<answer>'s defense budget ...", so that its
     answer is the subject and it can be described: "the country whose defense budget ..."."""
     return _OWNED_OF.sub(lambda match: f"{ANSWER}'s {match.group(1)}", text, count=1)
+
+
+def defines_itself(hop: PlanHop) -> bool:
+    """Whether the hop's keypoint says what its answer is by a definite noun phrase ("<answer> was the first
+    spaceflight that ..."), which then describes the answer with no head noun of its type."""
+    try:
+        text = prepare_hop(hop, 0)
+    except NodeNotFound:
+        return False
+    return text.startswith(ANSWER) and _DEFINED_AS.match(text[len(ANSWER) :]) is not None
 
 
 def inner_question(hop: PlanHop) -> str:

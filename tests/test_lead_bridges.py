@@ -1,0 +1,127 @@
+"""Issue 26 point 4: a bridge described by its page's lead ("the motion picture director who was born on
+3 April 1885", "the sovereign state whose capital is Algiers"). Leads and sentences are from tuning-half
+(even page id) realdata pages."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from irbgen.irb.leads import is_lead_fact, lead_facts
+from irbgen.irb.plans import make_plans
+from irbgen.irb.records import Entity, Fact, GroundedKeypoint, KnowledgeGraph, LeadClaim, Triple
+from irbgen.irb.rules.questions import ANSWER, describe_text
+from irbgen.wikipedia.leads import lead_claims
+
+DWAN = (
+    "Allan Dwan (3 April 1885 – 28 December 1981) was a pioneering Canadian-born American motion picture "
+    "director, producer and screenwriter."
+)
+ALGERIA = (
+    "Algeria ( al-Jazā'ir; ⵍⵣⵣⴰⵢⴻⵔ Dzayer), officially People's Democratic Republic of Algeria, is a "
+    "sovereign state in North Africa on the Mediterranean coast. Its capital and most populous city is "
+    "Algiers, located in the country's far north. With an area of 2381741 km2, Algeria is the "
+    "tenth-largest country in the world."
+)
+APOLLO_11 = (
+    "Apollo 11 was the first spaceflight that landed humans on the Moon. Americans Neil Armstrong and Buzz "
+    "Aldrin landed on July 20, 1969, at 20:18 UTC."
+)
+
+
+def test_a_lead_gives_a_birth_date_a_capital_or_a_definite_description():
+    (born,) = lead_claims("Allan Dwan", DWAN, "motion picture director")
+    assert born == LeadClaim(kind="born", keypoint="Allan Dwan was born on 3 April 1885.", evidence=DWAN)
+    (capital,) = lead_claims("Algeria", ALGERIA, "sovereign state")
+    assert capital.keypoint == "Algeria's capital is Algiers."
+    assert (
+        capital.evidence
+        == "Its capital and most populous city is Algiers, located in the country's far north."
+    )
+    (definite,) = lead_claims("Apollo 11", APOLLO_11, None)
+    assert definite.keypoint == "Apollo 11 was the first spaceflight that landed humans on the Moon."
+
+
+def test_a_lead_that_does_not_pick_its_subject_out_gives_nothing():
+    # a birth date without what the person is fits thousands (Alain Connes, page 340, with no noun)
+    assert (
+        lead_claims("Alain Connes", "Alain Connes (; born 1 April 1947) is a French mathematician.", None)
+        == []
+    )
+    # "a political philosophy", "one of the most important ...": classes, not one thing
+    anarchism = "Anarchism is a political philosophy that advocates self-governed societies."
+    assert lead_claims("Anarchism", anarchism, "political philosophy") == []
+    apollo = (
+        "Apollo is one of the most important and complex of the Olympian deities in classical Greek religion."
+    )
+    assert lead_claims("Apollo", apollo, None) == []
+    # a vague head: "the name of ..."
+    assert lead_claims("X", "X is the name of a river in the north.", None) == []
+
+
+def test_a_definite_lead_describes_its_subject_as_it_says():
+    text = f"{ANSWER} was the first spaceflight that landed humans on the Moon."
+    assert describe_text(text, "Apollo 11", "Other") == "the first spaceflight that landed humans on the Moon"
+
+
+def _fact(fact_id: str, text: str, *, title: str, noun: str | None = None, lead: str = "") -> Fact:
+    keypoint = GroundedKeypoint(keypoint_id=fact_id, text=text, documents=[f"d{fact_id}"])
+    claims = lead_claims(title, lead, noun) if lead else []
+    return Fact(
+        id=fact_id,
+        page_id=int(fact_id.split(":")[0]),
+        title=title,
+        sentence=text,
+        keypoints=[keypoint],
+        citations=[],
+        revised="2016-04-30T10:00:00Z",
+        page_noun=noun,
+        lead_claims=claims,
+    )
+
+
+def _graph(fact_id: str, *triples: tuple[str, str, str, str, str], labels: dict[str, str]) -> KnowledgeGraph:
+    edges = [Triple(head=h, head_type=ht, relation=r, tail=t, tail_type=tt) for h, ht, r, t, tt in triples]
+    entities = [Entity(text=text, label=label) for text, label in labels.items()]
+    return KnowledgeGraph(fact_id=fact_id, triples=edges, coverage=1.0, entities=entities, method="rules")
+
+
+def test_lead_facts_carry_the_lead_sentence_as_their_only_document():
+    cited = _fact("344:17:0", "Allan Dwan directed his last movie in 1961.", title="Allan Dwan",
+                  noun="motion picture director", lead=DWAN)  # fmt: skip
+    facts, documents = lead_facts([cited])
+    (lead,) = facts
+    assert lead.id == "344:lead:0" and is_lead_fact(lead.id) and not is_lead_fact(cited.id)
+    assert lead.source == "lead" and lead.keypoints[0].text == "Allan Dwan was born on 3 April 1885."
+    (document,) = documents
+    assert lead.keypoints[0].documents == [document.id] and document.id.startswith("w")
+    assert document.text == DWAN and document.url == "https://en.wikipedia.org/wiki/Allan_Dwan"
+    assert document.title == "Allan Dwan (Wikipedia lead)" and document.published == "2016-04-30"
+    assert lead_facts(facts) == ([], [])  # a lead fact has no lead of its own to give
+
+
+def test_a_lead_describes_the_bridge_of_a_chain_and_is_never_asked_alone():
+    cited = _fact("344:17:0", "Allan Dwan directed his last movie in 1961.", title="Allan Dwan",
+                  noun="motion picture director", lead=DWAN)  # fmt: skip
+    (lead,), _ = lead_facts([cited])
+    graphs = [
+        _graph(
+            "344:17:0",
+            ("Allan Dwan", "Person", "directed his last movie in", "1961", "Date"),
+            labels={"Allan Dwan": "PERSON", "1961": "DATE"},
+        ),
+        _graph(
+            "344:lead:0",
+            ("Allan Dwan", "Person", "was born on", "3 April 1885", "Date"),
+            labels={"Allan Dwan": "PERSON", "3 April 1885": "DATE"},
+        ),
+    ]
+    plans, _ = make_plans(
+        [cited, lead], graphs, reference_date=date(2016, 5, 1), seed=0, false_premise_share=0
+    )
+    kinds = {plan.id: plan for plan in plans}
+    assert not any(plan.id.startswith("s:344:lead") for plan in plans)  # never a question of its own
+    chain = kinds["m:344:lead:0>344:17:0/2"]  # 1961 is the fact's second maskable node
+    assert [hop.answer for hop in chain.hops] == ["Allan Dwan", "1961"]
+    assert chain.hops[0].documents == lead.keypoints[0].documents
+    # the date that picks the director out is kept as written; the cited fact's own date may be paraphrased
+    assert not any(change.node == "3 April 1885" for change in chain.changes)
