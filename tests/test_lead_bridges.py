@@ -1,6 +1,6 @@
-"""Issue 26 point 4: a bridge described by its page's lead ("the motion picture director who was born on
-3 April 1885", "the sovereign state whose capital is Algiers"). Leads and sentences are from tuning-half
-(even page id) realdata pages."""
+"""Issue 26 point 4: a bridge described by its page's lead or infobox ("the motion picture director who
+was born on 3 April 1885", "the sovereign state whose capital is Algiers"). Leads, infoboxes and sentences
+are from tuning-half (even page id) realdata pages."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from irbgen.irb.leads import is_lead_fact, lead_facts
 from irbgen.irb.plans import make_plans
 from irbgen.irb.records import Entity, Fact, GroundedKeypoint, KnowledgeGraph, LeadClaim, Triple
 from irbgen.irb.rules.questions import ANSWER, describe_text
-from irbgen.wikipedia.leads import lead_claims
+from irbgen.wikipedia.leads import Infobox, lead_claims, read_infobox, sentences
 
 DWAN = (
     "Allan Dwan (3 April 1885 – 28 December 1981) was a pioneering Canadian-born American motion picture "
@@ -26,36 +26,58 @@ APOLLO_11 = (
     "Apollo 11 was the first spaceflight that landed humans on the Moon. Americans Neil Armstrong and Buzz "
     "Aldrin landed on July 20, 1969, at 20:18 UTC."
 )
+ALASKA_BOX = "{{Infobox U.S. state\n|Name = Alaska\n|Capital               = [[Juneau, Alaska|Juneau]]\n}}\n"
+EINSTEIN_BOX = (
+    "{{Infobox scientist\n| name = Albert Einstein\n| birth_date  = {{Birth date|df=yes|1879|3|14}}\n}}"
+)
 
 
 def test_a_lead_gives_a_birth_date_a_capital_or_a_definite_description():
-    (born,) = lead_claims("Allan Dwan", DWAN, "motion picture director")
+    (born,) = lead_claims("Allan Dwan", [DWAN], "motion picture director")
     assert born == LeadClaim(kind="born", keypoint="Allan Dwan was born on 3 April 1885.", evidence=DWAN)
-    (capital,) = lead_claims("Algeria", ALGERIA, "sovereign state")
+    (capital,) = lead_claims("Algeria", sentences(ALGERIA), "sovereign state")
     assert capital.keypoint == "Algeria's capital is Algiers."
-    assert (
-        capital.evidence
-        == "Its capital and most populous city is Algiers, located in the country's far north."
-    )
-    (definite,) = lead_claims("Apollo 11", APOLLO_11, None)
+    assert capital.evidence.startswith("Its capital and most populous city is Algiers, located in")
+    (definite,) = lead_claims("Apollo 11", sentences(APOLLO_11), None)
     assert definite.keypoint == "Apollo 11 was the first spaceflight that landed humans on the Moon."
 
 
 def test_a_lead_that_does_not_pick_its_subject_out_gives_nothing():
     # a birth date without what the person is fits thousands (Alain Connes, page 340, with no noun)
-    assert (
-        lead_claims("Alain Connes", "Alain Connes (; born 1 April 1947) is a French mathematician.", None)
-        == []
-    )
+    connes = "Alain Connes (; born 1 April 1947) is a French mathematician."
+    assert lead_claims("Alain Connes", [connes], None) == []
     # "a political philosophy", "one of the most important ...": classes, not one thing
     anarchism = "Anarchism is a political philosophy that advocates self-governed societies."
-    assert lead_claims("Anarchism", anarchism, "political philosophy") == []
-    apollo = (
-        "Apollo is one of the most important and complex of the Olympian deities in classical Greek religion."
-    )
-    assert lead_claims("Apollo", apollo, None) == []
+    assert lead_claims("Anarchism", [anarchism], "political philosophy") == []
+    apollo = "Apollo is one of the most important and complex of the Olympian deities in Greek religion."
+    assert lead_claims("Apollo", [apollo], None) == []
     # a vague head: "the name of ..."
-    assert lead_claims("X", "X is the name of a river in the north.", None) == []
+    assert lead_claims("X", ["X is the name of a river in the north."], None) == []
+    # a capital that repeats the name gives the answer away: "Andorra la Vella" for Andorra (page 600)
+    andorra = Infobox(capital="Andorra la Vella")
+    assert (
+        lead_claims("Andorra", ["Andorra is a sovereign landlocked microstate."], "microstate", andorra) == []
+    )
+
+
+def test_the_infobox_gives_a_capital_or_a_birth_date_the_lead_lacks():
+    assert read_infobox("{{Use mdy dates}}\n" + ALASKA_BOX) == Infobox(capital="Juneau")
+    (capital,) = lead_claims("Alaska", ["Alaska is a U.S. state."], "state", read_infobox(ALASKA_BOX))
+    assert capital == LeadClaim(
+        kind="capital", keypoint="Alaska's capital is Juneau.", evidence="Capital: Juneau"
+    )
+    assert read_infobox(EINSTEIN_BOX).born == "14 March 1879"
+    assert read_infobox(EINSTEIN_BOX.replace("|df=yes", "")).born == "March 14, 1879"
+    # the lead's brackets win; the infobox only fills in
+    first = "Albert Einstein (; ; 14 March 1879 – 18 April 1955) was a German-born theoretical physicist."
+    boxed = Infobox(born="March 14, 1879")
+    (born,) = lead_claims("Albert Einstein", [first], "theoretical physicist", boxed)
+    assert born.keypoint == "Albert Einstein was born on 14 March 1879." and born.evidence == first
+    (born,) = lead_claims("Albert Einstein", ["Albert Einstein was a physicist."], "physicist", boxed)
+    assert born.evidence == "Born: March 14, 1879"
+    # no infobox, or a capital that is more than one link
+    assert read_infobox("'''Anarchism''' is a political philosophy.") == Infobox()
+    assert read_infobox("{{Infobox country\n|capital = [[Bern]] (de facto)\n}}") == Infobox()
 
 
 def test_a_definite_lead_describes_its_subject_as_it_says():
@@ -65,7 +87,7 @@ def test_a_definite_lead_describes_its_subject_as_it_says():
 
 def _fact(fact_id: str, text: str, *, title: str, noun: str | None = None, lead: str = "") -> Fact:
     keypoint = GroundedKeypoint(keypoint_id=fact_id, text=text, documents=[f"d{fact_id}"])
-    claims = lead_claims(title, lead, noun) if lead else []
+    claims = lead_claims(title, sentences(lead), noun) if lead else []
     return Fact(
         id=fact_id,
         page_id=int(fact_id.split(":")[0]),

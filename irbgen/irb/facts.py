@@ -12,7 +12,6 @@ from collections.abc import Iterable, Iterator
 from irbgen.irb.records import Fact, GroundedKeypoint, Grounding, Keypoint
 from irbgen.pipeline.stage import StageContext
 from irbgen.records import Record, Reject
-from irbgen.wikipedia.leads import lead_claims
 from irbgen.wikipedia.records import Segment
 
 STAGE = "facts"
@@ -72,7 +71,7 @@ def fact_from(record: SegmentEvidence) -> Fact | Reject:
         revised=page.revision_timestamp if page is not None else None,
         links=dict(segment.links),
         page_noun=segment.page_noun,
-        lead_claims=lead_claims(segment.title, segment.lead, segment.page_noun),
+        lead_claims=list(segment.lead_claims),
     )
 
 

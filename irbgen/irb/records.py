@@ -12,7 +12,7 @@ from pydantic import Field
 
 from irbgen.records import Record
 from irbgen.schema import PromptRef
-from irbgen.wikipedia.records import Citation
+from irbgen.wikipedia.records import Citation, LeadClaim
 
 
 class Keypoint(Record):
@@ -56,14 +56,6 @@ class GroundedKeypoint(Record):
     keypoint_id: str
     text: str
     documents: list[str]
-
-
-class LeadClaim(Record):
-    """What a page's lead says of its subject that picks it out ("born on 14 March 1879"), as a keypoint."""
-
-    kind: Literal["born", "capital", "definite"]
-    keypoint: str  # "Albert Einstein was born on 14 March 1879." (the page's noun says "physicist")
-    evidence: str  # the lead sentence that says it
 
 
 class Fact(Record):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from irbgen.records import Record
@@ -49,6 +51,15 @@ class PageMeta(Record):
         )
 
 
+class LeadClaim(Record):
+    """What a page's lead or infobox says of its subject that picks it out ("born on 14 March 1879"), as a
+    keypoint about the subject (see wikipedia/leads.py)."""
+
+    kind: Literal["born", "capital", "definite"]
+    keypoint: str  # "Albert Einstein was born on 14 March 1879." (the page's noun says "physicist")
+    evidence: str  # the lead sentence that says it, or the infobox line ("Capital: Tirana")
+
+
 class Citation(Record):
     """One cited source: its URL(s) and what the citation template says about it."""
 
@@ -75,6 +86,7 @@ class Segment(Record):
     page: PageMeta | None = None  # the page's metadata, for the facts made from this segment
     links: dict[str, str] = Field(default_factory=dict)  # link text in `text` -> the page it links to
     page_noun: str | None = None  # what the page's subject is, from its lead ("tennis player")
+    lead_claims: list[LeadClaim] = Field(default_factory=list)  # what picks the page's subject out
 
     @property
     def key(self) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,8 @@ from irbgen.pipeline.stage import StageContext
 from irbgen.records import Reject
 from irbgen.spacy_models import DEFAULT_MODEL, load_spacy
 from irbgen.wikipedia.dumps import PageFilter, load_titles, read_dump
-from irbgen.wikipedia.records import Page, PageMeta, Segment
+from irbgen.wikipedia.leads import lead_claims, read_infobox
+from irbgen.wikipedia.records import LeadClaim, Page, PageMeta, Segment
 from irbgen.wikipedia.subjects import defining_noun, links_in
 from irbgen.wikipedia.wikitext import (
     MAX_WIKITEXT_CHARS,
@@ -29,11 +31,20 @@ _EXCLUDE = ("ner", "lemmatizer", "attribute_ruler", "senter")
 
 LEAD_CHARS = 600  # the lead is parsed this far for its first sentence
 CONTEXT_SENTENCES = 2  # sentences a segment carries before and after it
+_FIRST_HEADING = re.compile(r"^==", re.M)
 
 
 def load_parser(model: str) -> Any:
     """The spaCy pipeline `model` with only tok2vec, tagger and parser; loaded once per process."""
     return load_spacy(model, _EXCLUDE)
+
+
+def _lead_claims(page: Page, article: Article, noun: str | None) -> list[LeadClaim]:
+    """What the page's lead section and infobox say that picks its subject out (wikipedia/leads.py)."""
+    heading = _FIRST_HEADING.search(page.wikitext)
+    infobox = read_infobox(page.wikitext[: heading.start() if heading else None])
+    lead = [sentence.text for sentence in article.sentences if not sentence.section]
+    return lead_claims(page.title, lead, noun, infobox)
 
 
 class CitingSegments:
@@ -103,6 +114,7 @@ class CitingSegments:
                     slots.append(None)
                     candidates.append((segment, sid))
         noun = self._defining_noun(article.lead) if candidates else None
+        claims = _lead_claims(page, article, noun) if candidates else []
         verdicts = iter(self._missing([c.text for c, _ in candidates]))
         pending = iter(candidates)
         for slot in slots:
@@ -115,7 +127,8 @@ class CitingSegments:
                 detail = f"missing {', '.join(missing)}: {segment.text[:200]}"
                 out.append(self._reject("incomplete_segment", sid, detail))
             else:
-                out.append(self._segment(page, article, segment, sid).model_copy(update={"page_noun": noun}))
+                update = {"page_noun": noun, "lead_claims": claims}
+                out.append(self._segment(page, article, segment, sid).model_copy(update=update))
         return out
 
     def _defining_noun(self, lead: str) -> str | None:
