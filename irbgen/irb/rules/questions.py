@@ -9,8 +9,9 @@ is replaced by a relative clause describing hop i-1's answer ("the organization 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from irbgen.irb.records import NodeChange, PlanHop, QuestionPlan
 from irbgen.irb.transforms import apply_changes
@@ -449,15 +450,42 @@ def _possessed(after: str) -> tuple[str, int] | None:
     return (" ".join(nouns), taken) if nouns else None
 
 
-def _describe_bridge(text: str, previous: str, hop: PlanHop) -> str:
+def possessed_phrase(keypoints: Sequence[str], node: str, parse: Callable[[str], Any]) -> str | None:
+    """The noun phrase that `node`'s possessive owns in the first keypoint with "<node>'s", by the parse:
+    "Andorra's natural resources include ..." -> "natural resources"; None when the parse does not say
+    (the possessive is not spaCy's "poss", or the phrase is not one run of the head's modifiers)."""
+    for text in keypoints:
+        for _, end in node_spans(text, node):
+            if text[end : end + 2] not in ("'s", "’s"):
+                continue
+            doc = parse(text)
+            marker = next((token for token in doc if token.idx == end), None)
+            if marker is None or marker.dep_ != "case" or marker.head.dep_ != "poss":
+                return None
+            head = marker.head.head
+            phrase = doc[marker.i + 1 : head.i + 1]
+            if (
+                not len(phrase)
+                or not head.tag_.startswith("NN")
+                or any(token.head.i not in range(phrase.start, phrase.end) for token in phrase[:-1])
+            ):
+                return None
+            return phrase.text
+    return None
+
+
+def _describe_bridge(text: str, previous: str, hop: PlanHop, owned_phrase: str | None = None) -> str:
     """`text` with its bridge replaced by a description of the previous hop's answer ("the firm that ...");
-    a possessive bridge becomes "the deck of <description>"."""
+    a possessive bridge becomes "the deck of <description>", the deck being `owned_phrase` when the parse
+    gave it ("the natural resources of ..."), else the nouns the words after the possessive look like."""
     slot = find_slot(text, BRIDGE, hop.answer_type, hop.answer, take_prep=False)
     noun = slot.descriptor or hop.answer_noun  # "the engineering firm <bridge>", or what its page says
     head = f"the {noun}" if noun else None
     description = describe_text(previous, hop.answer, hop.answer_type, head)
     after = text[text.index(BRIDGE) + 1 :]
-    owned = _possessed(after)
+    owner = _POSSESSIVE.match(after)
+    parsed = owner is not None and owned_phrase and after[owner.end() :].startswith(f" {owned_phrase}")
+    owned = (owned_phrase, owner.end() + 1 + len(owned_phrase)) if parsed else _possessed(after)
     if owned is not None:
         description, after = f"the {owned[0]} of {description}", after[owned[1] :]
     elif _POSSESSIVE.match(after):
@@ -486,8 +514,9 @@ def inner_question(hop: PlanHop) -> str:
     return realize_text(_owner_first(prepare_hop(hop, 0)), hop.answer, hop.answer_type)
 
 
-def realize_plan(plan: QuestionPlan) -> Realization:
-    """The question and sub-questions of a plan by template realisation; NodeNotFound if a node is missing."""
+def realize_plan(plan: QuestionPlan, parse: Callable[[str], Any] | None = None) -> Realization:
+    """The question and sub-questions of a plan by template realisation; NodeNotFound if a node is missing.
+    With `parse` (a spaCy pipeline), a possessive bridge owns the noun phrase the parse gives."""
     if not plan.hops:
         raise ValueError(f"plan {plan.id!r} has no hops")
     texts = [prepare_hop(hop, index, plan.changes) for index, hop in enumerate(plan.hops)]
@@ -496,7 +525,8 @@ def realize_plan(plan: QuestionPlan) -> Realization:
     previous = ""  # the previous hop's text, its own bridge already described
     for index, (hop, text) in enumerate(zip(plan.hops, texts, strict=True)):
         if index > 0:
-            text = _describe_bridge(text, previous, plan.hops[index - 1])
+            owned = possessed_phrase(hop.keypoints, hop.bridge or "", parse) if parse is not None else None
+            text = _describe_bridge(text, previous, plan.hops[index - 1], owned)
         questions.append(realize_text(text, hop.answer, hop.answer_type))
         previous = text
     return Realization(question=questions[-1], sub_questions=tuple(questions))
