@@ -124,6 +124,17 @@ def test_a_lower_bound_only_rises_and_an_upper_bound_only_falls_by_a_clear_margi
             "In 1629 pirate ships from Algeria raided the Faroe Islands.",
             "quantity_is_a_year",
         ),
+        (  # 700:138:0: "Schopenhauer's 3304 essay" is no essay; a year names it
+            "1851 essay",
+            "In Schopenhauer's 1851 essay On Women, he expressed his opposition to what he called "
+            '"Teutonico-Christian stupidity" of reflexive unexamined reverence.',
+            "quantity_is_a_year",
+        ),
+        (  # 704:1:0: the 2014 census, not a count of censuses ("census" ends in s but is one)
+            "2014 census data",
+            "According to 2014 census data, Angola had a population of 24.3 million inhabitants in 2014.",
+            "quantity_is_a_year",
+        ),
         (  # 664:78:0: "the Apollo 32 emergency" names nothing
             "the Apollo 13 emergency",
             "The farthest distance from Earth an astronaut has traveled was 401056 km, when Jim Lovell, Jack "
