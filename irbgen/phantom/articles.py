@@ -34,7 +34,15 @@ class DocumentIds:
     """Stable document ids: p0000000, p0000001, ... (names may repeat, ids never do), made when asked."""
 
     def __init__(self, size: int) -> None:
+        self.size = size
         self.width = max(7, len(str(size - 1)))
+
+    def __contains__(self, doc_id: object) -> bool:
+        """Whether DOC_ID is the id of someone in the world."""
+        if not isinstance(doc_id, str) or len(doc_id) != self.width + 1 or doc_id[0] != "p":
+            return False
+        digits = doc_id[1:]
+        return digits.isascii() and digits.isdecimal() and int(digits) < self.size
 
     def __getitem__(self, person: int) -> str:
         return f"p{person:0{self.width}d}"
@@ -55,23 +63,30 @@ def document_ids_between(start: int, stop: int, size: int) -> list[str]:
 ARTICLE_BLOCK = 65_536
 
 
-def articles(index: RelationIndex, dob_text: list[str]) -> Iterator[Document]:
-    """Render every person's article, in person order."""
+# The relation shapes an article states (built once before rendering in several processes).
+ARTICLE_SHAPES = (*dict.fromkeys(line[1] for line in FAMILY_LINES), "friend")
+
+
+def articles(
+    index: RelationIndex, dob_text: list[str], first: int = 0, end: int | None = None
+) -> Iterator[Document]:
+    """Render the articles of people FIRST..END-1 (default: everyone), in person order."""
     universe = index.universe
+    end = universe.size if end is None else end
     names = universe.names
-    female = universe.female.tolist()
     vocabulary = universe.vocabulary
-    occupations = [vocabulary.occupations[code] for code in universe.occupation.tolist()]
-    hobbies = [vocabulary.hobbies[code] for code in universe.hobby.tolist()]
     of_gender = {True: universe.female, False: ~universe.female}
     family_lines = [
         (index.shape(shape), of_gender[want_female], singular, plural)
         for _, shape, want_female, singular, plural in FAMILY_LINES
     ]
     friendships = index.shape("friend")
-    for start in range(0, universe.size, ARTICLE_BLOCK):
-        stop = min(start + ARTICLE_BLOCK, universe.size)
+    for start in range(first, end, ARTICLE_BLOCK):
+        stop = min(start + ARTICLE_BLOCK, end)
         ids = document_ids_between(start, stop, universe.size)
+        female = universe.female[start:stop].tolist()
+        occupations = [vocabulary.occupations[code] for code in universe.occupation[start:stop].tolist()]
+        hobbies = [vocabulary.hobbies[code] for code in universe.hobby[start:stop].tolist()]
         family_rows = [
             (*_rows(matrix, start, stop, keep), singular, plural)
             for matrix, keep, singular, plural in family_lines
@@ -98,9 +113,9 @@ def articles(index: RelationIndex, dob_text: list[str]) -> Iterator[Document]:
                 + friend_line
                 + "\n## Attributes\n"
                 f"{name}'s date of birth is {dob_text[person]}.\n"
-                f"{name}'s occupation is {occupations[person]}.\n"
-                f"{name}'s hobby is {hobbies[person]}.\n"
-                f"{name}'s gender is {'female' if female[person] else 'male'}.\n"
+                f"{name}'s occupation is {occupations[row]}.\n"
+                f"{name}'s hobby is {hobbies[row]}.\n"
+                f"{name}'s gender is {'female' if female[row] else 'male'}.\n"
             )
             yield Document.model_construct(id=ids[row], title=name, text=text, metadata={})
 
