@@ -304,20 +304,20 @@ def _check_evidence(sample: Sample, doc_ids: Container[str]) -> None:
         raise BadInputError(
             f"sample {sid!r}: id contains a tab or line break, which qrels/test.tsv cannot hold"
         )
-    for doc_id in sample.evidence:
-        if doc_id not in doc_ids:
-            raise BadInputError(f"sample {sid!r}: evidence {doc_id!r} is not a document id")
-        if _TSV_UNSAFE.search(doc_id):
-            raise BadInputError(
-                f"sample {sid!r}: evidence {doc_id!r} contains a tab or line break, "
-                "which qrels/test.tsv cannot hold"
-            )
-    for hop in sample.chain:
-        for doc_id in hop.evidence:
+    evidence = sample.evidence
+    if _TSV_UNSAFE.search("".join(evidence)) or not all(map(doc_ids.__contains__, evidence)):
+        for doc_id in evidence:  # the first problem, named
             if doc_id not in doc_ids:
+                raise BadInputError(f"sample {sid!r}: evidence {doc_id!r} is not a document id")
+            if _TSV_UNSAFE.search(doc_id):
                 raise BadInputError(
-                    f"sample {sid!r}: hop {hop.index} evidence {doc_id!r} is not a document id"
+                    f"sample {sid!r}: evidence {doc_id!r} contains a tab or line break, "
+                    "which qrels/test.tsv cannot hold"
                 )
+    for hop in sample.chain:
+        if not all(map(doc_ids.__contains__, hop.evidence)):
+            missing = next(doc_id for doc_id in hop.evidence if doc_id not in doc_ids)
+            raise BadInputError(f"sample {sid!r}: hop {hop.index} evidence {missing!r} is not a document id")
 
 
 def _query_record(sample: Sample) -> dict[str, Any]:
