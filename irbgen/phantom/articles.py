@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import numpy as np
@@ -34,15 +35,13 @@ class DocumentIds:
     """Stable document ids: p0000000, p0000001, ... (names may repeat, ids never do), made when asked."""
 
     def __init__(self, size: int) -> None:
-        self.size = size
         self.width = max(7, len(str(size - 1)))
+        self._form = re.compile(rf"p[0-9]{{{self.width}}}")
+        self._last = self[size - 1]
 
     def __contains__(self, doc_id: object) -> bool:
-        """Whether DOC_ID is the id of someone in the world."""
-        if not isinstance(doc_id, str) or len(doc_id) != self.width + 1 or doc_id[0] != "p":
-            return False
-        digits = doc_id[1:]
-        return digits.isascii() and digits.isdecimal() and int(digits) < self.size
+        """Whether DOC_ID is the id of someone in the world (ids of one width compare as numbers)."""
+        return isinstance(doc_id, str) and self._form.fullmatch(doc_id) is not None and doc_id <= self._last
 
     def __getitem__(self, person: int) -> str:
         return f"p{person:0{self.width}d}"
