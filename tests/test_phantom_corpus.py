@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import irbgen.phantom.articles as articles_module
@@ -85,3 +86,11 @@ def test_a_killed_runs_parts_are_removed_but_not_this_runs(tmp_path):
         remove_stale_siblings(out)
         assert not stale.exists() and (parts / "corpus-0.jsonl").exists()
     assert not parts.exists()
+
+
+@pytest.mark.parametrize("size", [1, 400, 10_000_000, 123_456_789])
+def test_ids_made_as_arrays_read_as_the_ids_made_one_by_one(size):
+    ids = DocumentIds(size)
+    people = np.unique(np.array([0, 1, 9, 10, size // 2, size - 2, size - 1]).clip(0, size - 1))
+    assert ids.of(people) == [ids[person] for person in people.tolist()]
+    assert ids.of(np.zeros(0, dtype=np.int32)) == []

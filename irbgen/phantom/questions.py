@@ -317,7 +317,7 @@ def to_sample(
                 predicate=predicate,
                 question=sub_question,
                 answers=answers,
-                evidence=[doc_ids[person] for person in evidence.tolist()],
+                evidence=doc_ids.of(evidence),
             )
         )
     all_evidence = np.unique(np.concatenate(solution.hop_evidence))
@@ -330,7 +330,7 @@ def to_sample(
         hops=len(chain),
         difficulty=difficulty(walk),
         source="phantom",
-        evidence=[doc_ids[person] for person in all_evidence.tolist()],
+        evidence=doc_ids.of(all_evidence),
         chain=chain,
         attributes=Attributes(
             template=template.text,
