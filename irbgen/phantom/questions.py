@@ -182,8 +182,7 @@ class Solution:
 
 
 def _names(universe: Universe, people: np.ndarray) -> list[str]:
-    names = universe.names
-    return sorted({names[person] for person in people.tolist()})
+    return sorted(set(map(universe.names.__getitem__, people.tolist())))
 
 
 def solve(
