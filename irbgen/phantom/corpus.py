@@ -9,6 +9,7 @@ the relation shapes the articles use) without copying or pickling it.
 from __future__ import annotations
 
 import multiprocessing
+import signal
 import sys
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -80,6 +81,7 @@ def _write(
     index: RelationIndex, dob_text: list[str], first: int, end: int, path: Path, send: Connection
 ) -> None:
     """In the forked writer: render people FIRST..END-1 to PATH and send back the part or the failure."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the parent, which ends its writers
     try:
         part = write_corpus_part(path, articles(index, dob_text, first, end), first)
     except Exception as error:  # reported by the parent in one line
