@@ -17,8 +17,9 @@ import logging
 import os
 import re
 import shutil
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from itertools import groupby
 from pathlib import Path
 from typing import Any, TypeVar
@@ -38,6 +39,8 @@ __all__ = [
     "BenchmarkChanged",
     "check_output",
     "consistent_read",
+    "CorpusPart",
+    "parts_directory",
     "hop_query_id",
     "read_hop_qrels",
     "read_hop_queries",
@@ -50,6 +53,8 @@ __all__ = [
     "staged_directory",
     "render_card",
     "write_benchmark",
+    "write_corpus_part",
+    "WrittenCorpus",
 ]
 
 log = logging.getLogger(__name__)
@@ -134,7 +139,7 @@ def _check_no_judgments(sheet: Path) -> None:
 
 def write_benchmark(
     out: Path,
-    documents: Iterable[Document],
+    documents: Iterable[Document] | WrittenCorpus,
     samples: Iterable[Sample],
     manifest: Manifest,
     *,
@@ -144,6 +149,8 @@ def write_benchmark(
     carry: Carry | None = None,
 ) -> BenchmarkStats:
     """Write a benchmark directory atomically from streams of documents and samples.
+
+    DOCUMENTS may also be a corpus written ahead in parts (`WrittenCorpus`), which is joined as it is.
 
     Replacing a benchmark moves its reviews/ into the new one and, after CARRY (see `staged_directory`),
     leaves it untouched when the new one has the same files.
@@ -160,7 +167,7 @@ def write_benchmark(
 
 def _write_files(
     tmp: Path,
-    documents: Iterable[Document],
+    documents: Iterable[Document] | WrittenCorpus,
     samples: Iterable[Sample],
     manifest: Manifest,
     description: str,
@@ -168,17 +175,17 @@ def _write_files(
 ) -> BenchmarkStats:
     stats = BenchmarkStats()
     files: dict[str, str] = {}
-    doc_ids: set[str] = set()
+    doc_ids: Container[str]
     with _Sink(tmp / CORPUS) as corpus:
-        for n, doc in enumerate(documents):
-            if not isinstance(doc, Document):
-                raise BadInputError(f"documents[{n}]: expected a Document, got {type(doc).__name__}")
-            doc_id = doc.id
-            if doc_id in doc_ids:
-                raise BadInputError(f"document {doc_id!r}: duplicate id")
-            doc_ids.add(doc_id)
-            corpus.write(_document_line(doc))
-            stats.add_document(doc)
+        if isinstance(documents, WrittenCorpus):
+            doc_ids = documents.ids
+            for part in documents.parts:
+                _append_file(corpus, part.path)
+                stats.documents += part.documents
+                stats.document_tokens += part.tokens
+        else:
+            doc_ids = set()
+            _write_documents(corpus, documents, stats, doc_ids)
     files[CORPUS] = corpus.digest
 
     (tmp / "qrels").mkdir()
@@ -241,26 +248,76 @@ def _write_files(
     return stats
 
 
-def _check_evidence(sample: Sample, doc_ids: set[str]) -> None:
+def _write_documents(
+    corpus: _Sink, documents: Iterable[Document], stats: BenchmarkStats, doc_ids: set[str], first: int = 0
+) -> None:
+    """Write each document's corpus.jsonl line, refusing a non-Document and a repeated id."""
+    for n, doc in enumerate(documents, first):
+        if not isinstance(doc, Document):
+            raise BadInputError(f"documents[{n}]: expected a Document, got {type(doc).__name__}")
+        doc_id = doc.id
+        if doc_id in doc_ids:
+            raise BadInputError(f"document {doc_id!r}: duplicate id")
+        doc_ids.add(doc_id)
+        corpus.write(_document_line(doc))
+        stats.add_document(doc)
+
+
+@dataclass(frozen=True)
+class CorpusPart:
+    """A run of corpus.jsonl lines written ahead of the benchmark (see `write_corpus_part`)."""
+
+    path: Path
+    documents: int
+    tokens: int  # whitespace tokens over the part's document texts
+
+
+@dataclass(frozen=True)
+class WrittenCorpus:
+    """corpus.jsonl as parts written ahead (e.g. by other processes), joined in order by the writer.
+
+    IDS holds every document id of the parts (the samples' evidence is checked against it); the parts
+    must not repeat an id between them (each part refuses repeats within itself).
+    """
+
+    parts: list[CorpusPart]
+    ids: Container[str]
+
+
+def write_corpus_part(path: Path, documents: Iterable[Document], first: int = 0) -> CorpusPart:
+    """Write DOCUMENTS as corpus.jsonl lines to PATH, with the writer's checks; FIRST numbers them."""
+    stats = BenchmarkStats()
+    with _Sink(path) as part:
+        _write_documents(part, documents, stats, set(), first)
+    return CorpusPart(Path(path), stats.documents, stats.document_tokens)
+
+
+def _append_file(sink: _Sink, path: Path) -> None:
+    with path.open("rb") as file:
+        while chunk := file.read(CHUNK_BYTES):
+            sink.write(chunk)
+
+
+def _check_evidence(sample: Sample, doc_ids: Container[str]) -> None:
     sid = sample.id
     if _TSV_UNSAFE.search(sid):
         raise BadInputError(
             f"sample {sid!r}: id contains a tab or line break, which qrels/test.tsv cannot hold"
         )
-    for doc_id in sample.evidence:
-        if doc_id not in doc_ids:
-            raise BadInputError(f"sample {sid!r}: evidence {doc_id!r} is not a document id")
-        if _TSV_UNSAFE.search(doc_id):
-            raise BadInputError(
-                f"sample {sid!r}: evidence {doc_id!r} contains a tab or line break, "
-                "which qrels/test.tsv cannot hold"
-            )
-    for hop in sample.chain:
-        for doc_id in hop.evidence:
+    evidence = sample.evidence
+    if _TSV_UNSAFE.search("".join(evidence)) or not all(map(doc_ids.__contains__, evidence)):
+        for doc_id in evidence:  # the first problem, named
             if doc_id not in doc_ids:
+                raise BadInputError(f"sample {sid!r}: evidence {doc_id!r} is not a document id")
+            if _TSV_UNSAFE.search(doc_id):
                 raise BadInputError(
-                    f"sample {sid!r}: hop {hop.index} evidence {doc_id!r} is not a document id"
+                    f"sample {sid!r}: evidence {doc_id!r} contains a tab or line break, "
+                    "which qrels/test.tsv cannot hold"
                 )
+    for hop in sample.chain:
+        if not all(map(doc_ids.__contains__, hop.evidence)):
+            missing = next(doc_id for doc_id in hop.evidence if doc_id not in doc_ids)
+            raise BadInputError(f"sample {sid!r}: hop {hop.index} evidence {missing!r} is not a document id")
 
 
 def _query_record(sample: Sample) -> dict[str, Any]:
@@ -407,11 +464,32 @@ def staged_directory(
 
 
 def remove_stale_siblings(out: Path) -> None:
-    """Remove .OUT.tmp-PID and .OUT.old-PID left by killed writers (call with OUT's lock held)."""
+    """Remove .OUT.tmp-PID, .OUT.old-PID and .OUT.parts-PID left by killed writers (with OUT's lock held).
+
+    This process's own parts folder (see `parts_folder`) is kept: it holds the corpus about to be joined.
+    """
     for sibling in out.parent.glob(f".{glob.escape(out.name)}.*-*"):
-        if re.fullmatch(rf"\.{re.escape(out.name)}\.(tmp|old)-[0-9]+", sibling.name):
+        found = re.fullmatch(rf"\.{re.escape(out.name)}\.(tmp|old|parts)-([0-9]+)", sibling.name)
+        if found and sibling != parts_folder(out):
             log.info("removing %s, left by an interrupted writer", sibling)
             _remove(sibling)
+
+
+def parts_folder(out: Path) -> Path:
+    """Where this process writes the parts of OUT's corpus ahead of the benchmark (see WrittenCorpus)."""
+    return out.parent / f".{out.name}.parts-{os.getpid()}"
+
+
+@contextmanager
+def parts_directory(out: Path) -> Iterator[Path]:
+    """An empty `parts_folder` for OUT (call with OUT's lock held), removed when the block ends."""
+    folder = parts_folder(real_output(Path(out)))
+    _remove(folder)  # left by a killed process that had this pid
+    folder.mkdir()
+    try:
+        yield folder
+    finally:
+        _remove(folder)
 
 
 def _move_into_place(tmp: Path, out: Path, force: bool, kind: str, carry: Carry | None) -> None:

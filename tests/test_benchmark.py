@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -301,6 +302,23 @@ def test_unknown_evidence(tmp_path: Path) -> None:
     with pytest.raises(BadInputError, match="sample 's2': evidence 'nope' is not a document id"):
         write_benchmark(tmp_path / "bench", make_documents(), samples, make_manifest())
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("evidence", "problem"),
+    [
+        (["d1", "d\t4"], "evidence 'd\\t4' contains a tab or line break"),
+        (["d1", "d\t4", "nope"], "evidence 'd\\t4' contains a tab or line break"),
+        (["d1", "nope", "d\t4"], "evidence 'nope' is not a document id"),
+    ],
+)
+def test_the_first_bad_evidence_is_named(tmp_path: Path, evidence: list[str], problem: str) -> None:
+    tabbed = Document.model_construct(id="d\t4", title="Tab", text="An id with a tab.", metadata={})
+    documents = [*make_documents(), tabbed]  # built unchecked: the schema refuses such an id
+    samples = make_samples()
+    samples[1] = samples[1].model_copy(update={"evidence": evidence})
+    with pytest.raises(BadInputError, match=re.escape(f"sample 's2': {problem}")):
+        write_benchmark(tmp_path / "bench", documents, samples, make_manifest())
 
 
 def test_unknown_hop_evidence(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from irbgen import __version__
-from irbgen.benchmark import Carry, write_benchmark
+from irbgen.benchmark import Carry, WrittenCorpus, write_benchmark
 from irbgen.card import BenchmarkStats
 from irbgen.io import write_manifest
 from irbgen.pipeline.runner import StageResult
@@ -61,7 +61,7 @@ class Card:
 class BuildOutput:
     """A finished build: the corpus, the samples, the run manifest and the card to write them with."""
 
-    documents: Iterable[Document]
+    documents: Iterable[Document] | WrittenCorpus
     samples: list[Sample]
     manifest: RunManifest
     card: Card | None  # None when the build stopped before questions (Wikipedia --facts-only)

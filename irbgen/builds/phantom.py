@@ -5,7 +5,8 @@
 The world is made first (seeded numpy); the questions step runs through the same stage runner as the
 real-corpus builds, with its checkpoint in a scratch folder, since a phantom build takes seconds and has
 no run directory to resume. The build returns the same BuildOutput (documents, samples, run manifest,
-card) that the one writer turns into a benchmark directory; articles are rendered as the writer reads.
+card) that the one writer turns into a benchmark directory; the articles are either written in parts by
+forked processes while the questions are asked (the command line's way) or rendered as the writer reads.
 """
 
 from __future__ import annotations
@@ -14,16 +15,19 @@ import random
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from irbgen.benchmark import WrittenCorpus
 from irbgen.builds.output import BuildOutput, Card, run_manifest
 from irbgen.commandline import reproducing_command
 from irbgen.errors import BadInputError
 from irbgen.phantom.articles import DocumentIds, articles
 from irbgen.phantom.config import PhantomConfig
+from irbgen.phantom.corpus import CorpusWriters, can_fork
 from irbgen.phantom.grammar import Template, templates
 from irbgen.phantom.questions import AttributeTable, Sampler, solve, to_sample
 from irbgen.phantom.relations import ATTRIBUTES, EASY_RELATIONS, RELATIONS, RelationIndex
@@ -33,7 +37,7 @@ from irbgen.pipeline.stage import StageContext
 from irbgen.pipeline.steps import Step, run_steps
 from irbgen.progress import Progress, silent
 from irbgen.records import Record
-from irbgen.schema import Sample
+from irbgen.schema import Document, Sample
 
 
 @dataclass
@@ -158,8 +162,15 @@ class AskTemplates:
         ]
 
 
-def build_phantom(config: PhantomConfig, vocabulary: Vocabulary, progress: Progress = silent) -> PhantomBuild:
-    """Generate the world and its questions; articles are rendered lazily as the writer consumes them."""
+def build_phantom(
+    config: PhantomConfig, vocabulary: Vocabulary, progress: Progress = silent, parts: Path | None = None
+) -> PhantomBuild:
+    """Generate the world and its questions.
+
+    With PARTS (an empty folder) and where processes can fork, the articles are written there by forked
+    processes while the questions are asked, and the build's documents are those parts; otherwise
+    articles are rendered lazily as the writer consumes them. Both give the same corpus.jsonl.
+    """
     check_request(config)
     timings: dict[str, float] = {}
     started = time.perf_counter()
@@ -169,12 +180,25 @@ def build_phantom(config: PhantomConfig, vocabulary: Vocabulary, progress: Progr
     started = time.perf_counter()
     chosen = templates(config.depth)
     stage = AskTemplates(config, universe)
-    with tempfile.TemporaryDirectory(prefix="irbgen-phantom-") as scratch:  # seconds of work: no run dir
-        jobs = [TemplateJob(template=template.id) for template in chosen]
-        steps = [Step("questions", stage, lambda done: jobs)]
-        done = run_steps(steps, StageContext(run_dir=Path(scratch)), progress=progress)
-        samples = list(done["questions"].outputs())
-    timings["questions"] = time.perf_counter() - started
+    writers = None
+    if parts is not None and can_fork():
+        writers = CorpusWriters(stage.index, stage.attributes.dob_text, parts)
+    try:
+        with tempfile.TemporaryDirectory(prefix="irbgen-phantom-") as scratch:  # seconds of work: no run dir
+            jobs = [TemplateJob(template=template.id) for template in chosen]
+            steps = [Step("questions", stage, lambda done: jobs)]
+            done = run_steps(steps, StageContext(run_dir=Path(scratch)), progress=progress)
+            samples = list(done["questions"].outputs())
+        timings["questions"] = time.perf_counter() - started
+        if writers is not None:
+            started = time.perf_counter()
+            documents: Iterable[Document] | WrittenCorpus = writers.join()
+            timings["articles"] = time.perf_counter() - started  # what the writers took beyond the questions
+        else:
+            documents = articles(stage.index, stage.attributes.dob_text)
+    finally:
+        if writers is not None:
+            writers.stop()
 
     counts = {
         "people": universe.size,
@@ -193,7 +217,6 @@ def build_phantom(config: PhantomConfig, vocabulary: Vocabulary, progress: Progr
         command=command_line(config),
     )
     card = Card(f"phantom-n{config.n}-s{config.seed}", command_line(config), recorded, DESCRIPTION, LICENCE)
-    documents = articles(stage.index, stage.attributes.dob_text)
     return PhantomBuild(documents, samples, manifest, card, universe=universe, timings=timings)
 
 

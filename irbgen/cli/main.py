@@ -99,7 +99,7 @@ def phantom(
     config_path: Path | None, vocab_dir: Path | None, out: Path, force: bool, quiet: bool, **flags
 ) -> None:
     """Generate a PhantomWiki-style synthetic benchmark with exact answers."""
-    from irbgen.benchmark import check_output
+    from irbgen.benchmark import WrittenCorpus, check_output, parts_directory
     from irbgen.builds.output import write_output
     from irbgen.builds.phantom import build_phantom
     from irbgen.cli.humanwork import carry_human_work
@@ -112,10 +112,11 @@ def phantom(
         config = load_config(config_path, flags)
         check_output(out, force, "benchmark", {"--config": config_path, "--vocab-dir": vocab_dir})
         vocabulary = load_vocabulary(vocab_dir)
-        with lock_output(out):
-            build = build_phantom(config, vocabulary, progress)
+        with lock_output(out), parts_directory(out) as parts:
+            build = build_phantom(config, vocabulary, progress, parts)
             writing = time.perf_counter()
-            build.documents = counting(build.documents, "articles", build.universe.size, progress)
+            if not isinstance(build.documents, WrittenCorpus):
+                build.documents = counting(build.documents, "articles", build.universe.size, progress)
             manifest = write_output(build, out, carry=carry_human_work)
             finished = time.perf_counter()
     if not quiet:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import numpy as np
@@ -35,9 +36,26 @@ class DocumentIds:
 
     def __init__(self, size: int) -> None:
         self.width = max(7, len(str(size - 1)))
+        self._form = re.compile(rf"p[0-9]{{{self.width}}}")
+        self._last = self[size - 1]
+
+    def __contains__(self, doc_id: object) -> bool:
+        """Whether DOC_ID is the id of someone in the world (ids of one width compare as numbers)."""
+        return isinstance(doc_id, str) and self._form.fullmatch(doc_id) is not None and doc_id <= self._last
 
     def __getitem__(self, person: int) -> str:
         return f"p{person:0{self.width}d}"
+
+    def of(self, people: np.ndarray) -> list[str]:
+        """The ids of many people at once (their digits computed as arrays, the same text as [])."""
+        width = self.width
+        text = np.empty((len(people), width + 1), dtype=np.uint8)
+        text[:, 0] = ord("p")
+        rest = np.asarray(people, dtype=np.int64)
+        for column in range(width, 0, -1):
+            rest, digit = np.divmod(rest, 10)
+            text[:, column] = ord("0") + digit
+        return text.view(f"S{width + 1}").reshape(-1).astype(f"U{width + 1}").tolist()
 
 
 def document_ids(size: int) -> list[str]:
@@ -47,31 +65,37 @@ def document_ids(size: int) -> list[str]:
 
 def document_ids_between(start: int, stop: int, size: int) -> list[str]:
     """The ids of people START..STOP-1 in a world of SIZE people."""
-    width = DocumentIds(size).width
-    return [f"p{person:0{width}d}" for person in range(start, stop)]
+    return DocumentIds(size).of(np.arange(start, stop))
 
 
 # People rendered per block: only one block's relation rows are Python lists at a time.
 ARTICLE_BLOCK = 65_536
 
 
-def articles(index: RelationIndex, dob_text: list[str]) -> Iterator[Document]:
-    """Render every person's article, in person order."""
+# The relation shapes an article states (built once before rendering in several processes).
+ARTICLE_SHAPES = (*dict.fromkeys(line[1] for line in FAMILY_LINES), "friend")
+
+
+def articles(
+    index: RelationIndex, dob_text: list[str], first: int = 0, end: int | None = None
+) -> Iterator[Document]:
+    """Render the articles of people FIRST..END-1 (default: everyone), in person order."""
     universe = index.universe
+    end = universe.size if end is None else end
     names = universe.names
-    female = universe.female.tolist()
     vocabulary = universe.vocabulary
-    occupations = [vocabulary.occupations[code] for code in universe.occupation.tolist()]
-    hobbies = [vocabulary.hobbies[code] for code in universe.hobby.tolist()]
     of_gender = {True: universe.female, False: ~universe.female}
     family_lines = [
         (index.shape(shape), of_gender[want_female], singular, plural)
         for _, shape, want_female, singular, plural in FAMILY_LINES
     ]
     friendships = index.shape("friend")
-    for start in range(0, universe.size, ARTICLE_BLOCK):
-        stop = min(start + ARTICLE_BLOCK, universe.size)
+    for start in range(first, end, ARTICLE_BLOCK):
+        stop = min(start + ARTICLE_BLOCK, end)
         ids = document_ids_between(start, stop, universe.size)
+        female = universe.female[start:stop].tolist()
+        occupations = [vocabulary.occupations[code] for code in universe.occupation[start:stop].tolist()]
+        hobbies = [vocabulary.hobbies[code] for code in universe.hobby[start:stop].tolist()]
         family_rows = [
             (*_rows(matrix, start, stop, keep), singular, plural)
             for matrix, keep, singular, plural in family_lines
@@ -98,9 +122,9 @@ def articles(index: RelationIndex, dob_text: list[str]) -> Iterator[Document]:
                 + friend_line
                 + "\n## Attributes\n"
                 f"{name}'s date of birth is {dob_text[person]}.\n"
-                f"{name}'s occupation is {occupations[person]}.\n"
-                f"{name}'s hobby is {hobbies[person]}.\n"
-                f"{name}'s gender is {'female' if female[person] else 'male'}.\n"
+                f"{name}'s occupation is {occupations[row]}.\n"
+                f"{name}'s hobby is {hobbies[row]}.\n"
+                f"{name}'s gender is {'female' if female[row] else 'male'}.\n"
             )
             yield Document.model_construct(id=ids[row], title=name, text=text, metadata={})
 

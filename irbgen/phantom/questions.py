@@ -182,8 +182,7 @@ class Solution:
 
 
 def _names(universe: Universe, people: np.ndarray) -> list[str]:
-    names = universe.names
-    return sorted({names[person] for person in people.tolist()})
+    return sorted(set(map(universe.names.__getitem__, people.tolist())))
 
 
 def solve(
@@ -317,7 +316,7 @@ def to_sample(
                 predicate=predicate,
                 question=sub_question,
                 answers=answers,
-                evidence=[doc_ids[person] for person in evidence.tolist()],
+                evidence=doc_ids.of(evidence),
             )
         )
     all_evidence = np.unique(np.concatenate(solution.hop_evidence))
@@ -330,7 +329,7 @@ def to_sample(
         hops=len(chain),
         difficulty=difficulty(walk),
         source="phantom",
-        evidence=[doc_ids[person] for person in all_evidence.tolist()],
+        evidence=doc_ids.of(all_evidence),
         chain=chain,
         attributes=Attributes(
             template=template.text,

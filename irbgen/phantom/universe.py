@@ -46,8 +46,10 @@ class Universe:
         return len(self.names)
 
     def dob_text(self) -> list[str]:
-        """Birth dates as YYYY-MM-DD."""
-        return [date.fromordinal(int(day)).isoformat() for day in self.dob]
+        """Birth dates as YYYY-MM-DD; people born the same day share one string."""
+        days, where = np.unique(self.dob, return_inverse=True)
+        texts = np.array([date.fromordinal(day).isoformat() for day in days.tolist()], dtype=object)
+        return texts[where.reshape(-1)].tolist()
 
 
 class _Namer:
