@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from irbgen.benchmark import (
@@ -557,3 +558,48 @@ def test_a_document_line_is_what_the_generic_encoder_writes() -> None:
     lone = Document.model_construct(id="d", title="t", text="\ud800", metadata={})
     with pytest.raises(BadInputError, match="document 'd': cannot be written as JSON"):
         _document_line(lone)
+
+
+def test_validate_keeps_what_the_reader_reads_of_each_sample(tmp_path: Path) -> None:
+    out = tmp_path / "bench"
+    write(out)
+    assert validate_benchmark(out).kept == []
+    assert validate_benchmark(out, keep=lambda sample: sample).kept == list(read_samples(out))
+    lines = (out / "samples.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    (out / "samples.jsonl").write_text('{"id": "s9"}\n' + lines[1], encoding="utf-8")
+    report = validate_benchmark(out, keep=lambda sample: sample.id)
+    assert not report.ok and report.kept == ["s2"]  # a line that does not parse keeps nothing
+
+
+HOP_EVIDENCE_EDITS = sorted(QRELS_EDITS) + ["hop evidence not in the corpus", "hop evidence missing in qrels"]
+
+
+@pytest.mark.parametrize("edit", HOP_EVIDENCE_EDITS)
+def test_hop_evidence_kept_as_corpus_positions_reports_what_strings_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edit: str
+) -> None:
+    import irbgen.validation as validation
+
+    if edit in QRELS_EDITS:
+        out, _ = edited(tmp_path, edit)
+    else:
+        out = tmp_path / "bench"
+        write(out)
+        lines = (out / "samples.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+        sample = json.loads(lines[1])
+        sample["chain"][0]["evidence"].append("d9" if edit == "hop evidence not in the corpus" else "d2")
+        (out / "samples.jsonl").write_text(lines[0] + json.dumps(sample) + "\n", encoding="utf-8")
+        if edit == "hop evidence not in the corpus":  # the hop qrels hold the unknown id too
+            with (out / "qrels/hops.tsv").open("a") as file:
+                file.write("s2#h0\td9\t1\n")
+    checker = validation._Checker(out)
+    checker.run()
+    compact = (checker.problems, checker.total, checker.counts)
+    if edit == "clean":
+        kept = checker.hop_expected or {}
+        assert kept and all(isinstance(evidence, np.ndarray) for _, evidence in kept.values())
+    monkeypatch.setattr(validation._Checker, "positions", lambda self, ids: None)  # every set as strings
+    checker = validation._Checker(out)
+    checker.run()
+    assert compact == (checker.problems, checker.total, checker.counts)
+    assert not any(isinstance(e, np.ndarray) for _, e in (checker.hop_expected or {}).values())
