@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import numpy as np
 from pydantic import ValidationError
 
 from irbgen.benchmark import (
@@ -44,10 +43,42 @@ from irbgen.schema import Document, Manifest, Sample
 __all__ = ["ValidationReport", "validate_benchmark"]
 
 MAX_LISTED_PROBLEMS = 50
-# A set of corpus ids: their positions in the corpus, sorted and distinct, or (with an id the corpus does not
-# hold) the ids themselves. 40 M hop qrels at 1 M documents take about 0.3 GB as positions, 3 GB as strings.
-IdSet = np.ndarray | frozenset[str]
 EMPTY = "an empty benchmark"  # how the problem of a benchmark without samples or queries starts
+
+
+@dataclass(frozen=True, slots=True)
+class _Ids:
+    """Distinct ids, none holding a line break, kept as one string: about 8 bytes an id instead of about 90
+    in a set (a hop's evidence: 40 M ids over 1 M documents)."""
+
+    count: int
+    joined: str  # the ids in their order, joined by line breaks
+
+    def __len__(self) -> int:
+        return self.count
+
+    def set(self) -> set[str]:
+        return set(self.joined.split("\n")) if self.count else set()
+
+
+IdSet = _Ids | frozenset[str]
+
+
+def _id_set(ids: list[str]) -> IdSet:
+    """Distinct IDS (a hop's evidence) kept compactly; as a frozenset if one of them holds a line break."""
+    joined = "\n".join(ids)
+    return _Ids(len(ids), joined) if joined.count("\n") == max(len(ids) - 1, 0) else frozenset(ids)
+
+
+def _same_ids(expected: IdSet, ids: Collection[str]) -> bool:
+    """Whether IDS are exactly the ids of EXPECTED, none twice."""
+    if len(ids) != len(expected):
+        return False
+    if isinstance(expected, frozenset):
+        return expected == set(ids)
+    if isinstance(ids, list) and "\n".join(ids) == expected.joined:  # in the same order (as irbgen writes)
+        return True
+    return expected.set() == set(ids)
 
 
 @dataclass
@@ -110,7 +141,7 @@ class _Checker:
         self.counts: dict[str, int] = {}
         self.qrels_lines = 0  # data lines of the qrels file read last (qrels_pairs)
         self.digests: dict[str, str] = {}
-        self.corpus_ids: dict[str, int] | None = None  # corpus id -> its position among the distinct ids
+        self.corpus_ids: set[str] | None = None
         self.sample_lines: list[tuple[str, str] | None] | None = None  # per samples.jsonl line
         self.sample_ids: set[str] | None = None
         # hop query id -> (text, evidence) expected from the samples' chains
@@ -156,7 +187,7 @@ class _Checker:
         self.digests[name] = hasher.hexdigest()
 
     def check_corpus(self) -> None:
-        ids: dict[str, int] = {}
+        ids: set[str] = set()
         n = 0
         for lineno, raw in self.lines(CORPUS):
             n += 1
@@ -167,7 +198,7 @@ class _Checker:
                 continue
             if doc.id in ids:
                 self.add(f"{CORPUS}:{lineno}: duplicate _id {doc.id!r}")
-            ids.setdefault(doc.id, len(ids))
+            ids.add(doc.id)
         self.corpus_ids = ids
         self.counts["documents"] = n
 
@@ -191,17 +222,18 @@ class _Checker:
                 self.add(f"{SAMPLES}:{lineno}: {e}")
                 hop_records = []
             for record, evidence in hop_records:
-                hop_expected[record["_id"]] = (record["text"], self.id_set(evidence))
+                hop_expected[record["_id"]] = (record["text"], _id_set(evidence))
             if sample.id in ids:
                 self.add(f"{SAMPLES}:{lineno}: duplicate id {sample.id!r}")
             ids.add(sample.id)
-            if self.corpus_ids is not None:
-                for doc_id in sample.evidence:
-                    if doc_id not in self.corpus_ids:
+            corpus = self.corpus_ids
+            if corpus is not None:  # each id is looked at one by one only if one is missing
+                for doc_id in sample.evidence if not corpus.issuperset(sample.evidence) else ():
+                    if doc_id not in corpus:
                         self.add(f"{SAMPLES}:{lineno}: evidence {doc_id!r} is not in {CORPUS}")
                 for hop in sample.chain:
-                    for doc_id in hop.evidence:
-                        if doc_id not in self.corpus_ids:
+                    for doc_id in hop.evidence if not corpus.issuperset(hop.evidence) else ():
+                        if doc_id not in corpus:
                             self.add(
                                 f"{SAMPLES}:{lineno}: hop {hop.index} evidence {doc_id!r} is not in {CORPUS}"
                             )
@@ -276,7 +308,7 @@ class _Checker:
         current: tuple[str, list[str]] | None = None
         n = 0
         for queries, docs, _ in qrels_blocks(self.path / name, hasher):
-            if not all(map(corpus_ids.__contains__, docs)):
+            if not corpus_ids.issuperset(docs):
                 raise UnusualQrels
             n += len(queries)
             for query_id, start, end in query_runs(queries):
@@ -350,7 +382,7 @@ class _Checker:
                 found_hops = set()
                 for hop_id, docs in self.plain_qrels(HOP_QRELS, self.hop_query_ids):
                     expected = self.hop_expected.get(hop_id)
-                    if expected is None or not self.same_ids(expected[1], docs):
+                    if expected is None or not _same_ids(expected[1], docs):
                         raise UnusualQrels
                     found_hops.add(hop_id)
                 if any(
@@ -373,31 +405,8 @@ class _Checker:
         if self.hop_expected is None:
             return
         for hop_id, (_, evidence) in self.hop_expected.items():
-            if not self.same_ids(evidence, found.get(hop_id, set())):
+            if not _same_ids(evidence, found.get(hop_id, set())):
                 self.add(f"{HOP_QRELS}: the qrels of {hop_id!r} differ from that hop's evidence in {SAMPLES}")
-
-    def id_set(self, ids: list[str]) -> IdSet:
-        """IDS held compactly: their sorted corpus positions (the strings if one is not in the corpus)."""
-        positions = self.positions(ids)
-        return frozenset(ids) if positions is None else np.unique(positions)
-
-    def same_ids(self, expected: IdSet, ids: Collection[str]) -> bool:
-        """Whether IDS, with no id twice, are exactly the ids of EXPECTED."""
-        if len(ids) != len(expected):
-            return False
-        if isinstance(expected, frozenset):
-            return expected == set(ids)
-        positions = self.positions(ids)
-        return positions is not None and bool(np.array_equal(np.sort(positions), expected))
-
-    def positions(self, ids: Collection[str]) -> np.ndarray | None:
-        """The corpus positions of IDS, or None if the corpus was not read or one of them is not in it."""
-        if self.corpus_ids is None:
-            return None
-        positions = list(map(self.corpus_ids.get, ids))
-        if None in positions:
-            return None
-        return np.array(positions, dtype=np.int64)
 
     def check_not_empty(self) -> None:
         empty = [name for name in ("samples", "queries") if self.counts.get(name) == 0]
