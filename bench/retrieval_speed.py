@@ -10,9 +10,10 @@ process pinned to the first two CPUs that calls
 
     evaluate_retrieval(BENCH, OUT, retriever="bm25", k=10, force=True)
 
-(validate, read + chunk, index, search, read qrels, trec_eval measures, read samples, write). The
-child reports its stage times (from the `irbgen.eval.retrieval` log), its own wall time from before
-the irbgen import to after the write, and its peak RSS; the parent also times the whole process. The
+(read + chunk, index, search while a worker process validates; then read qrels, trec_eval measures,
+rows, write). The child reports its stage times (from the `irbgen.eval.retrieval` log), its own wall
+time from before the irbgen import to after the write, and its peak RSS plus its validation worker's
+(an upper bound on the two together); the parent also times the whole process. The
 result passes when the median process wall time is under the limit (60 s).
 
 Examples
@@ -37,6 +38,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+SELF, CHILDREN = resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN  # this process; its largest worker
 DEFAULT_BENCH = Path(tempfile.gettempdir()) / "irbgen_retrieval_bench" / "ph100k"
 
 
@@ -67,7 +69,7 @@ def child(bench: Path, out: Path, cpus: int) -> None:
         "evaluate_s": end - imported,
         "child_wall_s": end - start,
         "stages_s": stages,
-        "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "peak_rss_mib": sum(resource.getrusage(who).ru_maxrss for who in (SELF, CHILDREN)) / 1024,
         "queries": metrics["queries"],
         "overall": metrics["overall"],
         "cpus": sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,

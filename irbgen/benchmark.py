@@ -665,7 +665,7 @@ def query_runs(queries: list[str]) -> Iterator[tuple[str, int, int]]:
     """(query id, start, end) of each run of equal ids in a block's query column."""
     start = 0
     for query_id, group in groupby(queries):
-        end = start + sum(1 for _ in group)
+        end = start + len(list(group))
         yield query_id, start, end
         start = end
 

@@ -575,3 +575,59 @@ def test_a_document_line_is_what_the_generic_encoder_writes() -> None:
     lone = Document.model_construct(id="d", title="t", text="\ud800", metadata={})
     with pytest.raises(BadInputError, match="document 'd': cannot be written as JSON"):
         _document_line(lone)
+
+
+def test_validate_keeps_what_the_reader_reads_of_each_sample(tmp_path: Path) -> None:
+    out = tmp_path / "bench"
+    write(out)
+    assert validate_benchmark(out).kept == []
+    assert validate_benchmark(out, keep=lambda sample: sample).kept == list(read_samples(out))
+    lines = (out / "samples.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    (out / "samples.jsonl").write_text('{"id": "s9"}\n' + lines[1], encoding="utf-8")
+    report = validate_benchmark(out, keep=lambda sample: sample.id)
+    assert not report.ok and report.kept == ["s2"]  # a line that does not parse keeps nothing
+
+
+HOP_EVIDENCE_EDITS = {
+    "hop evidence not in the corpus": ("d9", "s2#h0\td9\t1\n"),  # the hop qrels hold the unknown id too
+    "hop evidence missing in qrels": ("d2", ""),
+    "hop evidence with a line break": ("d\n9", ""),
+    "hop qrels in another order": ("d2", "s2#h0\td2\t1\n"),  # evidence d1, d2; qrels d2, d1
+}
+
+
+@pytest.mark.parametrize("edit", sorted(QRELS_EDITS) + sorted(HOP_EVIDENCE_EDITS))
+def test_hop_evidence_kept_as_one_string_reports_what_a_set_reports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edit: str
+) -> None:
+    import irbgen.validation as validation
+
+    if edit in QRELS_EDITS:
+        out, _ = edited(tmp_path, edit)
+    else:
+        out = tmp_path / "bench"
+        write(out)
+        extra, qrels = HOP_EVIDENCE_EDITS[edit]
+        lines = (out / "samples.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+        sample = json.loads(lines[1])
+        sample["chain"][0]["evidence"].append(extra)
+        (out / "samples.jsonl").write_text(lines[0] + json.dumps(sample) + "\n", encoding="utf-8")
+        hops = (out / "qrels/hops.tsv").read_text().splitlines(keepends=True)
+        at = 1 if edit == "hop qrels in another order" else 2  # before or after s2#h0's line
+        (out / "qrels/hops.tsv").write_text("".join(hops[:at]) + qrels + "".join(hops[at:]))
+
+    def check() -> tuple[object, ...]:
+        checker = validation._Checker(out)
+        checker.run()
+        kinds = {type(evidence).__name__ for _, evidence in (checker.hop_expected or {}).values()}
+        return checker.problems, checker.total, checker.counts, kinds
+
+    *compact, kinds = check()
+    assert kinds == ({"frozenset", "_Ids"} if edit == "hop evidence with a line break" else {"_Ids"})
+    monkeypatch.setattr(validation, "_id_set", frozenset)  # every hop's evidence as a set, as before
+    *as_sets, kinds = check()
+    assert compact == as_sets and kinds == {"frozenset"}
+    assert (compact[1] == 0) == (edit == "clean")  # an edited samples.jsonl no longer matches its sha256
+    differs = "differ from that hop's evidence" in " ".join(compact[0])
+    if edit in ("hop qrels in another order", "hop evidence missing in qrels"):
+        assert differs == (edit == "hop evidence missing in qrels")

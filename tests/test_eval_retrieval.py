@@ -6,6 +6,8 @@ import importlib.util
 import json
 import subprocess
 import sys
+import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -13,12 +15,14 @@ import pytest
 
 from irbgen.benchmark import read_qrels, read_samples, write_benchmark
 from irbgen.errors import BadInputError, MissingExtraError, OutputExistsError
-from irbgen.eval import retrievers
+from irbgen.eval import retrieval, retrievers
+from irbgen.eval.breakdown import sample_attributes
 from irbgen.eval.chunking import Chunk, chunk_documents
 from irbgen.eval.corpus_index import SearchIndex
 from irbgen.eval.metrics import per_query, read_run
 from irbgen.eval.retrieval import evaluate_retrieval
 from irbgen.eval.retrievers import RETRIEVERS, build_retriever, fuse
+from irbgen.pipeline.workers import Aside
 from irbgen.schema import Document, Manifest, Provenance, Sample
 
 HAS_DENSE = importlib.util.find_spec("sentence_transformers") is not None
@@ -304,6 +308,7 @@ def check_evaluation(bench: Path, out: Path, metrics: dict, retriever: str) -> N
     assert "hops" in metrics["by"] and sum(v["count"] for v in metrics["by"]["hops"].values()) == len(samples)
     rows = [json.loads(line) for line in (out / "per_query.jsonl").read_text().splitlines()]
     assert [row["query_id"] for row in rows] == [s.id for s in samples]
+    assert [row["attributes"] for row in rows] == [sample_attributes(s) for s in samples]
     assert all(set(row["metrics"]) == set(config["measures"]) and "hops" in row["attributes"] for row in rows)
     # trec_eval on run.trec as written gives the per-query values.
     run = {qid: dict(ranking) for qid, ranking in read_run(out / "run.trec").items()}
@@ -396,6 +401,43 @@ def test_evaluate_rejects_bad_input(small: Path, tmp_path: Path) -> None:
     with pytest.raises(BadInputError, match="overlap"):
         evaluate_retrieval(small, tmp_path / "out", chunk_tokens=8, chunk_overlap=8)
     assert not (tmp_path / "out").exists()
+
+
+def copy_benchmark(bench: Path, to: Path) -> Path:
+    for file in bench.rglob("*"):
+        if file.is_file():
+            (to / file.relative_to(bench)).parent.mkdir(parents=True, exist_ok=True)
+            (to / file.relative_to(bench)).write_bytes(file.read_bytes())
+    return to
+
+
+def test_a_broken_file_is_reported_as_validation_reports_it(small: Path, tmp_path: Path) -> None:
+    # Validation runs beside reading and indexing: a file those fail on still gives validation's error.
+    for name, line in [("corpus.jsonl", 2), ("queries.jsonl", 3), ("qrels/test.tsv", 4)]:
+        broken = copy_benchmark(small, tmp_path / name.replace("/", "_"))
+        lines = (broken / name).read_bytes().split(b"\n")
+        lines[line - 1] = b'{"_id": "d2", "text": '
+        (broken / name).write_bytes(b"\n".join(lines))
+        with pytest.raises(BadInputError, match=rf"not a valid benchmark: {name}:{line}: .*\(and \d+ more"):
+            evaluate_retrieval(broken, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_progress_stops_the_evaluation_once_validation_has_failed(small: Path, tmp_path: Path) -> None:
+    broken = copy_benchmark(small, tmp_path / "broken")
+    (broken / "README.md").write_text("changed\n")
+    seen = []
+    for bench, fails in [(small, False), (broken, True)]:
+        with Aside(partial(retrieval._validate, bench)) as aside:
+            while not aside.done():
+                time.sleep(0.05)
+            checked = retrieval._stop_if_invalid(bench, aside, lambda *args: seen.append(args))
+            if fails:
+                with pytest.raises(BadInputError, match="not a valid benchmark: README.md: sha256"):
+                    checked("bm25 search (queries)", 100, 200)
+            else:
+                checked("bm25 search (queries)", 100, 200)
+    assert seen == [("bm25 search (queries)", 100, 200)]
 
 
 def test_unjudged_samples_are_listed_but_not_averaged(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ import logging
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +33,9 @@ from irbgen.benchmark import (
     read_manifest,
     read_qrels,
     read_queries,
-    read_samples,
     staged_directory,
 )
-from irbgen.errors import BadInputError
+from irbgen.errors import BadInputError, IrbgenError
 from irbgen.eval.breakdown import aggregate, sample_attributes
 from irbgen.eval.chunking import check_chunking, chunk_documents
 from irbgen.eval.evaldir import CONFIG, METRICS, PER_QUERY
@@ -50,8 +50,11 @@ from irbgen.eval.metrics import (
 )
 from irbgen.eval.negatives import NEGATIVES, check_negatives, mine_negatives, negative_rows
 from irbgen.eval.retrievers import build_retriever, check_k
+from irbgen.pipeline.stage import WorkerCrashed
+from irbgen.pipeline.workers import Aside
 from irbgen.progress import Progress, silent
-from irbgen.validation import invalid_benchmark, validate_benchmark
+from irbgen.schema import Sample
+from irbgen.validation import ValidationReport, invalid_benchmark, validate_benchmark
 
 log = logging.getLogger(__name__)
 
@@ -99,36 +102,43 @@ def evaluate_retrieval(
     names = [str(measure) for measure in parsed]
     k = run_depth(k, parsed)
     engine = build_retriever(retriever, **options)
-    engine.progress = progress
     inputs = {"--benchmark": benchmark_dir, "--model-path": options.get("model_path")}
     check_output(out_dir, force, "retrieval", inputs)
 
-    with consistent_read(benchmark_dir):
-        with _stage("validate"):
-            report = validate_benchmark(benchmark_dir)
-        if not report.ok:
-            raise invalid_benchmark(benchmark_dir, report)
-        if per_hop and not has_hop_files(benchmark_dir):
-            raise BadInputError(
-                f"{benchmark_dir}: has no {HOP_QUERIES} and {HOP_QRELS}, which --per-hop needs; "
-                "it was written by an older irbgen: rebuild it with its card's command"
-            )
+    with consistent_read(benchmark_dir), Aside(partial(_validate, benchmark_dir), "irbgen-validate") as aside:
+        # The benchmark is validated in a worker process (the second CPU) while this one reads, indexes and
+        # searches; nothing is measured or written unless it is valid. A problem found on the way here (or
+        # a progress report after validation failed) is reported as validation reports it.
+        engine.progress = _stop_if_invalid(benchmark_dir, aside, progress)
+        try:
+            if per_hop and not has_hop_files(benchmark_dir):
+                raise BadInputError(
+                    f"{benchmark_dir}: has no {HOP_QUERIES} and {HOP_QRELS}, which --per-hop needs; "
+                    "it was written by an older irbgen: rebuild it with its card's command"
+                )
+            with _stage("read"):
+                chunks = chunk_documents(read_documents(benchmark_dir), chunk_tokens, chunk_overlap)
+            with _stage("index"):
+                engine.index(chunks)
+                del chunks
+            with _stage("search"):
+                queries = {query["_id"]: query["text"] for query in read_queries(benchmark_dir)}
+                rankings = engine.search(queries, k)
+        except BadInputError:
+            _valid(benchmark_dir, aside)
+            raise
+        with _stage("validate (waiting for the worker)"):
+            report = _valid(benchmark_dir, aside)
+        log.info("retrieval stage %s: %.3f s", "validate (in the worker)", aside.result()[1])
+        engine.progress = progress
         manifest = read_manifest(benchmark_dir)
-        with _stage("read"):
-            chunks = chunk_documents(read_documents(benchmark_dir), chunk_tokens, chunk_overlap)
-        with _stage("index"):
-            engine.index(chunks)
-            del chunks
-        with _stage("search"):
-            queries = {query["_id"]: query["text"] for query in read_queries(benchmark_dir)}
-            rankings = engine.search(queries, k)
         with _stage("read qrels"):
             qrels = read_qrels(benchmark_dir)
         with _stage("measure"):
             # Evaluate the run as run.trec writes it, so trec_eval on that file gives the same values.
             values = per_query(qrels, run_from_rankings(rankings), parsed)
-        with _stage("read samples"):
-            rows = [_row(sample, values) for sample in read_samples(benchmark_dir)]
+        with _stage("rows"):
+            rows = [_row(sample_id, attributes, values) for sample_id, attributes in report.kept]
             judged = [row for row in rows if row["judged"]]
             metrics = aggregate(judged, names) | {"unjudged_queries": len(rows) - len(judged), "notes": NOTES}
         hops = None
@@ -173,14 +183,47 @@ def _per_hop(
     return rankings, rows, summarise(rows, names, k)
 
 
-def _row(sample: Any, values: dict[str, dict[str, float]]) -> dict[str, Any]:
+def _validate(benchmark_dir: Path) -> tuple[ValidationReport, float]:
+    """validate_benchmark keeping each sample's id and attributes, and its seconds (the worker runs it)."""
+    start = time.perf_counter()
+    report = validate_benchmark(benchmark_dir, keep=_sample_row)
+    return report, time.perf_counter() - start
+
+
+def _sample_row(sample: Sample) -> tuple[str, dict[str, str]]:
+    return sample.id, sample_attributes(sample)
+
+
+def _valid(benchmark_dir: Path, aside: Aside) -> ValidationReport:
+    """The validation report, waited for; the benchmark's one-line error unless it is valid."""
+    try:
+        report, _ = aside.result()
+    except WorkerCrashed as e:
+        raise IrbgenError(f"{benchmark_dir}: validating the benchmark failed: {e}") from None
+    if not report.ok:
+        raise invalid_benchmark(benchmark_dir, report)
+    return report
+
+
+def _stop_if_invalid(benchmark_dir: Path, aside: Aside, progress: Progress) -> Progress:
+    """PROGRESS that first raises the benchmark's error if validation has finished and found a problem."""
+
+    def checked(stage: str, done: int, total: int | None) -> None:
+        if aside.done():
+            _valid(benchmark_dir, aside)
+        progress(stage, done, total)
+
+    return checked
+
+
+def _row(sample_id: str, attributes: dict[str, str], values: dict[str, dict[str, float]]) -> dict[str, Any]:
     """A per_query.jsonl row; a sample without qrels is not judged and has no values (trec_eval skips it)."""
-    judged = sample.id in values
+    judged = sample_id in values
     return {
-        "query_id": sample.id,
-        "attributes": sample_attributes(sample),
+        "query_id": sample_id,
+        "attributes": attributes,
         "judged": judged,
-        "metrics": values[sample.id] if judged else {},
+        "metrics": values[sample_id] if judged else {},
     }
 
 

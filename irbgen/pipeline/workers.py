@@ -1,5 +1,7 @@
 """Worker processes for the CPU-heavy part of I/O stages (`offload`): one piece of work each at a time.
 
+(`Aside` runs one piece of work in a worker of its own while the caller goes on, the same way.)
+
 Parsers such as lxml, trafilatura and htmldate are not safe on several threads of one process, and a
 page can make them crash or spin. So each piece of work runs alone in a spawned worker process, the
 event loop waits on the worker's pipe (it stays free), and:
@@ -186,3 +188,57 @@ class WorkerPool:
         finally:
             loop.remove_reader(fd)
         return worker.conn.recv_bytes()
+
+
+class Aside:
+    """One piece of WORK run in a spawned worker process of its own while the caller goes on.
+
+    `result` waits for it (its exception is raised here, WorkerCrashed if the worker died); `done` asks
+    without waiting. Leaving the `with` block stops the worker, finished or not.
+    """
+
+    def __init__(self, work: Callable[[], Any], name: str = "irbgen-aside") -> None:
+        spawn = multiprocessing.get_context("spawn")
+        ours, theirs = spawn.Pipe()
+        process = spawn.Process(target=serve, args=(theirs, os.getpid()), name=name, daemon=True)
+        process.start()
+        theirs.close()
+        self._worker = _Worker(process, ours)
+        self._outcome: tuple[bool, Any] | None = None
+        ours.send_bytes(pickle.dumps(work, protocol=pickle.HIGHEST_PROTOCOL))  # read once it is ready
+
+    def __enter__(self) -> Aside:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._worker.kill()
+
+    def done(self) -> bool:
+        """Whether the result is there (or the worker died): `result` would not wait."""
+        if self._outcome is not None:
+            return True
+        worker = self._worker
+        try:
+            if not worker.ready and worker.conn.poll():
+                worker.conn.recv_bytes()
+                worker.ready = True
+            return worker.ready and worker.conn.poll()
+        except (EOFError, OSError):
+            return True
+
+    def result(self) -> Any:
+        """WORK's result, waited for; its exception raised here, or WorkerCrashed."""
+        if self._outcome is None:
+            worker = self._worker
+            try:
+                if not worker.ready:
+                    worker.conn.recv_bytes()
+                    worker.ready = True
+                self._outcome = pickle.loads(worker.conn.recv_bytes())
+            except (EOFError, OSError):
+                self._outcome = (False, WorkerCrashed(f"the worker process died ({worker.death()})"))
+            worker.kill()  # its one piece of work is done
+        ok, value = self._outcome
+        if ok:
+            return value
+        raise value
