@@ -146,10 +146,10 @@ class ColumnsBuilder:
         self._literals = StringTableBuilder(shared=True)
         self._qualifier_texts = StringTableBuilder(shared=True)
         self._datatypes: dict[str, int] = {}
-        self._entity = {name: array("q") for name in ("kind", "sitelinks", "label", "description", "enwiki")}
-        self._entity["datatype"] = array("q")
+        self._entity = {name: array("i") for name in ("sitelinks", "label", "description", "enwiki")}
+        self._entity["kind"], self._entity["datatype"] = array("b"), array("h")
         self._alias_spans: dict[int, list[int]] = {}
-        self._order = array("q")
+        self._order = array("i")
         self._values: dict[str, int] = {}  # literal values by key (`value_key`)
         self._value = {name: array("q") for name in VALUE_ARRAYS}
         # rows fit int32 (ids are far fewer than 2**31); indexes into what grows with statements do not
