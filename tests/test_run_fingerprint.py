@@ -218,7 +218,8 @@ def test_changing_one_deciding_option_is_refused_naming_it(source, inputs, runs)
 
 
 @pytest.mark.parametrize("source", ["wikipedia-dump", "wikidata-dump"])
-def test_options_that_decide_nothing_resume(source, inputs, runs):
+def test_options_that_decide_nothing_resume(source, inputs, runs, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # --shared-dir is relative: the saved bases are remade there, not in the repo
     run_dir = runs[source]
     base = wikipedia_base(inputs) if source == "wikipedia-dump" else wikidata_base(inputs)
     samples = (run_dir / "benchmark" / "samples.jsonl").read_bytes()

@@ -109,6 +109,17 @@ def test_passages_state_identifiers_only_with_keep_all_statements(sample_run, tm
     assert manifest["config"]["keep_all_statements"] is True
 
 
+def test_the_corpus_is_streamed_from_the_passages_checkpoint(sample_run):
+    """Passages are made per range of items and checkpointed; the benchmark's corpus is that checkpoint."""
+    checkpoint = lines(sample_run / "stages" / "passages" / "outputs.jsonl")
+    corpus = lines(sample_run / "benchmark" / "corpus.jsonl")
+    assert [row["record"]["id"] for row in checkpoint] == [document["_id"] for document in corpus]
+    items = sum(1 for row in checkpoint if row["record"]["id"].endswith("#0"))  # one first passage per item
+    assert {row["key"] for row in checkpoint} == {f"items 0-{items - 1}"}  # the sample's items fit one range
+    manifest = json.loads((sample_run / "manifest.json").read_text())
+    assert manifest["stages"]["passages"]["outputs"] == len(corpus)
+
+
 def test_processes_do_not_change_the_output(tmp_path):
     one, two = tmp_path / "one", tmp_path / "two"
     assert run(*BUILD, "--hops", "1-2", "--shards", "2", "--out", one).exit_code == 0

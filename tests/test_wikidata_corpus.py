@@ -3,18 +3,23 @@ deterministic ids, article documents and per-hop evidence, on hand-made knowledg
 
 from __future__ import annotations
 
+import pickle
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irbgen.errors import BadInputError
+from irbgen.pipeline.runner import run_stage
+from irbgen.pipeline.stage import StageContext
 from irbgen.wikidata.corpus import (
     article_documents,
     chunk_units,
     documents_by_entity,
     entity_documents,
+    evidence_passages,
     hop_evidence,
     pack_units,
     qualifier_text,
@@ -24,6 +29,7 @@ from irbgen.wikidata.corpus import (
 )
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.records import Chain, ChainHop, Statement, Value, WikidataEntity
+from irbgen.wikidata.stages import WritePassages, item_ranges
 
 PROPERTIES = {
     "P17": "country",
@@ -315,3 +321,55 @@ def test_hop_evidence_falls_back_to_all_the_heads_passages():
     chain = Chain(id="c3", hops=[hop("Q3", "P1082")])
     assert hop_evidence(chain, documents_by_entity(bare)) == [["Q3#0", "Q3#1", "Q3#2", "Q3#3"]]
     assert hop_evidence(chain, {}) == [[]]
+
+
+# --- passages written per range of items ------------------------------------------------------------
+
+
+def saved(kb: KnowledgeBase, directory: Path) -> KnowledgeBase:
+    kb.save(directory)
+    return KnowledgeBase.load(directory)
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_passages_written_per_range_are_the_whole_corpus_in_order(tmp_path, processes):
+    """The passages stage over ranges of 2 items, on this process or on 2 spawned ones (which map the
+    saved bases), checkpoints exactly the documents `entity_documents` makes in memory."""
+    kb, old = saved(NEW, tmp_path / "kb"), saved(OLD, tmp_path / "old_kb")
+    ranges = list(item_ranges(kb, size=2))
+    assert [r.key for r in ranges] == ["items 0-1", "items 2-3", "items 4-5", "items 6-6"]
+    context = StageContext(run_dir=tmp_path / "run")
+    stage = WritePassages(kb, old, chunk_tokens=14)
+    result = run_stage(stage, ranges, context, processes=processes, chunk_size=1)
+    assert list(result.outputs()) == entity_documents(NEW, old_kb=OLD, chunk_tokens=14)
+    assert len(list(result.outputs())) > len(NEW.items())  # chunks and an old passage among them
+
+
+def test_a_loaded_base_pickles_as_its_directory(tmp_path):
+    kb = saved(NEW, tmp_path / "kb")
+    data = pickle.dumps(kb)
+    assert len(data) < 1000  # the directory, not the columns
+    mapped = pickle.loads(data)
+    assert mapped.directory == tmp_path / "kb" and entity_documents(mapped) == entity_documents(NEW)
+    in_memory = pickle.loads(pickle.dumps(NEW))  # a base built here travels with its columns
+    assert in_memory.directory is None and entity_documents(in_memory) == entity_documents(NEW)
+
+
+def test_items_without_a_q_code_are_ordered_as_ids_are():
+    odd = WikidataEntity(id="Qx", kind="item", label="odd one")
+    kb = make_kb(NEW_ITEMS, odd=odd)
+    ids = [document.id for document in entity_documents(kb)]
+    assert ids == ["Qx#0", "Q1#0", "Q2#0", "Q3#0", "Q4#0", "Q10#0", "Q20#0"]
+
+
+def test_evidence_passages_are_the_corpus_grouped_for_the_chains_entities():
+    hops = [
+        ChainHop(statement=statement("Q1", "P69", "Q2"), popularity=1.0, popular=True),
+        ChainHop(statement=statement("Q2", "P131", "Q3"), popularity=1.0, popular=True),
+    ]
+    chain = Chain(id="c", hops=hops)
+    grouped = evidence_passages([chain], NEW, OLD, chunk_tokens=14)
+    whole = documents_by_entity(entity_documents(NEW, old_kb=OLD, chunk_tokens=14))
+    assert set(grouped) == {"Q1", "Q2", "Q3"}  # heads, and the answer
+    assert grouped == {entity_id: whole[entity_id] for entity_id in grouped}
+    assert hop_evidence(chain, grouped) == hop_evidence(chain, whole)

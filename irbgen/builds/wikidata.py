@@ -2,10 +2,12 @@
 
     read (read_properties)                      -> the knowledge base
     read_old                                    -> the old knowledge base (newness)
+    passages                                    -> the corpus, per range of items
     (wikipedia_frequency) -> chains -> questions -> samples
 
-Three declared lists of steps, run by the stage runner (checkpointed, resumable, rejects kept); between
-them the build makes the knowledge bases the later steps read. The corpus holds one passage per entity.
+Four declared lists of steps, run by the stage runner (checkpointed, resumable, rejects kept); between
+them the build makes the knowledge bases the later steps read. The corpus holds one passage per entity;
+it is written to the passages checkpoint as it is made and streamed from there into the benchmark.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from irbgen.pipeline.stage import Batch, StageContext
 from irbgen.pipeline.steps import Done, Step, run_steps
 from irbgen.progress import Progress
 from irbgen.wikidata.chains import PropertyCaps
-from irbgen.wikidata.corpus import documents_by_entity, entity_documents, id_order
+from irbgen.wikidata.corpus import evidence_passages, id_order
 from irbgen.wikidata.dumps import ReadEntities, wikidata_shards
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.labels import make_popularity
@@ -44,7 +46,14 @@ from irbgen.wikidata.records import Chain
 from irbgen.wikidata.samples import parse_hops
 from irbgen.wikidata.saved_base import file_identity, saved_base
 from irbgen.wikidata.selection import write_entity_ids
-from irbgen.wikidata.stages import CountTriples, MakeChainSamples, SampleChains, TripleCounts
+from irbgen.wikidata.stages import (
+    CountTriples,
+    MakeChainSamples,
+    SampleChains,
+    TripleCounts,
+    WritePassages,
+    item_ranges,
+)
 
 KEPT_ENTITIES = "kept-entities.txt"
 DUMP_INDEXES = "dump-index"  # block indexes of compressed dumps read in shards
@@ -119,8 +128,14 @@ def read_step(
     return Step(name, stage, lambda done: wikidata_shards(path, config.shards, index_dir, **options))
 
 
+def passage_step(config: WikidataBuildConfig, kb: KnowledgeBase, old_kb: KnowledgeBase | None) -> Step:
+    """The corpus: the passages of every item, a range of items per work item."""
+    stage = WritePassages(kb, old_kb, config.chunk_tokens)
+    return Step("passages", stage, lambda done: item_ranges(kb))
+
+
 def question_steps(
-    config: WikidataBuildConfig, backend: str, kb: KnowledgeBase, old_kb: KnowledgeBase | None, documents
+    config: WikidataBuildConfig, backend: str, kb: KnowledgeBase, old_kb: KnowledgeBase | None
 ) -> list[Step]:
     """(REBEL counts ->) chains -> questions -> samples, over the knowledge bases."""
     hops = parse_hops(config.hops)
@@ -134,11 +149,12 @@ def question_steps(
         return Batch(name="chains", parts=parts)
 
     def sample_batch(done: Done) -> Batch:
+        chains = _chains(done)
         parts = {
-            "chains": _chains(done),
+            "chains": chains,
             "questions": list(done["questions"].outputs()),
             "kb": kb,
-            "documents": documents_by_entity(documents),  # grouped once, not once per sample
+            "documents": evidence_passages(chains, kb, old_kb, config.chunk_tokens),
         }
         return Batch(name="samples", parts=parts)
 
@@ -188,7 +204,8 @@ def _triple_counts(done: Done) -> TripleCounts:
 
 
 def worker_files(run_dir: Path, shared_dir: Path | None) -> Path:
-    """Where the driver puts the files CPU workers read (dump block indexes, the old dump's entity list).
+    """Where the driver puts the files CPU workers read (dump block indexes, the old dump's entity list,
+    the saved knowledge bases).
 
     The run directory, or with --shared-dir (a folder every node of a cluster can read) this run's own
     folder there, named from the run directory's path, so a rerun finds what the first run made.
@@ -278,22 +295,23 @@ def _build(
     done = run_steps(reads, context, **options)
     source = _base_source(config, done, "read")
     table = lambda: table_rows(config.properties)  # noqa: E731
-    kb = saved_base(run_dir / KB_DIR, source, done["read"].rows, _properties(done), table)
+    bases = worker_files(run_dir, config.shared_dir)  # workers map the saved bases
+    kb = saved_base(bases / KB_DIR, source, done["read"].rows, _properties(done), table)
     old_kb = None
     if config.old_dump is not None:
         kept = _kept_entities(kb, config, run_dir)
         old = read_step("read_old", config.old_dump, config, run_dir, entities=kept, limit=config.limit)
         done |= run_steps([old], context, **options)
         old_source = _base_source(config, done, "read_old")
-        old_kb = saved_base(run_dir / OLD_KB_DIR, old_source, done["read_old"].rows)
-    documents = entity_documents(kb, old_kb, chunk_tokens=config.chunk_tokens)
+        old_kb = saved_base(bases / OLD_KB_DIR, old_source, done["read_old"].rows)
+    done |= run_steps([passage_step(config, kb, old_kb)], context, **options)
 
     llm = run_client(config, run_dir)
     try:
         backend = stage_backend(config.llm)
         context = StageContext(run_dir=run_dir, llm=llm)
         with _collector_paused():
-            steps = question_steps(config, backend, kb, old_kb, documents)
+            steps = question_steps(config, backend, kb, old_kb)
             done |= run_steps(steps, context, **options, done=done)
     finally:
         if llm is not None:
@@ -322,7 +340,7 @@ def _build(
         problem = f"0 samples from {counts['entities']:,} entities and {counts['chains']:,} chains: {reasons}"
         fail_empty(problem, manifest, run_dir, shown)
     card = Card(name, COMMAND, recorded, DESCRIPTION, LICENCE)
-    return BuildOutput(documents, samples, manifest, card)
+    return BuildOutput(done["passages"].outputs(), samples, manifest, card)
 
 
 def _counts(done: Done, chains: list[Chain], samples: list, rebel_stats: dict[str, int]) -> dict[str, int]:

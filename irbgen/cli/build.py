@@ -129,7 +129,8 @@ def build_inputs(config: Any, config_path: Path | None) -> dict[str, Any]:
     "--shared-dir",
     type=click.Path(path_type=Path),
     help="Wikidata on a multi-node cluster: a folder every node can read, for the files workers read "
-    "(dump block indexes, the old dump's entity list). Default: the run directory.",
+    "(dump block indexes, the old dump's entity list, the saved knowledge bases). "
+    "Default: the run directory.",
 )
 @click.option("--created-after", help="Keep pages created on or after this ISO date (Cirrus dumps).")
 @click.option("--created-before", help="Keep pages created before this ISO date (Cirrus dumps).")

@@ -146,24 +146,31 @@ class ColumnsBuilder:
         self._literals = StringTableBuilder(shared=True)
         self._qualifier_texts = StringTableBuilder(shared=True)
         self._datatypes: dict[str, int] = {}
-        self._entity = {name: array("q") for name in ("kind", "sitelinks", "label", "description", "enwiki")}
-        self._entity["datatype"] = array("q")
+        self._entity = {name: array("i") for name in ("sitelinks", "label", "description", "enwiki")}
+        self._entity["kind"], self._entity["datatype"] = array("b"), array("h")
         self._alias_spans: dict[int, list[int]] = {}
-        self._order = array("q")
-        self._values: dict[str, int] = {}
+        self._order = array("i")
+        self._values: dict[str, int] = {}  # literal values by key (`value_key`)
         self._value = {name: array("q") for name in VALUE_ARRAYS}
+        # rows fit int32 (ids are far fewer than 2**31); indexes into what grows with statements do not
         self._statement = {
-            name: array("q") for name in ("head", "property", "value", "rank", "statement_datatype")
+            "head": array("i"),
+            "property": array("i"),
+            "value": array("q"),
+            "rank": array("b"),
+            "statement_datatype": array("h"),
         }
-        self._qualifier_counts = array("q")
-        self._qualifier_property = array("q")
+        self._qualifier_counts = array("i")
+        self._qualifier_property = array("i")
         self._qualifier_value = array("q")
+        self._row_value = array("q")  # per row, the index of the entity value naming it (-1: none yet)
 
     def _row(self, entity_id: str) -> int:
         row = self._rows.get(entity_id)
         if row is None:
             row = self._rows[entity_id] = len(self._rows)
             self._ids.add(entity_id)
+            self._row_value.append(-1)
             for column in self._entity.values():
                 column.append(
                     0 if column is self._entity["kind"] or column is self._entity["sitelinks"] else -1
@@ -198,19 +205,29 @@ class ColumnsBuilder:
         columns["enwiki"][row] = -1 if enwiki is None else self._terms.add(enwiki)
         datatype = _get(entity, "datatype")
         columns["datatype"][row] = -1 if datatype is None else self._datatype(datatype)
-        self._alias_spans[row] = [self._terms.add(alias) for alias in _get(entity, "aliases", ()) or ()]
+        aliases = [self._terms.add(alias) for alias in _get(entity, "aliases", ()) or ()]
+        if aliases:  # most entities have none: no list kept for them
+            self._alias_spans[row] = aliases
+        else:
+            self._alias_spans.pop(row, None)
         for statement in _get(entity, "statements", ()) or ():
             self._add_statement(statement)
 
     def _add_value(self, tail: Any) -> int:
         value_type, entity_id = _get(tail, "type"), _get(tail, "id")
         text, raw, unit = _get(tail, "text", ""), _get(tail, "raw", "") or "", _get(tail, "unit")
-        key = value_key(value_type, entity_id, text, raw, unit)
-        index = self._values.get(key)
-        if index is not None:
-            return index
-        index = self._values[key] = len(self._values)
         columns = self._value
+        if value_type == "entity" and entity_id:  # its key is the id: found through the id's row
+            row = self._row(entity_id)
+            if self._row_value[row] >= 0:
+                return self._row_value[row]
+            index = self._row_value[row] = len(columns["value_type"])
+        else:
+            key = value_key(value_type, entity_id, text, raw, unit)
+            index = self._values.get(key, -1)
+            if index >= 0:
+                return index
+            index = self._values[key] = len(columns["value_type"])
         columns["value_type"].append(_TYPE_INDEX[value_type])
         columns["value_entity"].append(self._row(entity_id) if entity_id is not None else -1)
         columns["value_text"].append(
@@ -248,7 +265,7 @@ class ColumnsBuilder:
         arrays["sitelinks"] = np.asarray(entity["sitelinks"], dtype=np.int32)
         for name in ("label", "description", "enwiki"):
             arrays[name] = np.asarray(entity[name], dtype=np.int64).astype(
-                _index_dtype(len(self._terms._lengths))
+                _index_dtype(len(self._terms))
             )
         arrays["datatype"] = np.asarray(entity["datatype"], dtype=np.int16)
         alias_counts = np.zeros(rows, dtype=np.int64)
@@ -256,58 +273,62 @@ class ColumnsBuilder:
             alias_counts[row] = len(span)
         arrays["alias_offsets"] = np.concatenate([[0], np.cumsum(alias_counts)]).astype(np.int64)
         flat = [index for row in sorted(self._alias_spans) for index in self._alias_spans[row]]
-        arrays["aliases"] = np.asarray(flat, dtype=np.int64).astype(_index_dtype(len(self._terms._lengths)))
+        arrays["aliases"] = np.asarray(flat, dtype=np.int64).astype(_index_dtype(len(self._terms)))
         arrays["order"] = np.asarray(self._order, dtype=row_type)
         for name, column in self._value.items():
             arrays[name] = np.asarray(column, dtype=np.int64)
         arrays["value_type"] = arrays["value_type"].astype(np.int8)
         arrays["value_entity"] = arrays["value_entity"].astype(row_type)
         arrays["value_precision"] = arrays["value_precision"].astype(np.int8)
-        literal_type = _index_dtype(len(self._literals._lengths))
+        literal_type = _index_dtype(len(self._literals))
         for name in ("value_text", "value_raw", "value_unit"):
             arrays[name] = arrays[name].astype(literal_type)
-        self._statement_arrays(arrays, rows)
         arrays["codes"] = np.fromiter(
             (id_code(entity_id) for entity_id in self._rows), dtype=np.int64, count=rows
         )
+        values, texts = len(self._value["value_type"]), len(self._qualifier_texts)
+        self._rows, self._values, self._row_value = {}, {}, array("q")  # freed before the adjacency
         tables = {
             "ids": self._ids.finish(),
             "terms": self._terms.finish(),
             "literals": self._literals.finish(),
             "qualifier_texts": self._qualifier_texts.finish(),
         }
+        self._statement_arrays(arrays, rows, values, texts)
         datatypes = sorted(self._datatypes, key=self._datatypes.__getitem__)
         return KnowledgeColumns(arrays, tables, datatypes)
 
-    def _statement_arrays(self, arrays: dict[str, np.ndarray], rows: int) -> None:
-        """Statement columns grouped by head (reading order unless an id was read twice), and the CSRs."""
-        head = np.asarray(self._statement["head"], dtype=np.int64)
-        counts = np.asarray(self._qualifier_counts, dtype=np.int64)
-        offsets = np.concatenate([[0], np.cumsum(counts)])
-        qualifier_property = np.asarray(self._qualifier_property, dtype=np.int64)
-        qualifier_value = np.asarray(self._qualifier_value, dtype=np.int64)
-        first = np.full(rows, len(head), dtype=np.int64)
-        np.minimum.at(first, head, np.arange(len(head)))
-        if len(head) and np.any(np.diff(first[head]) < 0):  # a head read twice: group its statements
-            order = np.argsort(first[head], kind="stable")
-            picks = _ranges(offsets[:-1][order], counts[order])
-            qualifier_property, qualifier_value = qualifier_property[picks], qualifier_value[picks]
-            counts = counts[order]
-            offsets = np.concatenate([[0], np.cumsum(counts)])
-            for name in self._statement:
-                self._statement[name] = np.asarray(self._statement[name], dtype=np.int64)[order]
-        row_type = _index_dtype(rows)
+    def _statement_arrays(self, arrays: dict[str, np.ndarray], rows: int, values: int, texts: int) -> None:
+        """Statement columns grouped by head (reading order unless an id was read twice), and the CSRs.
+
+        The columns are views of the builder's arrays where their type is already the saved one, so
+        finishing copies no statement column it need not."""
+        statement = {name: _view(column) for name, column in self._statement.items()}
+        head = statement["head"]
         n = len(head)
-        arrays["head"] = np.asarray(self._statement["head"], dtype=np.int64).astype(row_type)
-        arrays["property"] = np.asarray(self._statement["property"], dtype=np.int64).astype(row_type)
-        arrays["value"] = np.asarray(self._statement["value"], dtype=np.int64).astype(
-            _index_dtype(len(self._values))
-        )
-        arrays["rank"] = np.asarray(self._statement["rank"], dtype=np.int8)
-        arrays["statement_datatype"] = np.asarray(self._statement["statement_datatype"], dtype=np.int16)
+        counts = _view(self._qualifier_counts)
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        qualifier_property = _view(self._qualifier_property)
+        qualifier_value = _view(self._qualifier_value)
+        run_heads = head[np.flatnonzero(np.concatenate([[True], head[1:] != head[:-1]]))] if n else head
+        if len(np.unique(run_heads)) < len(run_heads):  # a head read twice: group its statements
+            first = np.full(rows, n, dtype=np.int64)
+            np.minimum.at(first, head, np.arange(n))
+            order = np.argsort(first[head], kind="stable")
+            picks = _ranges(offsets[:-1][order], counts[order].astype(np.int64))
+            qualifier_property, qualifier_value = qualifier_property[picks], qualifier_value[picks]
+            offsets[1:] = np.cumsum(counts[order])
+            statement = {name: column[order] for name, column in statement.items()}
+        row_type = _index_dtype(rows)
+        arrays["head"] = statement["head"].astype(row_type, copy=False)
+        arrays["property"] = statement["property"].astype(row_type, copy=False)
+        arrays["value"] = statement["value"].astype(_index_dtype(values), copy=False)
+        arrays["rank"] = statement["rank"]
+        arrays["statement_datatype"] = statement["statement_datatype"]
         arrays["qualifier_offsets"] = offsets.astype(_index_dtype(int(offsets[-1]) + 1))
-        arrays["qualifier_property"] = qualifier_property.astype(row_type)
-        arrays["qualifier_value"] = qualifier_value.astype(_index_dtype(len(self._qualifier_texts._lengths)))
+        arrays["qualifier_property"] = qualifier_property.astype(row_type, copy=False)
+        arrays["qualifier_value"] = qualifier_value.astype(_index_dtype(texts), copy=False)
         grouped = arrays["head"]
         head_count = np.bincount(grouped, minlength=rows).astype(np.int32)
         head_start = np.zeros(rows, dtype=np.int64)
@@ -315,12 +336,17 @@ class ColumnsBuilder:
             starts = np.flatnonzero(np.concatenate([[True], grouped[1:] != grouped[:-1]]))
             head_start[grouped[starts]] = starts
         arrays["head_start"], arrays["head_count"] = head_start.astype(_index_dtype(n + 1)), head_count
-        tail_row = np.asarray(arrays["value_entity"], dtype=np.int64)[arrays["value"]]
+        tail_row = arrays["value_entity"][arrays["value"]]
         with_entity = np.flatnonzero(tail_row >= 0)
         by_tail = with_entity[np.argsort(tail_row[with_entity], kind="stable")]
         arrays["tail_statements"] = by_tail.astype(_index_dtype(n))
         tail_counts = np.bincount(tail_row[with_entity], minlength=rows)
         arrays["tail_offsets"] = np.concatenate([[0], np.cumsum(tail_counts)]).astype(_index_dtype(n + 1))
+
+
+def _view(column: array) -> np.ndarray:
+    """An `array.array` as a numpy array over the same memory (their type codes are the same)."""
+    return np.frombuffer(column, dtype=column.typecode)
 
 
 def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:

@@ -23,11 +23,14 @@ passages the keys of the statements they hold, which `hop_evidence` reads.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+
+import numpy as np
 
 from irbgen.errors import BadInputError
 from irbgen.schema import Document
 from irbgen.wikidata.dating import END_TIME, POINT_IN_TIME, START_TIME
+from irbgen.wikidata.entity_ids import NO_CODE
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.records import Chain, Statement, Value, WikidataEntity
 from irbgen.wikidata.rules.questions import value_phrase
@@ -267,14 +270,55 @@ def entity_passages(
     return documents
 
 
+def item_rows(kb: KnowledgeBase) -> np.ndarray:
+    """The rows of the base's items in the corpus's order: numeric id order (`id_order`), from the ids'
+    codes without making a record; sorted by `id_order` itself when an item's id has no Q code."""
+    columns = kb.columns
+    order = np.asarray(columns.order)
+    rows = order[columns.kind[order] == 1]
+    codes = columns.codes[rows]
+    if np.all((codes != NO_CODE) & (codes % 2 == 0)):  # every id is Q<n>: its code is 2n
+        return rows[np.argsort(codes, kind="stable")]
+    return np.asarray(sorted(rows.tolist(), key=lambda row: id_order(kb.id_of(row))), dtype=np.int64)
+
+
+def rows_passages(
+    rows: Iterable[int],
+    kb: KnowledgeBase,
+    old_kb: KnowledgeBase | None = None,
+    chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
+) -> Iterator[Document]:
+    """The passages of the items at these rows of the base, one item after the other, made as asked."""
+    for row in rows:
+        yield from entity_passages(kb.entity(int(row)), kb, old_kb, chunk_tokens)
+
+
 def entity_documents(
     kb: KnowledgeBase, old_kb: KnowledgeBase | None = None, chunk_tokens: int = DEFAULT_CHUNK_TOKENS
 ) -> list[Document]:
     """The passages of every item of the base, in numeric id order."""
-    documents: list[Document] = []
-    for entity in sorted(kb.items(), key=lambda item: id_order(item.id)):
-        documents.extend(entity_passages(entity, kb, old_kb, chunk_tokens))
-    return documents
+    return list(rows_passages(item_rows(kb), kb, old_kb, chunk_tokens))
+
+
+def evidence_passages(
+    chains: Iterable[Chain],
+    kb: KnowledgeBase,
+    old_kb: KnowledgeBase | None = None,
+    chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
+) -> dict[str, list[Document]]:
+    """The passages `hop_evidence` reads for these chains (every hop's head and an entity answer), by
+    entity: what `documents_by_entity` of the whole corpus gives for them, without the whole corpus."""
+    wanted = set()
+    for chain in chains:
+        wanted.update(hop.statement.head for hop in chain.hops)
+        answer = chain.hops[-1].statement.tail if chain.hops else None
+        if answer is not None and answer.type == "entity" and answer.id:
+            wanted.add(answer.id)
+    return {
+        entity_id: entity_passages(kb.entities[entity_id], kb, old_kb, chunk_tokens)
+        for entity_id in sorted(wanted, key=id_order)
+        if kb.kind(entity_id) == "item"
+    }
 
 
 # --- Wikipedia articles -------------------------------------------------------------------------------

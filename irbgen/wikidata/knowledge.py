@@ -41,6 +41,7 @@ class KnowledgeBase:
         columns: KnowledgeColumns | None = None,
     ) -> None:
         self.columns = columns if columns is not None else build_columns(entities, properties, table)
+        self.directory: Path | None = None  # where the base was loaded from, if it was
         self.entities = _Entities(self)
         self.statements = _Statements(self)
         self.by_head = _ByHead(self)
@@ -50,7 +51,16 @@ class KnowledgeBase:
     @classmethod
     def load(cls, directory: Path, mmap: bool = True) -> KnowledgeBase:
         """A base saved with `save`, memory-mapped."""
-        return cls(columns=KnowledgeColumns.load(directory, mmap))
+        kb = cls(columns=KnowledgeColumns.load(directory, mmap))
+        kb.directory = Path(directory)
+        return kb
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """A loaded base pickles as its directory, so a worker process maps the saved files instead of
+        receiving a copy of every column; a base built in memory pickles its columns."""
+        if self.directory is not None:
+            return KnowledgeBase.load, (self.directory,)
+        return _from_columns, (self.columns,)
 
     def save(self, directory: Path, meta: Mapping[str, Any] | None = None) -> None:
         self.columns.save(directory, meta)
@@ -220,6 +230,10 @@ class KnowledgeBase:
     def properties_used(self) -> set[str]:
         """The properties of the base's statements."""
         return {self.id_of(row) for row in np.unique(self.columns.property)}
+
+
+def _from_columns(columns: KnowledgeColumns) -> KnowledgeBase:
+    return KnowledgeBase(columns=columns)
 
 
 class _Entities(Mapping[str, WikidataEntity]):

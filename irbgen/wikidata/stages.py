@@ -1,8 +1,10 @@
-"""The Wikidata stages that need the whole knowledge base, each over one `Batch`: triple counts from
-Wikipedia (REBEL), chain sampling and samples.
+"""The Wikidata stages that read the knowledge base: the passages, per range of items, and over one
+`Batch` each, triple counts from Wikipedia (REBEL), chain sampling and samples.
 
-Each wraps a pure function of its batch, so it is checkpointed and resumed like any other stage, and
-its rejects and counts are recorded by the runner.
+Each wraps a pure function of its input, so it is checkpointed and resumed like any other stage, and
+its rejects and counts are recorded by the runner. The passages stage runs on the executor's workers,
+which map the saved base (a loaded `KnowledgeBase` pickles as its directory); the runner writes each
+range's passages to the checkpoint as they come, so no process holds the corpus.
 """
 
 from __future__ import annotations
@@ -16,15 +18,56 @@ from pydantic import BaseModel
 
 from irbgen.pipeline.stage import Batch, StageContext
 from irbgen.records import Record, Reject
-from irbgen.schema import Sample
+from irbgen.schema import Document, Sample
 from irbgen.spread import NO_KIND, SUBJECT_KIND
 from irbgen.wikidata.chains import PropertyCaps, over_caps, sample_chains
+from irbgen.wikidata.corpus import item_rows, rows_passages
 from irbgen.wikidata.knowledge import KnowledgeBase
 from irbgen.wikidata.labels import Newness
 from irbgen.wikidata.records import Chain
 from irbgen.wikidata.relations import INSTANCE_OF
 from irbgen.wikidata.rules.grammar import node_noun
 from irbgen.wikidata.samples import chain_sample
+
+PASSAGE_RANGE = 1000  # items per work item of the passages stage
+
+
+class ItemRange(Record):
+    """A run of items, as rows of the base, from position `start` of the corpus's item order."""
+
+    start: int
+    rows: list[int]
+
+    @property
+    def key(self) -> str:
+        return f"items {self.start}-{self.start + len(self.rows) - 1}"
+
+
+def item_ranges(kb: KnowledgeBase, size: int = PASSAGE_RANGE) -> Iterator[ItemRange]:
+    """The base's items in the corpus's order (`corpus.item_rows`), `size` at a time."""
+    rows = item_rows(kb)
+    for start in range(0, len(rows), size):
+        yield ItemRange(start=start, rows=rows[start : start + size].tolist())
+
+
+class WritePassages:
+    """ItemRange -> the passages of its items, in order (`corpus.entity_passages`)."""
+
+    name = "passages"
+    input_model = ItemRange
+    output_model = Document
+
+    def __init__(self, kb: KnowledgeBase, old_kb: KnowledgeBase | None, chunk_tokens: int) -> None:
+        self.kb = kb
+        self.old_kb = old_kb
+        self.chunk_tokens = chunk_tokens
+
+    def key(self, record: ItemRange) -> str:
+        return record.key
+
+    def process(self, record: ItemRange, context: StageContext) -> Iterator[Document]:
+        """The passages, made one item at a time."""
+        return rows_passages(record.rows, self.kb, self.old_kb, self.chunk_tokens)
 
 
 class TripleCounts(Record):

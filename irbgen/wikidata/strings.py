@@ -6,6 +6,7 @@ A table is two arrays, so it is saved as two `.npy` files and memory-mapped back
 
 from __future__ import annotations
 
+from array import array
 from pathlib import Path
 
 import numpy as np
@@ -52,12 +53,15 @@ class StringTable:
 
 
 class StringTableBuilder:
-    """Appends strings; with `shared`, a string seen before gets its first index back."""
+    """Appends strings to one growing blob; with `shared`, a string seen before gets its first index back."""
 
     def __init__(self, shared: bool = False) -> None:
-        self._parts: list[bytes] = []
-        self._lengths: list[int] = []
+        self._blob = bytearray()
+        self._lengths = array("q")
         self._seen: dict[str, int] | None = {} if shared else None
+
+    def __len__(self) -> int:
+        return len(self._lengths)
 
     def add(self, text: str) -> int:
         """The index of `text` in the table."""
@@ -67,7 +71,7 @@ class StringTableBuilder:
                 return index
         data = text.encode("utf-8")
         index = len(self._lengths)
-        self._parts.append(data)
+        self._blob += data
         self._lengths.append(len(data))
         if self._seen is not None:
             self._seen[text] = index
@@ -75,7 +79,7 @@ class StringTableBuilder:
 
     def finish(self) -> StringTable:
         offsets = np.zeros(len(self._lengths) + 1, dtype=np.int64)
-        np.cumsum(np.asarray(self._lengths, dtype=np.int64), out=offsets[1:])
-        blob = np.frombuffer(b"".join(self._parts), dtype=np.uint8).copy()
-        self._parts, self._lengths, self._seen = [], [], None
+        np.cumsum(np.frombuffer(self._lengths, dtype=np.int64), out=offsets[1:])
+        blob = np.frombuffer(self._blob, dtype=np.uint8)  # the blob itself, not a copy
+        self._blob, self._lengths, self._seen = bytearray(), array("q"), None
         return StringTable(blob, offsets)
