@@ -8,8 +8,8 @@
 into a bigger dump, then times `build_wikipedia(..., facts_only=True)` in a fresh run directory: with
 `--executor local` on a pool of CPUS processes, with `--executor ray` on a local Ray instance of CPUS
 CPUs started before the clock starts. Prints one JSON line: seconds, pages, pages/s, and the CPU
-seconds of the whole build with the kept articles per CPU-second (measure this with `--cpus 1
---executor local`, where every stage runs inline in this one process, so load does not count).
+seconds of the whole build with the kept articles per CPU-second (`--executor local` only: the
+pool's processes exit with the build, so their CPU counts; a Ray worker's does not).
 
 `overhead` runs a stage that does nothing over ITEMS items on Ray and inline, and prints the time per
 item of each: on Ray once with one item per task (`--chunk-size 1`, Ray's own cost per task) and once
@@ -99,8 +99,8 @@ def part1(args: argparse.Namespace) -> dict:
 
 
 def _cpu_seconds() -> float:
-    """User and system CPU seconds of this process and its finished children (a pool's processes are
-    counted once they exit; with `--cpus 1 --executor local` every stage runs in this process)."""
+    """User and system CPU seconds of this process and its finished children (the local pool's
+    processes are counted once they exit, at the end of the build)."""
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
