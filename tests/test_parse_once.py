@@ -79,3 +79,12 @@ def test_the_keypoint_stage_reuses_the_parse_and_decides_the_same() -> None:
     assert keypoints._parse.cache_info().misses > 0
     assert [r.model_dump() for r in reused] == [r.model_dump() for r in parsed]
     assert reused[0].text == TEXT
+
+
+def test_without_the_completeness_check_nothing_is_packed() -> None:
+    wikitext = f"{OTHERS[1]}\n== Europe ==\n{TEXT}<ref>https://example.org/angola</ref> {OTHERS[0]}"
+    page = Page(page_id=710, title="T", wikitext=wikitext)
+    (checked,) = [r for r in CitingSegments().process(page) if isinstance(r, Segment)]
+    (unchecked,) = [r for r in CitingSegments(check_complete=False).process(page) if isinstance(r, Segment)]
+    assert unchecked.parse is None
+    assert unchecked.model_copy(update={"parse": checked.parse}) == checked  # the lead's noun the same
