@@ -37,7 +37,7 @@ from irbgen.irb.samples import corpus_documents
 from irbgen.irb.stages import MakeSamples, PlanQuestions, TypeNodes
 from irbgen.llm.backends import stage_backend
 from irbgen.llm.run_client import LEDGER, LLMOptions, run_client
-from irbgen.pipeline.executors import EXECUTOR_FIELDS, ExecutorOptions, executor_for
+from irbgen.pipeline.executors import EXECUTOR_FIELDS, ExecutorOptions, executor_for, worker_files
 from irbgen.pipeline.runner import StageResult
 from irbgen.pipeline.stage import Batch, StageContext
 from irbgen.pipeline.steps import Done, Step, run_steps
@@ -306,7 +306,8 @@ def build_wikipedia(
     llm = run_client(config, run_dir)
     backend = stage_backend(config.llm)
     fetcher = _make_fetcher(config, run_dir) if given is None else None
-    context = StageContext(run_dir=run_dir, llm=llm, fetcher=fetcher)
+    shard_dir = worker_files(run_dir, config.shared_dir) if config.shared_dir is not None else None
+    context = StageContext(run_dir=run_dir, llm=llm, fetcher=fetcher, shard_dir=shard_dir)  # None: run_dir
     done: dict[str, StageResult] = {}
     try:
         with executor_for(config, executor) as running:
