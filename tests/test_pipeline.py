@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -612,6 +613,30 @@ def test_resume_after_sigkill(tmp_path: Path) -> None:
     done_at_kill = kill_midway(SIGKILL_SCRIPT, run_dir, log)
     resumed = run_stage(SlowWords(delay=0), texts(), context(run_dir, log=str(log)))
     assert_resumed(resumed, clean, log, done_at_kill, redone=1)
+
+
+def test_recorded_shards_are_reused_only_for_the_same_inputs_and_a_complete_folder(tmp_path: Path) -> None:
+    records = texts(30)
+    clean = run_stage(SplitWords(), records, context(tmp_path / "clean"))
+    run_dir, log = tmp_path / "run", tmp_path / "calls.log"
+    with pytest.raises(KeyboardInterrupt):  # shards of 1, 2, 4, 4, 4, 4 items complete: t000-t018
+        run_stage(
+            SplitWords(), interrupted(records, 20), context(run_dir, log=str(log)), processes=2, chunk_size=4
+        )
+    folder = run_dir / "stages" / "split"
+    recorded = [json.loads(line) for line in (folder / "shards.jsonl").read_text().splitlines()]
+    assert [entry["shard"] for entry in recorded] == [0, 1, 2, 3, 4, 5]
+    shutil.rmtree(folder / "shards" / recorded[1]["folder"])  # as if the shared folder lost it
+    # Cut in shards of at most 2: shard 0 (t000) holds the same input as before, shard 1 lost its
+    # folder, and from shard 2 on the shards hold other inputs than the recorded ones.
+    resumed = run_stage(SplitWords(), records, context(run_dir, log=str(log)), processes=2, chunk_size=2)
+    calls = Counter(log.read_text().split())
+    assert calls["t000"] == 1
+    assert all(calls[f"t{number:03d}"] == 2 for number in range(1, 19))
+    assert all(calls[f"t{number:03d}"] == 1 for number in range(19, 30))
+    assert rows(resumed) == rows(clean)
+    assert (run_dir / "rejects.jsonl").read_bytes() == (tmp_path / "clean" / "rejects.jsonl").read_bytes()
+    assert not (folder / "shards").exists() and not (folder / "shards.jsonl").exists()
 
 
 POOL_SIGKILL_SCRIPT = SIGKILL_SCRIPT.replace("sync_seconds=0", "processes=2, chunk_size=4")
