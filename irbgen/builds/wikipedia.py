@@ -45,7 +45,7 @@ from irbgen.progress import Progress
 from irbgen.schema import PromptRef
 from irbgen.web.records import WebDocument
 from irbgen.web.stages import FetchCited
-from irbgen.wikipedia.records import Citation, Segment
+from irbgen.wikipedia.records import Citation
 from irbgen.wikipedia.stages import CitingSegments, DumpShard, ReadPages
 
 FACTS = "facts.jsonl"
@@ -118,7 +118,7 @@ def part1_steps(config: WikipediaBuildConfig, backend: str) -> list[Step]:
         Step(
             "fetch_cited",
             FetchCited(),
-            lambda done: cited_pages(done["keypoints"].outputs(), done["citing_segments"].outputs()),
+            lambda done: cited_pages(done["keypoints"].rows(), done["citing_segments"].rows()),
             concurrency=config.fetch_concurrency,
         ),
         Step(
@@ -238,16 +238,21 @@ def dump_shards(config: WikipediaBuildConfig) -> list[DumpShard]:
     ]
 
 
-def cited_pages(keypoints: Iterable[Keypoint], segments: Iterable[Segment]) -> list[Citation]:
-    """One Citation per distinct cited URL of a kept keypoint, in first-use order, with its first date."""
-    urls = {keypoint.id: keypoint.urls for keypoint in keypoints}
+def cited_pages(keypoints: Iterable[dict[str, Any]], segments: Iterable[dict[str, Any]]) -> list[Citation]:
+    """One Citation per distinct cited URL of a kept keypoint, in first-use order, with its first date.
+
+    Reads the two checkpoints' rows (JSON): only the ids, URLs and citations are looked at, so the
+    driver does not build every segment.
+    """
+    urls = {keypoint["id"]: keypoint["urls"] for keypoint in keypoints}
     seen: dict[str, Citation] = {}
     for segment in segments:
-        if segment.id not in urls:  # its keypoint was rejected
+        if segment["id"] not in urls:  # its keypoint was rejected
             continue
-        for citation in segment.citations:
-            if citation.url in urls[segment.id] and citation.url not in seen:
-                seen[citation.url] = citation
+        for citation in segment["citations"]:
+            url = citation["url"]
+            if url in urls[segment["id"]] and url not in seen:
+                seen[url] = Citation.model_validate(citation)
     return list(seen.values())
 
 

@@ -1,14 +1,17 @@
-"""Run stages on Ray: CPU stages as tasks over chunks of work items; I/O stages in the driver, their CPU
-work on the cluster.
+"""Run stages on Ray: CPU stages as tasks that write their own checkpoint shards; I/O stages in the
+driver, their CPU work on the cluster.
 
-The executor has the runner's Executor signature, so no stage changes to run here. What it does:
+The executor has the runner's Executor signature (and `run_shards`), so no stage changes to run here.
+What it does:
 
-- CPU stages (`process`): one Ray task per chunk of work items (chunks of 1, 2, 4 ... up to
+- CPU stages (`process`): one Ray task per shard of work items (shards of 1, 2, 4 ... up to
   `chunk_size`, so a few heavy items such as dump shards still spread, while Ray's few ms per task are
   shared by many light ones), at most `max_in_flight` tasks in flight (default twice the cluster's CPUs).
-  A task whose worker dies is rerun by Ray up to `max_retries` times; after that its items are run one
-  per task, and the item whose worker still dies becomes a Reject "error:<RayErrorType>" with the
-  reason, and the stage goes on.
+  The task writes the shard's records, rejects and stats itself (irbgen.pipeline.shards) and returns
+  only its stats; the driver records the shard as complete. A task whose worker dies is rerun by Ray up
+  to `max_retries` times; after that its items are run one per task, the driver writes the shard, and
+  the item whose worker still dies becomes a Reject "error:<RayErrorType>" with the reason, and the
+  stage goes on.
 - I/O stages (`aprocess`), by default (`io_actors` 0): on the driver's event loop with the driver's own
   fetcher and model client, as locally, so the concurrency and per-host limits, the reply cache, the
   cost ledger and `--max-cost` are exactly the local ones, and only the driver writes their caches (the
@@ -26,9 +29,10 @@ The executor has the runner's Executor signature, so no stage changes to run her
 - A stage whose one input joins every earlier record (a `Batch`) runs in the driver: shipping every
   record to a worker costs a full copy and gains no parallelism.
 
-Results come back to the driver, which hands them to the sink (the one checkpoint writer) in input
-order. CPU tasks need only their input, so the dump they read must be at a path every node can read
-(an NFS or object-store mount).
+The results of I/O and `Batch` stages come back to the driver, which writes them in input order. CPU
+tasks need only their input, so the dump they read must be at a path every node can read (an NFS or
+object-store mount), and the folder they write their shards in (the run directory, or the context's
+`shard_dir`) one every node can write.
 """
 
 from __future__ import annotations

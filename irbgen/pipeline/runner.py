@@ -7,6 +7,11 @@ with the same signature without touching any stage. A stage that has both method
 (unless it says `io_bound = False`);
 `processes` applies to stages that have only `process`.
 
+An executor that runs a CPU stage on other processes (`executor.shards(stage)`: the local pool, Ray)
+does not send results back: its workers write the stage's checkpoint in shards, and the driver only
+records which shards are complete, then concatenates them in order (irbgen.pipeline.shards). A rerun
+skips complete shards instead of finished keys.
+
 A stage's exception for one record becomes a Reject "error:<ExceptionType>" with the message. Fatal
 errors stop the run instead: BaseExceptions (KeyboardInterrupt, SystemExit) and any exception
 whose class sets `fatal = True` (such as BudgetExceeded). Keys finished before the stop stay finished.
@@ -69,6 +74,9 @@ class Executor(Protocol):
     The sink takes an item's results as any iterable, consumed once: a list, or a lazy iterator (the
     inline executor streams a stage's generator straight to the checkpoint, so memory stays flat).
     `concurrency` bounds the calls of an I/O stage in flight at once.
+
+    An executor may also run CPU stages in worker-written shards: `shards(stage)` says whether it does
+    for STAGE, and `run_shards(stage, shards, context, done)` runs them (see LocalExecutor.run_shards).
     """
 
     def __call__(
