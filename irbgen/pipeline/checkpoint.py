@@ -41,6 +41,7 @@ from typing import IO, Any
 
 from irbgen.errors import IrbgenError
 from irbgen.io import write_atomic, write_json
+from irbgen.pipeline.rundir import remove_stale_temps
 from irbgen.pipeline.stats import DUPLICATE_KEY, StageStats
 
 logger = logging.getLogger(__name__)
@@ -265,6 +266,7 @@ class CheckpointStore:
         """Before a run in worker-written shards (irbgen.pipeline.shards): drop what a per-key run or an
         interrupted merge of shards left in this stage's files and in RUN_DIR/rejects.jsonl."""
         self.folder.mkdir(parents=True, exist_ok=True)
+        remove_stale_temps(self.folder)  # what an interrupted merge was writing
         for path in (self.outputs_path, self.rejects_path, self.done_path):
             path.unlink(missing_ok=True)
         path = self.run_rejects_path
