@@ -639,6 +639,14 @@ def test_recorded_shards_are_reused_only_for_the_same_inputs_and_a_complete_fold
     assert not (folder / "shards").exists() and not (folder / "shards.jsonl").exists()
 
 
+def test_a_corrupt_shard_manifest_line_is_named(tmp_path: Path) -> None:
+    folder = tmp_path / "stages" / "split"
+    folder.mkdir(parents=True)
+    (folder / "shards.jsonl").write_text('{"shard": 0, "folder": "x", "digest": "y"}\nnot json\n')
+    with pytest.raises(IrbgenError, match=r"shards.jsonl:2: corrupt shard manifest line"):
+        run_stage(SplitWords(), texts(3), context(tmp_path), processes=2)
+
+
 POOL_SIGKILL_SCRIPT = SIGKILL_SCRIPT.replace("sync_seconds=0", "processes=2, chunk_size=4")
 
 

@@ -433,9 +433,7 @@ def _run_sharded(
     return sharding.merge(store, folders)
 
 
-def write_shard(
-    stage: Stage, shard: Shard, results: Iterable[Iterable[BaseModel]], progress: Progress | None = None
-) -> StageStats:
+def write_shard(stage: Stage, shard: Shard, results: Iterable[Iterable[BaseModel]]) -> StageStats:
     """Write one shard's results (one iterable per item, in order) to its folder, durably; its stats.
 
     Runs where the results are made (a pool process, a Ray worker). A non-fatal error of an item rejects
@@ -444,7 +442,7 @@ def write_shard(
     shutil.rmtree(shard.folder, ignore_errors=True)  # an earlier attempt of this submission
     store = sharding.shard_store(stage.name, shard.folder)
     stats = StageStats(stage=stage.name, inputs=len(shard.items))
-    writer = _Writer(stage.name, store, stats, progress, None)
+    writer = _Writer(stage.name, store, stats, None, None)
     store.open()
     try:
         for item, item_results in zip(shard.items, results, strict=True):

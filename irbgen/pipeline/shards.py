@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from irbgen.errors import IrbgenError
 from irbgen.io import atomic_path
 from irbgen.pipeline.checkpoint import CheckpointStore, truncate_torn_tail
 from irbgen.pipeline.stats import DUPLICATE_KEY, StageStats
@@ -85,9 +86,14 @@ class ShardManifest:
         truncate_torn_tail(self.path)
         recorded: dict[int, tuple[str, str]] = {}
         if self.path.exists():
-            for line in self.path.read_text(encoding="utf-8").splitlines():
-                entry = json.loads(line)
-                recorded[entry["shard"]] = (entry["folder"], entry["digest"])
+            for number, line in enumerate(self.path.read_text(encoding="utf-8").splitlines(), start=1):
+                try:
+                    entry = json.loads(line)
+                    recorded[int(entry["shard"])] = (str(entry["folder"]), str(entry["digest"]))
+                except (ValueError, TypeError, KeyError):
+                    raise IrbgenError(
+                        f"{self.path}:{number}: corrupt shard manifest line; delete it to redo the stage"
+                    ) from None
         self._handle = open(self.path, "a", encoding="utf-8", newline="\n")
         return recorded
 
