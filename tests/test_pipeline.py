@@ -639,6 +639,17 @@ def test_recorded_shards_are_reused_only_for_the_same_inputs_and_a_complete_fold
     assert not (folder / "shards").exists() and not (folder / "shards.jsonl").exists()
 
 
+def test_a_stage_merged_halfway_drops_its_stale_rejects_before_it_runs_in_shards(tmp_path: Path) -> None:
+    clean = run_stage(SplitWords(), texts(20), context(tmp_path / "clean"), processes=2)
+    other = {"stage": "other", "reason": "r", "key": "k", "detail": "", "extra": {}}
+    stale = {**other, "stage": "split"}  # as if a killed merge had appended this stage's rejects
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "rejects.jsonl").write_text(json.dumps(other) + "\n" + json.dumps(stale) + "\n")
+    result = run_stage(SplitWords(), texts(20), context(tmp_path / "run"), processes=2)
+    assert rows(result) == rows(clean)
+    assert run_rejects(tmp_path / "run") == [other, *run_rejects(tmp_path / "clean")]
+
+
 def test_a_corrupt_shard_manifest_line_is_named(tmp_path: Path) -> None:
     folder = tmp_path / "stages" / "split"
     folder.mkdir(parents=True)

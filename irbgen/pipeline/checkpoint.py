@@ -276,14 +276,16 @@ class CheckpointStore:
         with open(path, encoding="utf-8", newline="\n") as lines:
             if not any(line.startswith(ours) or not line.startswith(_KEY_STAGE) for line in lines):
                 return  # the usual case: no line of this stage (each line starts with its stage)
+        write_atomic(path, self._other_stages_rejects(), durable=True)
 
-        def kept() -> Iterator[str]:
+    def _other_stages_rejects(self) -> Iterator[str]:
+        """The lines of RUN_DIR/rejects.jsonl that other stages wrote."""
+        path = self.run_rejects_path
+        if path.exists():
             with open(path, encoding="utf-8", newline="\n") as lines:
                 for number, line in enumerate(lines, start=1):
                     if _parse(line, path, number).get("stage") != self.stage:
                         yield line
-
-        write_atomic(path, kept(), durable=True)
 
     def __enter__(self) -> CheckpointStore:
         return self.open()
@@ -308,11 +310,7 @@ class CheckpointStore:
         logger.info("%s: rewriting the lines of stage %s to match its checkpoint", path, self.stage)
 
         def merged() -> Iterator[str]:
-            if path.exists():
-                with open(path, encoding="utf-8", newline="\n") as lines:
-                    for number, line in enumerate(lines, start=1):
-                        if _parse(line, path, number).get("stage") != self.stage:
-                            yield line
+            yield from self._other_stages_rejects()
             for record in self.rejects():
                 yield json.dumps(record, ensure_ascii=False) + "\n"
 
