@@ -7,9 +7,11 @@
 `part1` repeats the dump's pages COPIES times (titles and page ids renumbered, so every key is new)
 into a bigger dump, then times `build_wikipedia(..., facts_only=True)` in a fresh run directory: with
 `--executor local` on a pool of CPUS processes, with `--executor ray` on a local Ray instance of CPUS
-CPUs started before the clock starts. Prints one JSON line: seconds, pages, pages/s, and the CPU
-seconds of the whole build with the kept articles per CPU-second (`--executor local` only: the
-pool's processes exit with the build, so their CPU counts; a Ray worker's does not).
+CPUs started before the clock starts. Prints one JSON line: seconds, pages, pages/s, the driver's own
+CPU time (`time.process_time()`: every thread of the driver process, none of its workers) in all, per
+kept article and per stage, and the CPU seconds of the whole build with the kept articles per
+CPU-second (`--executor local` only: the pool's processes exit with the build, so their CPU counts; a
+Ray worker's does not).
 
 `overhead` runs a stage that does nothing over ITEMS items on Ray and inline, and prints the time per
 item of each: on Ray once with one item per task (`--chunk-size 1`, Ray's own cost per task) and once
@@ -79,19 +81,20 @@ def part1(args: argparse.Namespace) -> dict:
         output = build_wikipedia(config, work / "run", executor=executor)
         seconds, driver_cpu = time.perf_counter() - started, time.process_time() - driver_started
         cpu = _cpu_seconds() - cpu_started
-        articles = json.loads((work / "run" / "stages" / "read" / "stats.json").read_text())["outputs"]
         if executor is not None:
             executor.shutdown()
         stages = {
             path.parent.name: round(json.loads(path.read_text())["wall_seconds"], 2)
             for path in sorted((work / "run" / "stages").glob("*/stats.json"))
         }
+        articles = output.manifest.counts["pages"]  # the kept articles the read stage passed on
         return {
             "executor": args.executor, "cpus": args.cpus, "pages": pages, "io_actors": args.io_actors,
-            "facts": output.manifest.counts["facts"], "seconds": round(seconds, 2),
-            "pages_per_s": round(pages / seconds, 1), "driver_cpu_seconds": round(driver_cpu, 1),
-            "driver_cpu_by_stage": {name: round(cpu, 1) for name, cpu in driver_cpu_by_stage.items()},
-            "stage_seconds": stages, "articles": articles, "cpu_seconds": round(cpu, 1),
+            "articles": articles, "facts": output.manifest.counts["facts"], "seconds": round(seconds, 2),
+            "pages_per_s": round(pages / seconds, 1), "driver_cpu_seconds": round(driver_cpu, 2),
+            "driver_cpu_ms_per_article": round(1000 * driver_cpu / articles, 2),
+            "driver_cpu_by_stage": {name: round(cpu, 2) for name, cpu in driver_cpu_by_stage.items()},
+            "stage_seconds": stages, "cpu_seconds": round(cpu, 1),
             "articles_per_cpu_s": round(articles / cpu, 2),
         }  # fmt: skip
     finally:

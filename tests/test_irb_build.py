@@ -336,6 +336,40 @@ def test_sigkill_midway_then_rerun_equals_an_uninterrupted_run(tmp_path):
         assert (tmp_path / "killed" / name).read_bytes() == (tmp_path / "clean" / name).read_bytes(), name
 
 
+def test_sigkill_of_a_build_whose_workers_write_the_shards_then_rerun_equals_an_uninterrupted_run(tmp_path):
+    """--processes 2: the driver is killed once workers have written some shards of the keypoints stage;
+    the rerun reuses them and writes what an uninterrupted run writes."""
+    command = [sys.executable, "-m", "irbgen", "-v", "build", "--source", "wikipedia-dump"]
+    command += ["--dump", SAMPLE_DUMP, "--warc", SAMPLE_WARC, "--offline", "--processes", "2", "--out"]
+
+    def build(out: Path) -> tuple[subprocess.Popen, Path]:
+        log = out.with_suffix(".log")
+        with open(log, "ab") as stderr:
+            return subprocess.Popen([str(part) for part in [*command, out]], stderr=stderr), log
+
+    clean, log = build(tmp_path / "clean")
+    assert clean.wait(timeout=240) == 0, log.read_text()
+    victim, _ = build(tmp_path / "killed")
+    manifest = tmp_path / "killed" / "stages" / "keypoints" / "shards.jsonl"
+    deadline = time.monotonic() + 120
+    while _count_lines(manifest) < 2 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    victim.send_signal(signal.SIGKILL)
+    victim.wait(timeout=30)
+    assert victim.returncode == -signal.SIGKILL
+    assert not (tmp_path / "killed" / "stages" / "keypoints" / "complete").exists()  # killed midway
+    reused = _count_lines(manifest)
+    rerun, log = build(tmp_path / "killed")
+    assert rerun.wait(timeout=240) == 0, log.read_text()
+    assert f"keypoints: resuming; {reused} shards complete in an earlier run" in log.read_text()
+    for name in ("facts.jsonl", "documents.jsonl", "rejects.jsonl", "benchmark/samples.jsonl"):
+        assert (tmp_path / "killed" / name).read_bytes() == (tmp_path / "clean" / name).read_bytes(), name
+    for stage in ("read", "citing_segments", "keypoints", "grounding", "facts"):
+        for name in ("outputs.jsonl", "rejects.jsonl", "done.jsonl"):
+            killed, clean_file = (tmp_path / run / "stages" / stage / name for run in ("killed", "clean"))
+            assert killed.read_bytes() == clean_file.read_bytes(), (stage, name)
+
+
 def test_cirrus_metadata_reaches_the_facts_and_survives_a_rerun(tmp_path):
     dump = REPO / "data" / "samples" / "wiki" / "sample-cirrus.json.gz"
     args = ["build", "--source", "wikipedia-dump", "--dump", dump, "--warc", SAMPLE_WARC, "--offline"]

@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from pydantic import BaseModel
 from irbgen.errors import IrbgenError
 from irbgen.llm.types import BudgetExceeded
 from irbgen.pipeline.checkpoint import KEY_BUFFER_LINES, CheckpointStore
-from irbgen.pipeline.runner import SPILL_RECORDS, LocalExecutor, StageResult, run_one, run_stage
+from irbgen.pipeline.runner import LocalExecutor, StageResult, run_one, run_stage
 from irbgen.pipeline.stage import StageContext, offload
 from irbgen.pipeline.stats import StageStats, reject_counts
 from irbgen.pipeline.steps import Step, run_steps
@@ -352,17 +353,22 @@ class ManyWords(SplitWords):
         if record.text != "many":
             yield from super().process(record, context)
             return
-        outputs = context.run_dir / "stages" / self.name / "outputs.jsonl"
-        spills = context.run_dir / "stages" / f".spill-{self.name}"
+        folder = context.run_dir / "stages" / self.name
         for number in range(self.count):
             if number == self.count - 1 and "watch" in context.options:  # what reached disk before the end
                 with open(context.options["watch"], "a", encoding="utf-8") as log:
-                    streamed = outputs.read_bytes().count(f'"{record.id}:'.encode())
-                    spilled = len(list(spills.iterdir())) if spills.exists() else 0
-                    log.write(f"{record.id} {streamed} {spilled}\n")
+                    mark = f'"{record.id}:'.encode()
+                    streamed = sum(path.read_bytes().count(mark) for path in folder.glob("outputs.jsonl"))
+                    shards = sum(
+                        path.read_bytes().count(mark) for path in folder.glob("shards/*/outputs.jsonl")
+                    )
+                    log.write(f"{record.id} {streamed} {shards}\n")
             if number == self.fail_after:
                 raise ValueError(f"failed after {number} outputs")
             yield Word(id=f"{record.id}:{number}", word=str(number))
+
+
+MANY = 1000  # outputs of one key
 
 
 def many_texts() -> list[Text]:
@@ -387,9 +393,7 @@ def test_a_key_with_many_outputs_streams_to_the_checkpoint(tmp_path: Path) -> No
 
 def test_a_long_key_reports_its_records_as_it_goes(tmp_path: Path) -> None:
     seen: list[tuple] = []
-    run_stage(
-        ManyWords(2 * SPILL_RECORDS), many_texts(), context(tmp_path), progress=lambda *a: seen.append(a)
-    )
+    run_stage(ManyWords(2 * MANY), many_texts(), context(tmp_path), progress=lambda *a: seen.append(a))
     assert ("many records", 1000, None) in seen  # the first report inside key "b"
     assert seen[-1] == ("many", 3, 3)
 
@@ -398,26 +402,32 @@ def test_a_long_key_reports_its_records_as_it_goes(tmp_path: Path) -> None:
 def test_a_failure_midway_through_a_streamed_key_rejects_the_whole_key(
     tmp_path: Path, processes: int
 ) -> None:
-    stage = ManyWords(3 * SPILL_RECORDS, fail_after=2 * SPILL_RECORDS + 5)
+    stage = ManyWords(3 * MANY, fail_after=2 * MANY + 5)
     result = run_stage(stage, many_texts(), context(tmp_path), processes=processes)
     assert [row["id"] for row in rows(result)] == ["a:0", "a:1", "c:0"]
     assert [(r.reason, r.key, r.detail) for r in result.rejects()] == [
-        ("error:ValueError", "b", f"failed after {2 * SPILL_RECORDS + 5} outputs")
+        ("error:ValueError", "b", f"failed after {2 * MANY + 5} outputs")
     ]
     assert result.stats.outputs == 3 and result.stats.errors == 1
     assert [r["key"] for r in run_rejects(tmp_path)] == ["b"]
-    assert not (tmp_path / "stages" / ".spill-many").exists()
+    assert not (tmp_path / "stages" / "many" / "shards").exists()
 
 
-def test_a_pool_worker_spills_a_key_with_many_outputs(tmp_path: Path) -> None:
-    stage = ManyWords(2 * SPILL_RECORDS + 7)
+def test_a_pool_worker_streams_a_key_with_many_outputs_to_its_own_shard(tmp_path: Path) -> None:
+    stage = ManyWords(2 * MANY + 7)
     inline = run_stage(stage, many_texts(), context(tmp_path / "one"))
     log = tmp_path / "log"
     pooled = run_stage(stage, many_texts(), context(tmp_path / "two", watch=str(log)), processes=2)
-    assert log.read_text().split() == ["b", "0", "1"]  # the worker wrote to a spill file, not the parent
-    assert rows(pooled) == rows(inline) and len(rows(pooled)) == 2 * SPILL_RECORDS + 10
+    key, in_stage, in_shard = log.read_text().split()
+    assert key == "b" and in_stage == "0" and int(in_shard) >= MANY  # the worker wrote, as it went
+    assert rows(pooled) == rows(inline) and len(rows(pooled)) == 2 * MANY + 10
     assert without_wall(pooled.stats) == without_wall(inline.stats)
-    assert not (tmp_path / "two" / "stages" / ".spill-many").exists()
+    folder = tmp_path / "two" / "stages" / "many"
+    assert sorted(path.name for path in folder.iterdir()) == sorted(
+        path.name for path in (tmp_path / "one" / "stages" / "many").iterdir()
+    )  # the shards were merged into the stage's own files, then deleted
+    for name in ("outputs.jsonl", "rejects.jsonl", "done.jsonl"):
+        assert (folder / name).read_bytes() == (tmp_path / "one" / "stages" / "many" / name).read_bytes()
 
 
 def test_a_fatal_error_inside_a_streamed_key_leaves_it_to_be_redone(tmp_path: Path) -> None:
@@ -549,14 +559,13 @@ run_stage(SlowWords(delay=0.04), texts(), context, sync_seconds=0)
 
 def kill_midway(script: str, run_dir: Path, log: Path, *args: str, timeout: float = 15) -> set[str]:
     """Run SCRIPT (SlowWords over texts(), logging calls to LOG) in a child and SIGKILL it once 12 keys
-    are done; the keys done at the kill."""
-    done_path = run_dir / "stages" / "slow" / "done.jsonl"
+    are done; the keys done at the kill (in the stage's done.jsonl, or in the shards its manifest lists)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), *sys.path])}
     child = subprocess.Popen([sys.executable, "-c", script, str(run_dir), str(log), *args], env=env)
     try:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if done_path.exists() and done_path.read_bytes().count(b"\n") >= 12:
+            if len(keys_done(run_dir / "stages" / "slow")) >= 12:
                 break
             assert child.poll() is None, "the child exited before it could be killed"
             time.sleep(0.01)
@@ -564,13 +573,26 @@ def kill_midway(script: str, run_dir: Path, log: Path, *args: str, timeout: floa
     finally:
         child.wait(timeout=10)
     assert child.returncode == -signal.SIGKILL
-    done_at_kill = {
-        json.loads(line)["key"]
-        for line in done_path.read_text().splitlines(keepends=True)
-        if line.endswith("\n")
-    }
+    done_at_kill = keys_done(run_dir / "stages" / "slow")
     assert 12 <= len(done_at_kill) < len(texts())
     return done_at_kill
+
+
+def keys_done(folder: Path) -> set[str]:
+    """The input keys a stage's checkpoint holds as done: its own done.jsonl, or its recorded shards'."""
+    paths = [folder / "done.jsonl"]
+    manifest = folder / "shards.jsonl"
+    if manifest.exists():
+        lines = manifest.read_text().splitlines(keepends=True)
+        shards = [json.loads(line)["folder"] for line in lines if line.endswith("\n")]
+        paths += [folder / "shards" / name / "done.jsonl" for name in shards]
+    return {
+        json.loads(line)["key"]
+        for path in paths
+        if path.exists()
+        for line in path.read_text().splitlines(keepends=True)
+        if line.endswith("\n")
+    }
 
 
 def assert_resumed(
@@ -591,6 +613,70 @@ def test_resume_after_sigkill(tmp_path: Path) -> None:
     done_at_kill = kill_midway(SIGKILL_SCRIPT, run_dir, log)
     resumed = run_stage(SlowWords(delay=0), texts(), context(run_dir, log=str(log)))
     assert_resumed(resumed, clean, log, done_at_kill, redone=1)
+
+
+def test_recorded_shards_are_reused_only_for_the_same_inputs_and_a_complete_folder(tmp_path: Path) -> None:
+    records = texts(30)
+    clean = run_stage(SplitWords(), records, context(tmp_path / "clean"))
+    run_dir, log = tmp_path / "run", tmp_path / "calls.log"
+    with pytest.raises(KeyboardInterrupt):  # shards of 1, 2, 4, 4, 4, 4 items complete: t000-t018
+        run_stage(
+            SplitWords(), interrupted(records, 20), context(run_dir, log=str(log)), processes=2, chunk_size=4
+        )
+    folder = run_dir / "stages" / "split"
+    recorded = [json.loads(line) for line in (folder / "shards.jsonl").read_text().splitlines()]
+    assert [entry["shard"] for entry in recorded] == [0, 1, 2, 3, 4, 5]
+    shutil.rmtree(folder / "shards" / recorded[1]["folder"])  # as if the shared folder lost it
+    # Cut in shards of at most 2: shard 0 (t000) holds the same input as before, shard 1 lost its
+    # folder, and from shard 2 on the shards hold other inputs than the recorded ones.
+    resumed = run_stage(SplitWords(), records, context(run_dir, log=str(log)), processes=2, chunk_size=2)
+    calls = Counter(log.read_text().split())
+    assert calls["t000"] == 1
+    assert all(calls[f"t{number:03d}"] == 2 for number in range(1, 19))
+    assert all(calls[f"t{number:03d}"] == 1 for number in range(19, 30))
+    assert rows(resumed) == rows(clean)
+    assert (run_dir / "rejects.jsonl").read_bytes() == (tmp_path / "clean" / "rejects.jsonl").read_bytes()
+    assert not (folder / "shards").exists() and not (folder / "shards.jsonl").exists()
+
+
+def test_a_stage_merged_halfway_drops_its_stale_rejects_before_it_runs_in_shards(tmp_path: Path) -> None:
+    clean = run_stage(SplitWords(), texts(20), context(tmp_path / "clean"), processes=2)
+    other = {"stage": "other", "reason": "r", "key": "k", "detail": "", "extra": {}}
+    stale = {**other, "stage": "split"}  # as if a killed merge had appended this stage's rejects
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "rejects.jsonl").write_text(json.dumps(other) + "\n" + json.dumps(stale) + "\n")
+    result = run_stage(SplitWords(), texts(20), context(tmp_path / "run"), processes=2)
+    assert rows(result) == rows(clean)
+    assert run_rejects(tmp_path / "run") == [other, *run_rejects(tmp_path / "clean")]
+
+
+def test_a_corrupt_shard_manifest_line_is_named(tmp_path: Path) -> None:
+    folder = tmp_path / "stages" / "split"
+    folder.mkdir(parents=True)
+    (folder / "shards.jsonl").write_text('{"shard": 0, "folder": "x", "digest": "y"}\nnot json\n')
+    with pytest.raises(IrbgenError, match=r"shards.jsonl:2: corrupt shard manifest line"):
+        run_stage(SplitWords(), texts(3), context(tmp_path), processes=2)
+
+
+POOL_SIGKILL_SCRIPT = SIGKILL_SCRIPT.replace("sync_seconds=0", "processes=2, chunk_size=4")
+
+
+def test_resume_after_sigkill_of_a_driver_whose_workers_write_the_shards(tmp_path: Path) -> None:
+    clean = run_stage(SlowWords(delay=0), texts(), context(tmp_path / "clean"))
+    run_dir, log = tmp_path / "run", tmp_path / "calls.log"
+    done_at_kill = kill_midway(POOL_SIGKILL_SCRIPT, run_dir, log)
+    assert not (run_dir / "stages" / "slow" / "done.jsonl").exists()  # the driver wrote no record
+    resumed = run_stage(
+        SlowWords(delay=0), texts(), context(run_dir, log=str(log)), processes=2, chunk_size=4
+    )
+    assert_resumed(resumed, clean, log, done_at_kill, redone=2 * 4 * 4)  # shards in flight at the kill
+    folder = run_dir / "stages" / "slow"
+    assert sorted(path.name for path in folder.iterdir()) == sorted(
+        path.name for path in (tmp_path / "clean" / "stages" / "slow").iterdir()
+    )
+    for name in ("outputs.jsonl", "rejects.jsonl", "done.jsonl"):
+        assert (folder / name).read_bytes() == (tmp_path / "clean" / "stages" / "slow" / name).read_bytes()
+    assert (run_dir / "rejects.jsonl").read_bytes() == (tmp_path / "clean" / "rejects.jsonl").read_bytes()
 
 
 # -- pipeline, progress, stats ------------------------------------------------------------------------

@@ -185,9 +185,10 @@ def test_a_driver_killed_with_sigkill_resumes_from_the_checkpoint(tmp_path: Path
     run_dir, log = tmp_path / "run", tmp_path / "calls.log"
     done_at_kill = kill_midway(SIGKILL_SCRIPT, run_dir, log, cluster, timeout=60)
     time.sleep(0.3)  # let tasks of the dead driver that were still running end
-    with RayExecutor() as executor:
+    with RayExecutor(chunk_size=1) as executor:  # the same shards (another size would redo them all)
         resumed = run_stage(SlowWords(delay=0), texts(), context(run_dir, log=str(log)), executor=executor)
     assert_resumed(resumed, clean, log, done_at_kill, redone=2)  # max_in_flight=2 tasks of one item
+    assert not (run_dir / "stages" / "slow" / "shards").exists()  # merged, then deleted
 
 
 def test_an_io_stage_offloads_its_cpu_part_to_ray_tasks(tmp_path: Path, io_executor: RayExecutor) -> None:

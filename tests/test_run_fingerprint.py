@@ -152,7 +152,7 @@ RESUMING = {
     "ray_address": "127.0.0.1:1",  # unused with --executor local
     "ray_io_actors": 3,
     "ray_max_retries": 1,
-    "shared_dir": "shared-elsewhere",  # Wikidata: where workers read the driver's files
+    "shared_dir": "shared-elsewhere",  # where workers read the driver's files and write their shards
 }
 NOT_OPTIONS = {"out", "force", "config_path"}  # the run directory, starting over, the settings file
 NEEDS = {  # options that are only valid together with another one
@@ -226,8 +226,6 @@ def test_options_that_decide_nothing_resume(source, inputs, runs, tmp_path, monk
     for name, value in RESUMING.items():
         if source == "wikidata-dump" and name in ("fetch_concurrency", "per_host", "facts_only"):
             continue  # Wikipedia-only flags, refused for Wikidata
-        if source == "wikipedia-dump" and name == "shared_dir":
-            continue  # a Wikidata-only flag
         result, _ = rerun(base, name, value, run_dir)
         assert result.exit_code == 0, (name, result.output)
         assert (run_dir / "benchmark" / "samples.jsonl").read_bytes() == samples, name

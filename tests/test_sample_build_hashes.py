@@ -122,6 +122,23 @@ def test_shards_and_processes_do_not_change_the_wikipedia_benchmark(tmp_path, mo
     assert {file: sha256(tmp_path / "w" / "benchmark" / file) for file in data} == data
 
 
+def test_workers_writing_their_shards_in_a_shared_dir_keep_the_pinned_hashes(tmp_path, monkeypatch):
+    """With --processes 2 the CPU stages' workers write their own checkpoint shards (here in --shared-dir),
+    which the driver merges: the benchmark and the run's rejects are the pinned ones, and no shard is left
+    (the manifest and the card record --processes 2)."""
+    monkeypatch.chdir(tmp_path)
+    shared = tmp_path / "shared"
+    args = [*BUILDS["wikipedia"], "--processes", "2", "--shared-dir", str(shared), "--out", "w"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    recorded = ("README.md", "manifest.json")
+    data = {file: want for file, want in EXPECTED["wikipedia"].items() if file not in recorded}
+    assert {file: sha256(tmp_path / "w" / "benchmark" / file) for file in data} == data
+    assert [path.name for path in (next(shared.iterdir()) / "stages").iterdir()]  # the shards went there
+    assert not [path for path in shared.rglob("*") if path.is_file()]  # merged into the run, then deleted
+    assert not list((tmp_path / "w" / "stages").glob("*/shards*"))
+
+
 ASKED = "nDCG@10 R@100 P@5 AP RR@10 RR Judged@10"
 # trec_eval's name of each measure it computes; RR@10 is its recip_rank over the run's first 10 lines.
 TREC_EVAL = {"nDCG@10": "ndcg_cut_10", "R@100": "recall_100", "P@5": "P_5", "AP": "map", "RR": "recip_rank"}

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import hashlib
 import json
 import time
 from collections import Counter
@@ -31,7 +30,7 @@ from irbgen.commandline import recorded_path, reproducing_command
 from irbgen.errors import BadInputError
 from irbgen.llm.backends import stage_backend
 from irbgen.llm.run_client import LEDGER, LLMOptions, run_client
-from irbgen.pipeline.executors import EXECUTOR_FIELDS, ExecutorOptions, executor_for
+from irbgen.pipeline.executors import EXECUTOR_FIELDS, ExecutorOptions, executor_for, worker_files
 from irbgen.pipeline.stage import Batch, StageContext
 from irbgen.pipeline.steps import Done, Step, run_steps
 from irbgen.progress import Progress
@@ -82,7 +81,6 @@ class WikidataBuildConfig(LLMOptions, ExecutorOptions):
     min_sitelinks: int = Field(0, ge=0)  # keep items with at least this many sitelinks
     entities: Path | None = None  # keep only the items listed in this file
     keep_all_statements: bool = False  # also read the statements no question can use (identifiers, ...)
-    shared_dir: Path | None = None  # where workers read the driver's files (None: the run directory)
     wikipedia_dump: Path | None = None
     rebel_model: Path | None = None
     popularity: Literal["sitelinks", "wikipedia-frequency", "counts-file"] | None = None
@@ -203,17 +201,9 @@ def _triple_counts(done: Done) -> TripleCounts:
     return counted
 
 
-def worker_files(run_dir: Path, shared_dir: Path | None) -> Path:
-    """Where the driver puts the files CPU workers read (dump block indexes, the old dump's entity list,
-    the saved knowledge bases).
-
-    The run directory, or with --shared-dir (a folder every node of a cluster can read) this run's own
-    folder there, named from the run directory's path, so a rerun finds what the first run made.
-    """
-    if shared_dir is None:
-        return run_dir
-    digest = hashlib.sha256(str(run_dir.resolve()).encode()).hexdigest()[:16]
-    return Path(shared_dir).resolve() / f"{run_dir.name}-{digest}"
+def _shard_dir(config: WikidataBuildConfig, run_dir: Path) -> Path | None:
+    """Where workers write their checkpoint shards: the shared folder, else the run directory (None)."""
+    return worker_files(run_dir, config.shared_dir) if config.shared_dir is not None else None
 
 
 def _kept_entities(kb: KnowledgeBase, config: WikidataBuildConfig, run_dir: Path) -> Path | None:
@@ -285,7 +275,7 @@ def _build(
     shown: Path,
 ) -> BuildOutput:
     started = time.perf_counter()
-    context = StageContext(run_dir=run_dir)
+    context = StageContext(run_dir=run_dir, shard_dir=_shard_dir(config, run_dir))
     options = {"executor": executor, "processes": config.processes, "progress": progress}
     filters = {"min_sitelinks": config.min_sitelinks, "entities": config.entities, "limit": config.limit}
     reads = [read_step("read", config.dump, config, run_dir, **filters)]
@@ -309,7 +299,7 @@ def _build(
     llm = run_client(config, run_dir)
     try:
         backend = stage_backend(config.llm)
-        context = StageContext(run_dir=run_dir, llm=llm)
+        context = StageContext(run_dir=run_dir, llm=llm, shard_dir=_shard_dir(config, run_dir))
         with _collector_paused():
             steps = question_steps(config, backend, kb, old_kb)
             done |= run_steps(steps, context, **options, done=done)

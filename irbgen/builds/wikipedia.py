@@ -38,7 +38,7 @@ from irbgen.irb.samples import corpus_documents
 from irbgen.irb.stages import MakeSamples, PlanQuestions, TypeNodes
 from irbgen.llm.backends import stage_backend
 from irbgen.llm.run_client import LEDGER, LLMOptions, run_client
-from irbgen.pipeline.executors import EXECUTOR_FIELDS, ExecutorOptions, executor_for
+from irbgen.pipeline.executors import EXECUTOR_FIELDS, ExecutorOptions, executor_for, worker_files
 from irbgen.pipeline.runner import StageResult
 from irbgen.pipeline.stage import Batch, StageContext
 from irbgen.pipeline.steps import Done, Step, run_steps
@@ -46,7 +46,7 @@ from irbgen.progress import Progress
 from irbgen.schema import PromptRef
 from irbgen.web.records import WebDocument
 from irbgen.web.stages import FetchCited
-from irbgen.wikipedia.records import Citation, Segment
+from irbgen.wikipedia.records import Citation
 from irbgen.wikipedia.stages import CitingSegments, DumpShard, ReadPages
 
 FACTS = "facts.jsonl"
@@ -119,7 +119,7 @@ def part1_steps(config: WikipediaBuildConfig, backend: str) -> list[Step]:
         Step(
             "fetch_cited",
             FetchCited(),
-            lambda done: cited_pages(done["keypoints"].outputs(), done["citing_segments"].outputs()),
+            lambda done: cited_pages(done["keypoints"].rows(), done["citing_segments"].rows()),
             concurrency=config.fetch_concurrency,
         ),
         Step(
@@ -239,16 +239,21 @@ def dump_shards(config: WikipediaBuildConfig) -> list[DumpShard]:
     ]
 
 
-def cited_pages(keypoints: Iterable[Keypoint], segments: Iterable[Segment]) -> list[Citation]:
-    """One Citation per distinct cited URL of a kept keypoint, in first-use order, with its first date."""
-    urls = {keypoint.id: keypoint.urls for keypoint in keypoints}
+def cited_pages(keypoints: Iterable[dict[str, Any]], segments: Iterable[dict[str, Any]]) -> list[Citation]:
+    """One Citation per distinct cited URL of a kept keypoint, in first-use order, with its first date.
+
+    Reads the two checkpoints' rows (JSON): only the ids, URLs and citations are looked at, so the
+    driver does not build every segment.
+    """
+    urls = {keypoint["id"]: keypoint["urls"] for keypoint in keypoints}
     seen: dict[str, Citation] = {}
     for segment in segments:
-        if segment.id not in urls:  # its keypoint was rejected
+        if segment["id"] not in urls:  # its keypoint was rejected
             continue
-        for citation in segment.citations:
-            if citation.url in urls[segment.id] and citation.url not in seen:
-                seen[citation.url] = citation
+        for citation in segment["citations"]:
+            url = citation["url"]
+            if url in urls[segment["id"]] and url not in seen:
+                seen[url] = Citation.model_validate(citation)
     return list(seen.values())
 
 
@@ -307,7 +312,8 @@ def build_wikipedia(
     llm = run_client(config, run_dir)
     backend = stage_backend(config.llm)
     fetcher = _make_fetcher(config, run_dir) if given is None else None
-    context = StageContext(run_dir=run_dir, llm=llm, fetcher=fetcher)
+    shard_dir = worker_files(run_dir, config.shared_dir) if config.shared_dir is not None else None
+    context = StageContext(run_dir=run_dir, llm=llm, fetcher=fetcher, shard_dir=shard_dir)  # None: run_dir
     done: dict[str, StageResult] = {}
     try:
         with executor_for(config, executor) as running:

@@ -128,8 +128,9 @@ def build_inputs(config: Any, config_path: Path | None) -> dict[str, Any]:
 @click.option(
     "--shared-dir",
     type=click.Path(path_type=Path),
-    help="Wikidata on a multi-node cluster: a folder every node can read, for the files workers read "
-    "(dump block indexes, the old dump's entity list, the saved knowledge bases). "
+    help="A multi-node cluster: a folder every node can read and write, for the files workers read "
+    "(Wikidata: dump block indexes, the old dump's entity list, the saved knowledge bases) and the "
+    "checkpoint shards they write. "
     "Default: the run directory.",
 )
 @click.option("--created-after", help="Keep pages created on or after this ISO date (Cirrus dumps).")

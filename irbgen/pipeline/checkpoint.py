@@ -41,12 +41,14 @@ from typing import IO, Any
 
 from irbgen.errors import IrbgenError
 from irbgen.io import write_atomic, write_json
+from irbgen.pipeline.rundir import remove_stale_temps
 from irbgen.pipeline.stats import DUPLICATE_KEY, StageStats
 
 logger = logging.getLogger(__name__)
 
 _STAGE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 _KEY_PREFIX = '{"key": '
+_KEY_STAGE = '{"stage": '  # how a line of RUN_DIR/rejects.jsonl starts (a Reject's first field)
 _DECODER = json.JSONDecoder()
 _BLOCK = 1 << 16
 KEY_BUFFER_LINES = 256  # lines of one key held in memory before they stream to disk
@@ -55,19 +57,29 @@ KEY_BUFFER_LINES = 256  # lines of one key held in memory before they stream to 
 class CheckpointStore:
     """Append-only JSONL checkpoint of one stage under RUN_DIR/stages/<stage>/, with crash repair on open."""
 
-    def __init__(self, run_dir: Path | str, stage: str, *, sync_seconds: float = 1.0) -> None:
+    def __init__(
+        self,
+        run_dir: Path | str,
+        stage: str,
+        *,
+        sync_seconds: float = 1.0,
+        folder: Path | None = None,
+        run_rejects: Path | None = None,
+    ) -> None:
+        """FOLDER and RUN_REJECTS, when given, replace RUN_DIR/stages/<stage>/ and RUN_DIR/rejects.jsonl
+        (a worker's checkpoint shard, see irbgen.pipeline.shards)."""
         if not _STAGE_NAME.fullmatch(stage):
             raise ValueError(f"stage name {stage!r} is not a safe folder name (letters, digits, _ . -)")
         self.run_dir = Path(run_dir)
         self.stage = stage
         self.sync_seconds = sync_seconds
-        self.folder = self.run_dir / "stages" / stage
+        self.folder = Path(folder) if folder is not None else self.run_dir / "stages" / stage
         self.outputs_path = self.folder / "outputs.jsonl"
         self.rejects_path = self.folder / "rejects.jsonl"
         self.done_path = self.folder / "done.jsonl"
         self.stats_path = self.folder / "stats.json"
         self.complete_path = self.folder / "complete"
-        self.run_rejects_path = self.run_dir / "rejects.jsonl"
+        self.run_rejects_path = Path(run_rejects or self.run_dir / "rejects.jsonl")
         self._handles: dict[str, IO[str]] = {}
         self._dirty: set[str] = set()
         self._pending: list[str] = []
@@ -122,7 +134,7 @@ class CheckpointStore:
             return self
         self.folder.mkdir(parents=True, exist_ok=True)
         for path in (self.outputs_path, self.rejects_path, self.done_path, self.run_rejects_path):
-            _truncate_torn_tail(path)
+            truncate_torn_tail(path)
         done = self.finished_keys()
         for path in (self.outputs_path, self.rejects_path):
             dropped = _drop_unfinished(path, done)
@@ -250,6 +262,31 @@ class CheckpointStore:
         write_json(self.stats_path, stats.to_dict(), durable=True)
         write_atomic(self.complete_path, b"", durable=True)
 
+    def clear_for_shards(self) -> None:
+        """Before a run in worker-written shards (irbgen.pipeline.shards): drop what a per-key run or an
+        interrupted merge of shards left in this stage's files and in RUN_DIR/rejects.jsonl."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        remove_stale_temps(self.folder)  # what an interrupted merge was writing
+        for path in (self.outputs_path, self.rejects_path, self.done_path):
+            path.unlink(missing_ok=True)
+        path = self.run_rejects_path
+        if not path.exists():
+            return
+        ours = _KEY_STAGE + json.dumps(self.stage, ensure_ascii=False) + ","
+        with open(path, encoding="utf-8", newline="\n") as lines:
+            if not any(line.startswith(ours) or not line.startswith(_KEY_STAGE) for line in lines):
+                return  # the usual case: no line of this stage (each line starts with its stage)
+        write_atomic(path, self._other_stages_rejects(), durable=True)
+
+    def _other_stages_rejects(self) -> Iterator[str]:
+        """The lines of RUN_DIR/rejects.jsonl that other stages wrote."""
+        path = self.run_rejects_path
+        if path.exists():
+            with open(path, encoding="utf-8", newline="\n") as lines:
+                for number, line in enumerate(lines, start=1):
+                    if _parse(line, path, number).get("stage") != self.stage:
+                        yield line
+
     def __enter__(self) -> CheckpointStore:
         return self.open()
 
@@ -273,11 +310,7 @@ class CheckpointStore:
         logger.info("%s: rewriting the lines of stage %s to match its checkpoint", path, self.stage)
 
         def merged() -> Iterator[str]:
-            if path.exists():
-                with open(path, encoding="utf-8", newline="\n") as lines:
-                    for number, line in enumerate(lines, start=1):
-                        if _parse(line, path, number).get("stage") != self.stage:
-                            yield line
+            yield from self._other_stages_rejects()
             for record in self.rejects():
                 yield json.dumps(record, ensure_ascii=False) + "\n"
 
@@ -342,7 +375,7 @@ def _count_lines(path: Path) -> int:
     return count
 
 
-def _truncate_torn_tail(path: Path) -> int:
+def truncate_torn_tail(path: Path) -> int:
     """Cut a last line that has no newline (a write killed midway); returns the bytes removed."""
     if not path.exists() or path.stat().st_size == 0:
         return 0

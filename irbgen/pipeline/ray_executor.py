@@ -1,14 +1,17 @@
-"""Run stages on Ray: CPU stages as tasks over chunks of work items; I/O stages in the driver, their CPU
-work on the cluster.
+"""Run stages on Ray: CPU stages as tasks that write their own checkpoint shards; I/O stages in the
+driver, their CPU work on the cluster.
 
-The executor has the runner's Executor signature, so no stage changes to run here. What it does:
+The executor has the runner's Executor signature (and `run_shards`), so no stage changes to run here.
+What it does:
 
-- CPU stages (`process`): one Ray task per chunk of work items (chunks of 1, 2, 4 ... up to
+- CPU stages (`process`): one Ray task per shard of work items (shards of 1, 2, 4 ... up to
   `chunk_size`, so a few heavy items such as dump shards still spread, while Ray's few ms per task are
   shared by many light ones), at most `max_in_flight` tasks in flight (default twice the cluster's CPUs).
-  A task whose worker dies is rerun by Ray up to `max_retries` times; after that its items are run one
-  per task, and the item whose worker still dies becomes a Reject "error:<RayErrorType>" with the
-  reason, and the stage goes on.
+  The task writes the shard's records, rejects and stats itself (irbgen.pipeline.shards) and returns
+  only its stats; the driver records the shard as complete. A task whose worker dies is rerun by Ray up
+  to `max_retries` times; after that its items are run one per task, the driver writes the shard, and
+  the item whose worker still dies becomes a Reject "error:<RayErrorType>" with the reason, and the
+  stage goes on.
 - I/O stages (`aprocess`), by default (`io_actors` 0): on the driver's event loop with the driver's own
   fetcher and model client, as locally, so the concurrency and per-host limits, the reply cache, the
   cost ledger and `--max-cost` are exactly the local ones, and only the driver writes their caches (the
@@ -26,9 +29,10 @@ The executor has the runner's Executor signature, so no stage changes to run her
 - A stage whose one input joins every earlier record (a `Batch`) runs in the driver: shipping every
   record to a worker costs a full copy and gains no parallelism.
 
-Results come back to the driver, which hands them to the sink (the one checkpoint writer) in input
-order. CPU tasks need only their input, so the dump they read must be at a path every node can read
-(an NFS or object-store mount).
+The results of I/O and `Batch` stages come back to the driver, which writes them in input order. CPU
+tasks need only their input, so the dump they read must be at a path every node can read (an NFS or
+object-store mount), and the folder they write their shards in (the run directory, or the context's
+`shard_dir`) one every node can write.
 """
 
 from __future__ import annotations
@@ -47,9 +51,23 @@ import ray
 from ray.exceptions import RayError, RayTaskError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from irbgen.pipeline.runner import Sink, WorkItem, arun_one, chunked, in_order, iter_one, run_async, run_one
-from irbgen.pipeline.stage import Stage, StageContext, WorkerCrashed, is_batch_stage, is_io_stage
-from irbgen.pipeline.stats import ERROR_PREFIX
+from irbgen.pipeline.runner import (
+    ShardSink,
+    Sink,
+    WorkItem,
+    arun_one,
+    chunked,
+    in_order,
+    is_sharded_kind,
+    iter_one,
+    run_async,
+    run_one,
+    shard_results,
+    write_shard,
+)
+from irbgen.pipeline.shards import Shard
+from irbgen.pipeline.stage import Stage, StageContext, WorkerCrashed, is_io_stage
+from irbgen.pipeline.stats import ERROR_PREFIX, StageStats
 from irbgen.records import Reject
 
 logger = logging.getLogger(__name__)
@@ -179,35 +197,48 @@ class RayExecutor:
             self._run_io(stage, items, context, sink, concurrency)
         elif not callable(getattr(stage, "process", None)):
             raise TypeError(f"stage {stage.name!r} has neither process() nor aprocess()")
-        elif is_batch_stage(stage):
+        else:  # a batch stage here, in the driver; every other CPU stage goes through run_shards
             for item in items:
                 sink(item, iter_one(stage, item, context))
-        else:
-            self._run_cpu(stage, items, context, sink)
 
     # -- CPU stages ----------------------------------------------------------------------------------
 
-    def _run_cpu(self, stage: Stage, items: Iterator[WorkItem], context: StageContext, sink: Sink) -> None:
+    def shards(self, stage: Stage) -> bool:
+        """Whether STAGE runs as Ray tasks, each writing its own checkpoint shard."""
+        return is_sharded_kind(stage)
+
+    def run_shards(
+        self, stage: Stage, shards: Iterator[Shard], context: StageContext, done: ShardSink
+    ) -> None:
+        """One task per shard, which runs and writes it; `done` gets each shard's stats in shard order.
+
+        A shard whose worker is lost past its retries is run again one item per task, and the driver
+        writes it: only an item that loses its worker every time is a reject.
+        """
+        self.start()
         limit = self.max_in_flight or max(2, 2 * cluster_cpus())
         stage_ref, context_ref = ray.put(stage), ray.put(context)
+        shard_task = _shard_task.options(max_retries=self.max_retries, retry_exceptions=False)
         task = _cpu_task.options(max_retries=self.max_retries, retry_exceptions=False)
 
-        def collect(chunk: list[WorkItem], ref: Any) -> list[list[Any]]:
-            results, lost = _get(ref)
+        def item_results(item: WorkItem) -> list[Any]:
+            results, lost = _get(task.remote(stage_ref, context_ref, [item]))
+            return results[0] if lost is None else [_lost(stage, item, lost)]
+
+        def collect(chunk: list[Shard], ref: Any) -> list[StageStats]:
+            stats, lost = _get(ref)
             if lost is None:
-                return results
-            if len(chunk) == 1:
-                return [[_lost(stage, chunk[0], lost)]]
-            # One task per item of the lost chunk: only an item that loses its worker every time is a reject.
-            return [collect([item], task.remote(stage_ref, context_ref, [item]))[0] for item in chunk]
+                return [stats]
+            (shard,) = chunk
+            return [write_shard(stage, shard, (item_results(item) for item in shard.items))]
 
         in_order(
-            chunked(items, self.chunk_size),
+            ([shard] for shard in shards),
             limit,
-            submit=lambda chunk: task.remote(stage_ref, context_ref, chunk),
+            submit=lambda chunk: shard_task.remote(stage_ref, context_ref, chunk[0]),
             collect=collect,
             cancel=ray.cancel,
-            sink=sink,
+            sink=done,
         )
 
     # -- I/O stages ----------------------------------------------------------------------------------
@@ -319,6 +350,11 @@ def _lost(stage: Stage, item: WorkItem, error: RayError) -> Reject:
         key=item.key,
         detail=f"the worker running this item was lost, and its retries too: {first}"[:2000],
     )
+
+
+@ray.remote
+def _shard_task(stage: Stage, context: StageContext, shard: Shard) -> StageStats:
+    return write_shard(stage, shard, shard_results(stage, shard, context))
 
 
 @ray.remote

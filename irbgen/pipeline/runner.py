@@ -7,6 +7,11 @@ with the same signature without touching any stage. A stage that has both method
 (unless it says `io_bound = False`);
 `processes` applies to stages that have only `process`.
 
+An executor that runs a CPU stage on other processes (`executor.shards(stage)`: the local pool, Ray)
+does not send results back: its workers write the stage's checkpoint in shards, and the driver only
+records which shards are complete, then concatenates them in order (irbgen.pipeline.shards). A rerun
+skips complete shards instead of finished keys.
+
 A stage's exception for one record becomes a Reject "error:<ExceptionType>" with the message. Fatal
 errors stop the run instead: BaseExceptions (KeyboardInterrupt, SystemExit) and any exception
 whose class sets `fatal = True` (such as BudgetExceeded). Keys finished before the stop stay finished.
@@ -28,11 +33,13 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from itertools import islice
 from pathlib import Path
-from typing import Any, BinaryIO, Protocol
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from irbgen.pipeline import shards as sharding
 from irbgen.pipeline.checkpoint import CheckpointStore
+from irbgen.pipeline.shards import Shard
 from irbgen.pipeline.stage import Stage, StageContext, is_batch_stage, is_io_stage
 from irbgen.pipeline.stats import DUPLICATE_KEY, ERROR_PREFIX, StageStats
 from irbgen.pipeline.workers import WorkerPool, watch_parent
@@ -58,6 +65,7 @@ class WorkItem:
 
 
 Sink = Callable[[WorkItem, Iterable[BaseModel]], None]
+ShardSink = Callable[[Shard, StageStats], None]  # a shard written by its worker, with its stats
 
 
 class Executor(Protocol):
@@ -66,6 +74,9 @@ class Executor(Protocol):
     The sink takes an item's results as any iterable, consumed once: a list, or a lazy iterator (the
     inline executor streams a stage's generator straight to the checkpoint, so memory stays flat).
     `concurrency` bounds the calls of an I/O stage in flight at once.
+
+    An executor may also run CPU stages in worker-written shards: `shards(stage)` says whether it does
+    for STAGE, and `run_shards(stage, shards, context, done)` runs them (see LocalExecutor.run_shards).
     """
 
     def __call__(
@@ -124,10 +135,28 @@ class LocalExecutor:
             asyncio.run(run_async(stage, items, context, sink, concurrency))
         elif not callable(getattr(stage, "process", None)):
             raise TypeError(f"stage {stage.name!r} has neither process() nor aprocess()")
-        elif self.processes == 1 or is_batch_stage(stage):
+        else:  # a stage the pool runs goes through run_shards
             _run_inline(stage, items, context, sink)
-        else:
-            _run_pool(stage, items, context, sink, self._processes(), self.processes, self.chunk_size)
+
+    def shards(self, stage: Stage) -> bool:
+        """Whether STAGE runs on the pool's processes, each writing its own checkpoint shards."""
+        return self.processes > 1 and is_sharded_kind(stage)
+
+    def run_shards(
+        self, stage: Stage, shards: Iterator[Shard], context: StageContext, done: ShardSink
+    ) -> None:
+        """Each shard run and written by a pool process (at most 4 per process in flight); `done` is
+        called with each shard's stats in shard order."""
+        job = pickled_job(stage, context)
+        pool = self._processes()
+        in_order(
+            ([shard] for shard in shards),
+            self.processes * 4,
+            submit=lambda chunk: pool.submit(_process_shard, job, chunk[0]),
+            collect=lambda chunk, future: [future.result()],
+            cancel=lambda future: future.cancel(),
+            sink=done,
+        )
 
     def _processes(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -230,23 +259,31 @@ def run_stage(
     run = executor or owned
     total = len(inputs) if hasattr(inputs, "__len__") else None  # type: ignore[arg-type]
     started = time.perf_counter()
-    store.open()
+    writer = _Writer(stage.name, store, stats, progress, total)
+    root = sharding.shard_root(store.run_dir, stage.name, context.shard_dir)
+    in_shards = callable(getattr(run, "shards", None)) and run.shards(stage)
     stopped = True
     try:
-        finished = store.finished_keys()
-        if finished:
-            logger.info("%s: resuming; %d input keys already finished", stage.name, len(finished))
-        writer = _Writer(stage.name, store, stats, progress, total)
-        run(stage, _plan(stage, inputs, finished, writer), context, writer.write, concurrency)
+        if in_shards:
+            totals = _run_sharded(stage, inputs, context, run, writer, root)
+        else:
+            store.open()
+            try:
+                finished = store.finished_keys()
+                if finished:
+                    logger.info("%s: resuming; %d input keys already finished", stage.name, len(finished))
+                run(stage, _plan(stage, inputs, finished, writer), context, writer.write, concurrency)
+            finally:
+                store.close()
+            totals = store.summary()
         stopped = False
     finally:
         stats.wall_seconds = time.perf_counter() - started
-        store.close()
         if owned is not None:
             owned.shutdown(kill=stopped)
-    totals = store.summary()
     totals.wall_seconds = stats.wall_seconds
     store.finish(totals)
+    sharding.clean_up(store, root)
     writer.report(force=True)
     logger.info("%s: %s", stage.name, stats.to_dict())
     return StageResult(stage.name, stage.output_model, store, stats, totals, reused=False)
@@ -347,6 +384,106 @@ def _plan(
         else:
             seen.add(key)
             yield WorkItem(index, key, record)
+
+
+def _run_sharded(
+    stage: Stage, inputs: Iterable[BaseModel], context: StageContext, run: Any, writer: _Writer, root: Path
+) -> StageStats:
+    """Run the stage in shards its workers write (irbgen.pipeline.shards); the stage's totals.
+
+    Shards are cut from every input, finished or not, so that a rerun cuts the same ones; a shard an
+    earlier run completed (same inputs) is skipped whole.
+    """
+    store, stats = writer.store, writer.stats
+    store.clear_for_shards()
+    manifest = sharding.ShardManifest(store)
+    recorded = manifest.open()
+    folders: list[Path] = []
+
+    def todo() -> Iterator[Shard]:
+        items = _plan(stage, inputs, set(), writer)
+        for number, chunk in enumerate(chunked(items, getattr(run, "chunk_size", 32))):
+            shard = sharding.new_shard(root, number, chunk)
+            earlier = sharding.reusable(recorded, shard)
+            if earlier is not None:
+                folders.append(earlier)
+                stats.skipped += len(chunk)
+                writer.handled += len(chunk)
+                continue
+            folders.append(shard.folder)
+            yield shard
+
+    def done(shard: Shard, shard_stats: StageStats) -> None:
+        manifest.add(shard)
+        stats.processed += shard_stats.processed
+        stats.outputs += shard_stats.outputs
+        for reason, count in shard_stats.rejects.items():
+            stats.rejects[reason] += count
+        stats.errors += shard_stats.errors
+        writer.handled += len(shard.items)
+        writer.report()
+
+    if recorded:
+        logger.info("%s: resuming; %d shards complete in an earlier run", stage.name, len(recorded))
+    root.mkdir(parents=True, exist_ok=True)
+    try:
+        run.run_shards(stage, todo(), context, done)
+    finally:
+        manifest.close()
+    return sharding.merge(store, folders)
+
+
+def write_shard(stage: Stage, shard: Shard, results: Iterable[Iterable[BaseModel]]) -> StageStats:
+    """Write one shard's results (one iterable per item, in order) to its folder, durably; its stats.
+
+    Runs where the results are made (a pool process, a Ray worker). A non-fatal error of an item rejects
+    the item; a fatal one leaves the shard incomplete (it is run again).
+    """
+    shutil.rmtree(shard.folder, ignore_errors=True)  # an earlier attempt of this submission
+    store = sharding.shard_store(stage.name, shard.folder)
+    stats = StageStats(stage=stage.name, inputs=len(shard.items))
+    writer = _Writer(stage.name, store, stats, None, None)
+    store.open()
+    try:
+        for item, item_results in zip(shard.items, results, strict=True):
+            writer.write(item, item_results)
+    finally:
+        store.close()
+    store.finish(stats)
+    return stats
+
+
+def shard_results(stage: Stage, shard: Shard, context: StageContext) -> Iterator[Iterator[BaseModel]]:
+    """Each item's results, made lazily as `write_shard` writes them."""
+    return (iter_one(stage, item, context) for item in shard.items)
+
+
+def is_sharded_kind(stage: Stage) -> bool:
+    """A stage that can run in worker-written shards: a CPU stage that does not join every record."""
+    return not is_io_stage(stage) and not is_batch_stage(stage) and callable(getattr(stage, "process", None))
+
+
+def pickled_job(stage: Stage, context: StageContext) -> bytes:
+    """The stage and its context, pickled once for every task of the stage."""
+    try:
+        return pickle.dumps((stage, context), protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as error:
+        raise TypeError(
+            f"stage {stage.name!r} and its context must pickle to run with processes > 1 "
+            f"(constructors hold configuration only): {error}"
+        ) from error
+
+
+_job: tuple[bytes, Any] = (b"", None)  # this pool process's current stage and context
+
+
+def _process_shard(job: bytes, shard: Shard) -> StageStats:
+    """Run and write one shard on a pool process; JOB is unpickled once per stage, not per shard."""
+    global _job
+    if _job[0] != job:
+        _job = (job, pickle.loads(job))
+    stage, context = _job[1]
+    return write_shard(stage, shard, shard_results(stage, shard, context))
 
 
 # -- what every executor calls per item --------------------------------------------------------------
@@ -454,43 +591,6 @@ async def run_async(
         raise input_error
 
 
-def _run_pool(
-    stage: Stage,
-    items: Iterator[WorkItem],
-    context: StageContext,
-    sink: Sink,
-    pool: ProcessPoolExecutor,
-    processes: int,
-    chunk_size: int,
-) -> None:
-    """Chunks of items on the pool's processes; at most 4 chunks per process in flight, written in order.
-
-    An item with more than SPILL_RECORDS results is pickled by its worker to a spill file under
-    RUN_DIR/stages/.spill-<stage>/ and streamed from there to the checkpoint, so neither process holds it.
-    """
-    spill_dir = Path(context.run_dir) / "stages" / f".spill-{stage.name}"
-    try:
-        job = pickle.dumps((stage, context, spill_dir), protocol=pickle.HIGHEST_PROTOCOL)
-    except Exception as error:
-        raise TypeError(
-            f"stage {stage.name!r} and its context must pickle to run with processes > 1 "
-            f"(constructors hold configuration only): {error}"
-        ) from error
-    shutil.rmtree(spill_dir, ignore_errors=True)  # left by a killed run
-    spill_dir.mkdir(parents=True)
-    try:
-        in_order(
-            chunked(items, chunk_size),
-            processes * 4,
-            submit=lambda chunk: pool.submit(_process_chunk, job, chunk),
-            collect=lambda chunk, future: future.result(),
-            cancel=lambda future: future.cancel(),
-            sink=sink,
-        )
-    finally:
-        shutil.rmtree(spill_dir, ignore_errors=True)
-
-
 def chunked(items: Iterator[WorkItem], largest: int) -> Iterator[list[WorkItem]]:
     """Items in chunks of 1, 2, 4 ... up to LARGEST: a few heavy items (dump shards) still spread over
     every worker, while many light ones travel together."""
@@ -501,15 +601,17 @@ def chunked(items: Iterator[WorkItem], largest: int) -> Iterator[list[WorkItem]]
 
 
 def in_order(
-    chunks: Iterator[list[WorkItem]],
+    chunks: Iterator[list[Any]],
     window: int,
     *,
-    submit: Callable[[list[WorkItem]], Any],
-    collect: Callable[[list[WorkItem], Any], list[Iterable[BaseModel]]],
+    submit: Callable[[list[Any]], Any],
+    collect: Callable[[list[Any], Any], list[Any]],
     cancel: Callable[[Any], Any],
-    sink: Sink,
+    sink: Callable[[Any, Any], None],
 ) -> None:
     """Keep up to WINDOW chunks submitted; hand each item's results to the sink in input order.
+
+    The items are work items (their results: records) or shards (their results: stats).
 
     `submit` starts a chunk and returns its handle; `collect` waits for it and returns each item's
     results. If `chunks` raises, the work already submitted is written first, then the error is
@@ -539,66 +641,3 @@ def in_order(
             cancel(handle)
     if input_error is not None:
         raise input_error
-
-
-SPILL_RECORDS = 1000  # results of one item a pool worker sends back in memory; more go to a spill file
-
-
-@dataclass(frozen=True)
-class Spill:
-    """An item's results pickled to a file by a pool worker; iterating reads them back, then deletes it."""
-
-    path: Path
-
-    def __iter__(self) -> Iterator[BaseModel]:
-        try:
-            with open(self.path, "rb") as file:
-                while True:
-                    try:
-                        yield pickle.load(file)
-                    except EOFError:
-                        return
-        finally:
-            self.path.unlink(missing_ok=True)
-
-
-_job: tuple[bytes, Any] = (b"", None)  # this pool process's current stage, context and spill folder
-
-
-def _process_chunk(job: bytes, chunk: list[WorkItem]) -> list[list[BaseModel] | Spill]:
-    """Each item's results, on a pool process; JOB (pickled) is unpickled once per stage, not per chunk."""
-    global _job
-    if _job[0] != job:
-        _job = (job, pickle.loads(job))
-    stage, context, spill_dir = _job[1]
-    return [_run_spilling(stage, item, context, spill_dir) for item in chunk]
-
-
-def _run_spilling(
-    stage: Stage, item: WorkItem, context: StageContext, spill_dir: Path
-) -> list[BaseModel] | Spill:
-    """run_one, except that past SPILL_RECORDS results the rest goes to a spill file."""
-    held: list[BaseModel] = []
-    path = spill_dir / f"{os.getpid()}-{item.index}.pickle"
-    spill: BinaryIO | None = None
-    try:
-        for result in iter_one(stage, item, context):
-            held.append(result)
-            if len(held) >= SPILL_RECORDS:
-                spill = spill or open(path, "wb")
-                for record in held:
-                    pickle.dump(record, spill, protocol=pickle.HIGHEST_PROTOCOL)
-                held.clear()
-        if spill is None:
-            return held
-        for record in held:
-            pickle.dump(record, spill, protocol=pickle.HIGHEST_PROTOCOL)
-        spill.close()
-        return Spill(path)
-    except Exception as error:
-        if spill is not None:
-            spill.close()
-            path.unlink(missing_ok=True)
-        if is_fatal(error):
-            raise
-        return [_error_reject(stage.name, item.key, error)]

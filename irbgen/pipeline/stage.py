@@ -26,6 +26,8 @@ class StageContext:
     llm: Any = None  # irbgen.llm.client.LLMClient, or a rules backend
     fetcher: Any = None  # irbgen.web.fetch.Fetcher
     options: dict[str, Any] = field(default_factory=dict)
+    # Where workers write their checkpoint shards (a folder every node can write); None: the run directory.
+    shard_dir: Path | None = None
     # Set by the executor for an I/O stage: runs a picklable no-argument callable on its CPU workers.
     offload: Callable[[Callable[[], Any]], Awaitable[Any]] | None = None
 

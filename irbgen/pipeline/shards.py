@@ -1,0 +1,160 @@
+"""Checkpoint shards that workers write themselves; the driver only records which ones are complete.
+
+A CPU stage that runs on other processes (a local pool, Ray) cuts its work items into shards (chunks of
+1, 2, 4 ... up to the executor's chunk size, numbered in input order). A worker runs a shard and writes
+its outputs, rejects, done keys and stats into the shard's own folder, in the stage's checkpoint format
+(a CheckpointStore there), fsyncs them and returns the shard's stats. Only then does the driver append
+the shard's number to the stage's manifest:
+
+    RUN_DIR/stages/<stage>/shards.jsonl        {"shard": 12, "folder": "00000012.<token>", "digest": ...}
+    SHARD_DIR/stages/<stage>/shards/<folder>/  outputs.jsonl rejects.jsonl done.jsonl run-rejects.jsonl
+                                               stats.json complete
+
+SHARD_DIR is the run directory, or a folder every node can write (`--shared-dir`). Each submission of a
+shard gets a new folder (a random token), so a worker left running by a killed driver never writes into
+the folder a later run records. The digest is of the shard's input keys: a resumed run reuses a recorded
+shard only if it holds the same inputs and its folder is complete, and otherwise runs it again.
+
+When every shard is complete, the driver concatenates their files, in shard order, into the stage's own
+outputs.jsonl, rejects.jsonl and done.jsonl (bytes copied, nothing parsed), appends their rejects to
+RUN_DIR/rejects.jsonl, and deletes the shards: the finished stage looks exactly as if one writer had
+written it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from irbgen.errors import IrbgenError
+from irbgen.io import atomic_path
+from irbgen.pipeline.checkpoint import CheckpointStore, truncate_torn_tail
+from irbgen.pipeline.stats import DUPLICATE_KEY, StageStats
+
+MANIFEST = "shards.jsonl"
+SHARDS = "shards"
+RUN_REJECTS = "run-rejects.jsonl"  # a shard's lines for RUN_DIR/rejects.jsonl
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One shard: its number, its work items (WorkItem) and the folder its worker writes."""
+
+    number: int
+    items: list[Any]
+    folder: Path
+
+    @property
+    def digest(self) -> str:
+        """A hash of the shard's input keys (and which of them repeat an earlier key)."""
+        keys = "\n".join(f"{item.key}\t{item.record is None}" for item in self.items)
+        return hashlib.sha256(keys.encode()).hexdigest()[:32]
+
+
+def shard_root(run_dir: Path, stage: str, shard_dir: Path | None = None) -> Path:
+    """The folder under which the shards of STAGE are written."""
+    return Path(shard_dir or run_dir) / "stages" / stage / SHARDS
+
+
+def new_shard(root: Path, number: int, items: list[Any]) -> Shard:
+    """A shard to submit, in a folder of its own."""
+    return Shard(number, items, root / f"{number:08d}.{uuid.uuid4().hex[:12]}")
+
+
+def shard_store(stage: str, folder: Path) -> CheckpointStore:
+    """The checkpoint a worker writes for one shard (fsynced when it finishes, not before)."""
+    return CheckpointStore(folder, stage, folder=folder, run_rejects=folder / RUN_REJECTS, sync_seconds=1e9)
+
+
+class ShardManifest:
+    """The driver's record of a stage's complete shards: one appended line per shard, in shard order."""
+
+    def __init__(self, store: CheckpointStore) -> None:
+        self.path = store.folder / MANIFEST
+        self._handle: IO[str] | None = None
+
+    def open(self) -> dict[int, tuple[str, str]]:
+        """The shards recorded by earlier runs ({number: (folder name, digest)}); then open for appending."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        truncate_torn_tail(self.path)
+        recorded: dict[int, tuple[str, str]] = {}
+        if self.path.exists():
+            for number, line in enumerate(self.path.read_text(encoding="utf-8").splitlines(), start=1):
+                try:
+                    entry = json.loads(line)
+                    recorded[int(entry["shard"])] = (str(entry["folder"]), str(entry["digest"]))
+                except (ValueError, TypeError, KeyError):
+                    raise IrbgenError(
+                        f"{self.path}:{number}: corrupt shard manifest line; delete it to redo the stage"
+                    ) from None
+        self._handle = open(self.path, "a", encoding="utf-8", newline="\n")
+        return recorded
+
+    def add(self, shard: Shard) -> None:
+        """Record SHARD as complete (its worker fsynced its files before returning)."""
+        assert self._handle is not None, "open() first"
+        entry = {"shard": shard.number, "folder": shard.folder.name, "digest": shard.digest}
+        self._handle.write(json.dumps(entry) + "\n")
+        self._handle.flush()
+
+    def close(self) -> None:
+        if self._handle is not None:
+            os.fsync(self._handle.fileno())
+            self._handle.close()
+            self._handle = None
+
+
+def reusable(recorded: dict[int, tuple[str, str]], shard: Shard) -> Path | None:
+    """The folder of an earlier run's complete copy of SHARD (same inputs), or None to run it again."""
+    folder, digest = recorded.get(shard.number, ("", ""))
+    path = shard.folder.parent / folder
+    if folder and digest == shard.digest and (path / "complete").is_file():
+        return path
+    return None
+
+
+def merge(store: CheckpointStore, folders: Iterable[Path]) -> StageStats:
+    """Concatenate the shards' files in order into the stage's checkpoint; their summed stats.
+
+    The stage's files are replaced atomically; the shards' rejects are appended to RUN_DIR/rejects.jsonl
+    (a run killed after that finds them there and drops them, see `drop_run_rejects`).
+    """
+    folders = list(folders)
+    for name, path in (
+        ("outputs.jsonl", store.outputs_path),
+        ("rejects.jsonl", store.rejects_path),
+        ("done.jsonl", store.done_path),
+    ):
+        with atomic_path(path, durable=True) as tmp, open(tmp, "wb") as target:
+            _concatenate((folder / name for folder in folders), target)
+    with open(store.run_rejects_path, "ab") as target:
+        _concatenate((folder / RUN_REJECTS for folder in folders), target)
+        target.flush()
+        os.fsync(target.fileno())
+    totals = StageStats(stage=store.stage)
+    for folder in folders:
+        shard = StageStats.from_dict(json.loads((folder / "stats.json").read_text(encoding="utf-8")))
+        totals = totals + shard
+    totals.inputs = totals.processed + totals.rejects[DUPLICATE_KEY]
+    totals.skipped = 0
+    return totals
+
+
+def clean_up(store: CheckpointStore, root: Path) -> None:
+    """Delete the shards and their manifest once the stage's own files hold them."""
+    shutil.rmtree(root, ignore_errors=True)
+    (store.folder / MANIFEST).unlink(missing_ok=True)
+
+
+def _concatenate(paths: Iterable[Path], target: IO[bytes]) -> None:
+    for path in paths:
+        if path.exists():
+            with open(path, "rb") as source:
+                shutil.copyfileobj(source, target, 1 << 20)
