@@ -48,6 +48,7 @@ from irbgen.irb.premises import (
 from irbgen.irb.questions import WriteQuestions
 from irbgen.irb.records import Fact, KnowledgeGraph, NodeChange, PlanHop, QuestionPlan
 from irbgen.irb.rules.graph import node_type as label_type
+from irbgen.irb.rules.questions import defines_itself
 from irbgen.irb.shortcuts import REASON as SHORTCUT
 from irbgen.irb.shortcuts import drop_shortcuts, normaliser, shortcut_document
 from irbgen.irb.transforms import DATE_RULES, TRANSFORMED_TYPES, paraphrase
@@ -328,8 +329,8 @@ def multi_hop_plans(
     `nouns` (page title -> what its lead says the page's subject is) names a hop's answer, where a
     wikilink or the page title says which page it is, in the description of it ("the tennis player
     who ..."). Two nodes linked to different pages never bridge. A start from a fact of
-    `self_described` ("Apollo 11 was the first spaceflight ...") names its answer's kind itself, so its
-    bridge need not be an entity of a known type.
+    `self_described` that asks for the sentence's subject ("Apollo 11 was the first spaceflight ...")
+    names its answer's kind itself, so that bridge need not be an entity of a known type.
     """
     if not 1 <= max_hops <= MAX_HOPS:
         raise BadInputError(f"max_hops must be between 1 and {MAX_HOPS}, got {max_hops}")
@@ -413,7 +414,7 @@ def _described_pairs(
     failed: dict[tuple[str, str], tuple[str, Why]] = {}  # second hop -> (last plan id tried, why not)
     for start in starts:  # sorted() is stable: equal lengths keep the order of the single-hop plans
         options = chainer.continuations([start])
-        checked = check_bridges and start.fact_id not in self_described
+        checked = check_bridges and not (start.fact_id in self_described and defines_itself(start))
         not_entity = bridge_not_entity(start.answer_label, start.answer_type) if checked else None
         if options and not_entity is not None:
             if rejects is not None:
