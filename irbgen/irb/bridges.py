@@ -11,7 +11,6 @@ planning can use the best ones.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from irbgen.irb.gates import described_badly, identifies_one, person_nodes
@@ -27,6 +26,7 @@ from irbgen.irb.rules.questions import (
     node_spans,
 )
 from irbgen.text import contains_answer
+from irbgen.wikipedia.leads import subject_name
 
 UNNAMED_PENALTY = 100
 
@@ -77,7 +77,7 @@ def node_pages(fact: Fact, nodes: Iterable[str]) -> dict[str, str]:
     """normalised node -> the page it is: where a link with the node's text goes, or the fact's own page
     when the node is the page's title or the title's last word ("Agassi" on "Andre Agassi")."""
     linked = {normalize(anchor): page for anchor, page in fact.links.items()}
-    name = re.sub(r"\s*\(.*\)$", "", fact.title)
+    name = subject_name(fact.title)
     own = {normalize(fact.title), normalize(name)}
     if len(name.split()) > 1 and name.split()[-1][:1].isupper():
         own.add(normalize(name.split()[-1]))  # "Agassi" on the page "Andre Agassi"

@@ -46,6 +46,7 @@ _CAPITAL_NAMED = re.compile(
 _VAGUE = frozenset(
     "name term word type kind form group member part one set series list collection family way thing".split()
 )
+_INFOBOX_START = re.compile(r"\{\{\s*infobox", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[a-z)\]0-9]\.)\s+(?=[A-Z])")
 
 
@@ -136,12 +137,10 @@ def _birth_date(first: str) -> str | None:
 
 def read_infobox(lead_wikitext: str) -> Infobox:
     """The capital and birth date of the first {{Infobox ...}} in the wikitext before the first heading."""
-    start = lead_wikitext.find("{{Infobox")
-    if start < 0:
-        start = lead_wikitext.find("{{infobox")
-    if start < 0:
+    start = _INFOBOX_START.search(lead_wikitext)
+    if start is None:
         return Infobox()
-    code = load_mwp().parse(lead_wikitext[start:])
+    code = load_mwp().parse(lead_wikitext[start.start() :])
     box = next((t for t in code.filter_templates(recursive=False) if _is_infobox(t)), None)
     if box is None:
         return Infobox()
