@@ -398,6 +398,11 @@ _RANK = re.compile(
 )
 _SHARED_RANK = re.compile(r"\b(?:among|one of) the (?:\w+ )?$", re.I)  # "among the highest": many are
 _FIGURE = re.compile(r"[$£€¥]\s?\d|\d%|\d[\d,]*\.\d|\d{1,3}(?:,\d{3})+|\b(?!(?:1[5-9]|20)\d\d\b)\d{3,}\b")
+_HEDGE = re.compile(
+    r"\b(?:about|around|approximately|roughly|nearly|almost|some|over|under|more than|less than|fewer than|"
+    r"at least|at most|up to)\s*[$£€¥]?\s*$",
+    re.IGNORECASE,
+)
 _MONTH_NAMES = "January|February|March|April|May|June|July|August|September|October|November|December"
 _FULL_DATE = re.compile(
     rf"\b\d{{1,2}} (?:{_MONTH_NAMES}) \d{{4}}\b|\b(?:{_MONTH_NAMES}) \d{{1,2}}, \d{{4}}\b"
@@ -421,12 +426,14 @@ def person_nodes(triples: Iterable[Any]) -> list[str]:
 
 def identifies_one(text: str, people: Iterable[str] = (), answer: str = "") -> bool:
     """Whether what `text` says can fit one thing only: a rank (not "among the highest", not "the first
-    round"), an exact figure, a full date, a span of years ("from 1971 to 2001"), a list of three names,
-    or a person of `people` other than `answer`. A year alone does not: many people "became a Foreign
-    Member of the Royal Netherlands Academy in 1920"."""
+    round"), an exact figure (not "about 2% of GDP", which many share), a full date, a span of years
+    ("from 1971 to 2001"), a list of three names, or a person of `people` other than `answer`. A year
+    alone does not: many people "became a Foreign Member of the Royal Netherlands Academy in 1920"."""
     if any(_SHARED_RANK.search(text[: match.start()]) is None for match in _RANK.finditer(text)):
         return True
-    if any(pattern.search(text) for pattern in (_FIGURE, _FULL_DATE, _SPAN, _NAME_LIST, _ONE_OF_A_KIND)):
+    if any(_HEDGE.search(text[: match.start()]) is None for match in _FIGURE.finditer(text)):
+        return True
+    if any(pattern.search(text) for pattern in (_FULL_DATE, _SPAN, _NAME_LIST, _ONE_OF_A_KIND)):
         return True
     return any(normalize(person) != normalize(answer) and person in text for person in people)
 
@@ -971,15 +978,18 @@ _PERSON_WORDS = frozenset(("who", "whom", "whose"))
 
 def wrong_question_word(doc: Any, answer_label: str | None, answer_type: str = "") -> str | None:
     """The question word does not fit the answer's type: a bare "what" for a person or a country ("What
-    once demanded ...?"), "who" for anything but a person ("Who will become a part of ...?" for a
-    company). `answer_type` is the graph's type of the answer, `answer_label` spaCy's label."""
+    once demanded ...?"), or as the subject for a name spaCy calls an organization, which is as often a
+    person or a town ("What captured the island of Ischia ...?" for Hayreddin); "who" for anything but
+    a person ("Who will become a part of ...?" for a company). `answer_type` is the graph's type of the
+    answer, `answer_label` spaCy's label."""
     person = answer_type == "Person" or answer_label == "PERSON"
     for token in question_words(doc):
         if token.lower_ in _PERSON_WORDS and not person:
             what = answer_label or answer_type or "not a person"
             return f"{token.text!r} for an answer that is {what}"
         bare = token.lower_ == "what" and token.dep_ != "det"
-        if bare and (person or answer_label in ("GPE", "NORP")):
+        organization_subject = answer_label == "ORG" and token.dep_ in ("nsubj", "nsubjpass")
+        if bare and (person or answer_label in ("GPE", "NORP") or organization_subject):
             return f"a bare {token.text!r} for an answer that is {answer_label or answer_type}"
     return None
 
@@ -1062,13 +1072,17 @@ def entity_label(node: str, entities: Iterable[Entity]) -> str | None:
     return None
 
 
-def agreed_type(node: str, node_type: str, label: str | None, page_type: str | None = None) -> str | None:
+def agreed_type(
+    node: str, node_type: str, label: str | None, page_type: str | None = None, *, subject: bool = False
+) -> str | None:
     """The type to ask a node with, or None when the question word would be a guess.
 
     None when the graph's type and spaCy's label disagree. "Other" (asked with "what") without a label,
     and when the small model's label has no support: an organization needs its page's categories or
     an organization word in its name ("Bank", "University"); a place needs its page, a place word
-    ("River", "Province") or a known place name (irb/places.py). Otherwise the label's type.
+    ("River", "Province") or a known place name (irb/places.py), or, for the `subject` of its sentence,
+    a definite name ("The United States Census Bureau estimates ...": "Which organization estimates
+    ...?"). Otherwise the label's type.
     """
     if label is None:
         return "Other"
@@ -1092,10 +1106,18 @@ def agreed_type(node: str, node_type: str, label: str | None, page_type: str | N
         return "Other"  # "Apollo 8" labelled PERSON
     supported = page_type == from_label or named == from_label
     if from_label == "Organization" and not supported:
-        return "Other"
+        return "Organization" if subject and _definite_name(node) else "Other"
     if from_label == "Location" and not (supported or known_place(node)):
         return "Other"
     return from_label
+
+
+def _definite_name(name: str) -> bool:
+    """ "the" and at least two capitalised words: "the United States Census Bureau", "The Angolan
+    Army". A person's name never takes "the"; a bare "Hayreddin" or "Huntsville" labelled ORG may be
+    either."""
+    words = name.split()
+    return len(words) >= 3 and words[0].lower() == "the" and sum(w[:1].isupper() for w in words[1:]) >= 2
 
 
 def _club_like(name: str) -> bool:
@@ -1194,7 +1216,19 @@ def bridge_not_entity(label: str | None, answer_type: str = "") -> str | None:
     return None
 
 
-_FRONTED = re.compile(r"^(?:(?:In|On|By|Since|During|As of|According to)\b[^,]{0,60},\s+)?")
+_TOPIC_OF = re.compile(r"^[A-Z][a-z]+(?: [a-z]+)* (?:of|in) (.+)$")  # "Foreign relations of Angola"
+_OPENING_PHRASE = re.compile(  # "After gaining independence in 1991, ", "According to the 2011 census, "
+    r"^(?:(?:In|On|At|By|Since|During|As of|According to|After|Before|Following|Under|With|Despite|Upon|"
+    r"Between|From|Until|Through|Throughout|Within|Although|While|When|Once|Unlike|Prior to)\b"
+    r"[^,]{0,60},\s+)?"
+)
+
+
+def opens_sentence(node: str, keypoints: Sequence[str]) -> bool:
+    """The node is the first thing a keypoint says, after an opening phrase ("In 2012, the NHS ...")."""
+    return any(
+        text[_OPENING_PHRASE.match(text).end() :].lower().startswith(node.lower()) for text in keypoints
+    )
 
 
 def shared_with_others(answer: str, answer_type: str, keypoints: Sequence[str], title: str) -> str | None:
@@ -1202,12 +1236,18 @@ def shared_with_others(answer: str, answer_type: str, keypoints: Sequence[str], 
     ("Which country is classified as an upper middle income country by the World Bank?", "Which
     place has numerous place names of Native American origin?"): a page tells what its subject is like,
     and other countries and places are often alike, unless the sentence names a rank, an exact figure, a
-    full date, a span of years or a person (gates.identifies_one)."""
-    own = {normalize(title), normalize(re.sub(r"\s*\(.*\)$", "", title))}
+    full date, a span of years or a person (gates.identifies_one). A page "Economy of Angola" or
+    "Foreign relations of Angola" has Angola for its subject; an opening phrase before the subject
+    ("After gaining independence in 1991, ...") is read past."""
+    bare = re.sub(r"\s*\(.*\)$", "", title)
+    own = {normalize(title), normalize(bare)}
+    topic = _TOPIC_OF.match(bare)
+    if topic is not None:
+        own.add(normalize(topic.group(1)))
     if answer_type not in ("Country", "Location") or normalize(answer) not in own:
         return None
     for text in keypoints:
-        rest = text[_FRONTED.match(text).end() :]
+        rest = text[_OPENING_PHRASE.match(text).end() :]
         if rest.lower().startswith(answer.lower()) and not identifies_one(rest[len(answer) :]):
             return f"what the page says of its subject {answer!r} may fit other places too: {text[:80]!r}"
     return None

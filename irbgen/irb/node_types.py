@@ -34,7 +34,8 @@ _CATEGORY_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
 
 # Capitalised words inside a name that say what it names.
 _NAME_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("Event", ("Festival", "Championship", "Cup", "Games", "War", "Battle", "Election", "Show", "Fair")),
+    ("Event", ("Festival", "Championship", "Cup", "Games", "War", "Battle", "Election", "Show", "Fair",
+               "Awards", "Prize")),
     ("Organization", ("University", "College", "School", "Society", "Institution", "Institute", "Museum",
                       "Company", "Council", "Club", "Association", "Ltd", "Inc", "Corp", "Corporation",
                       "Group", "Foundation", "Films", "Studios", "Pictures", "Records", "Airlines",

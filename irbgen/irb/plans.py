@@ -23,6 +23,7 @@ from irbgen.irb.gates import (
     answer_fragment,
     bridge_not_entity,
     entity_label,
+    opens_sentence,
     shared_with_others,
 )
 from irbgen.irb.leads import is_lead_fact
@@ -144,7 +145,8 @@ def gated_nodes(
     nodes = []
     for node, node_type in maskable_nodes(graph, keypoints):
         page_type = (pages or {}).get(normal_title(node))
-        asked = agreed_type(node, node_type, entity_label(node, graph.entities), page_type)
+        label = entity_label(node, graph.entities)
+        asked = agreed_type(node, node_type, label, page_type, subject=opens_sentence(node, keypoints))
         if asked is None or answer_failure(node, keypoints, graph.entities) is not None:
             continue
         if title and shared_with_others(node, asked, keypoints, title) is not None:

@@ -406,7 +406,8 @@ _NOT_AFTER_IN_ON = r"(?<!\bin\s)(?<!\bon\s)"
 
 
 _TIME_WORDS = (
-    "since", "until", "till", "from", "by", "before", "after", "to", "of", "and", "during", "through"
+    "since", "until", "till", "from", "by", "before", "after", "to", "of", "and", "during", "through",
+    "between",
 )  # fmt: skip
 _NOT_AFTER_TIME_WORD = "".join(rf"(?<!\b{word}\s)" for word in _TIME_WORDS) + r"(?<!\d\s)(?<!\d,\s)"
 _NOT_AFTER_VALUE = r"(?<![-−–$£€¥.,:/])(?<!\d\s)(?<!\d\sto\s)"
