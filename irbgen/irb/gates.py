@@ -877,7 +877,7 @@ def _clause_glued_by_and(doc: Any) -> str | None:
 _ANAPHORIC_MODIFIERS = frozenset("remaining aforementioned said".split())  # "the remaining stores"
 _ANAPHORIC = _ANAPHORIC_MODIFIERS | {"latter", "former"}  # "the latter", not "the former leader"
 _ROLES = frozenset(("nsubj", "nsubjpass", "dobj", "pobj", "attr"))
-_ANAPHORIC_ADVERBS = frozenset(("also", "then"))
+_ANAPHORIC_ADVERBS = frozenset(("also", "then", "similarly", "likewise"))  # "similarly uses the term"
 _COUNT_DETERMINERS = frozenset(("the", "all", "both"))
 
 
@@ -899,9 +899,9 @@ def _counted_description(token: Any) -> bool:
 
 
 def not_self_contained(doc: Any) -> str | None:
-    """Words that lean on a text the reader does not have: "also" or "then" on a verb, "the remaining
-    stores", "the latter", "the three films" (which?). Pronouns and "the company" are
-    unresolved_reference's."""
+    """Words that lean on a text the reader does not have: "also", "then", "similarly" or "likewise" on
+    a verb, "the remaining stores", "the latter", "the three films" (which?). Pronouns and "the
+    company" are unresolved_reference's."""
     for token in doc:
         if token.lower_ in _ANAPHORIC_ADVERBS and token.dep_ == "advmod" and _is_verb(token.head):
             if any(verb.dep_ == "conj" for verb in (token.head, *token.head.ancestors)):
@@ -978,10 +978,10 @@ _PERSON_WORDS = frozenset(("who", "whom", "whose"))
 
 def wrong_question_word(doc: Any, answer_label: str | None, answer_type: str = "") -> str | None:
     """The question word does not fit the answer's type: a bare "what" for a person or a country ("What
-    once demanded ...?"), or as the subject for a name spaCy calls an organization, which is as often a
-    person or a town ("What captured the island of Ischia ...?" for Hayreddin); "who" for anything but
-    a person ("Who will become a part of ...?" for a company). `answer_type` is the graph's type of the
-    answer, `answer_label` spaCy's label."""
+    once demanded ...?"), or as the subject of a verb for a name spaCy calls an organization, which is
+    as often a person or a town ("What captured the island of Ischia ...?" for Hayreddin); "who" for
+    anything but a person ("Who will become a part of ...?" for a company). `answer_type` is the graph's
+    type of the answer, `answer_label` spaCy's label."""
     person = answer_type == "Person" or answer_label == "PERSON"
     for token in question_words(doc):
         if token.lower_ in _PERSON_WORDS and not person:

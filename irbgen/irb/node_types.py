@@ -36,6 +36,7 @@ _CATEGORY_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
 _NAME_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Event", ("Festival", "Championship", "Cup", "Games", "War", "Battle", "Election", "Show", "Fair",
                "Awards", "Prize")),
+    ("Work", ("Report", "Factbook", "Yearbook")),
     ("Organization", ("University", "College", "School", "Society", "Institution", "Institute", "Museum",
                       "Company", "Council", "Club", "Association", "Ltd", "Inc", "Corp", "Corporation",
                       "Group", "Foundation", "Films", "Studios", "Pictures", "Records", "Airlines",
