@@ -13,6 +13,7 @@ from irbgen.irb.gates import (
     not_self_contained,
     opens_sentence,
     shared_with_others,
+    wh_outside_main_clause,
     wrong_question_word,
 )
 from irbgen.irb.node_types import name_type
@@ -105,3 +106,10 @@ def test_similarly_leans_on_a_text_the_reader_does_not_have(nlp):
 def test_a_report_is_a_work_not_an_organization():
     assert name_type("the World Bank's Doing Business Report") == "Work"  # s:746:338:0
     assert name_type("The CIA World Factbook") == "Work"  # s:746:403:0
+
+
+def test_a_question_word_inside_a_fronted_when_clause_is_rejected(nlp):
+    # adapted from s:746:312:0 (tuning half): the parser attaches "in which year" to the main verb
+    question = "When the Soviet Union dissolved in which year, Azerbaijan created its own armed forces?"
+    assert wh_outside_main_clause(nlp(question)) is not None
+    assert wh_outside_main_clause(nlp("When did Azerbaijan create its own armed forces?")) is None

@@ -1310,9 +1310,12 @@ def _parenthetical_participle(doc: Any, token: Any) -> str | None:
 def _fronted_adverbial(doc: Any, token: Any) -> str | None:
     """The question word deep inside an adverbial phrase put before the subject ("After the 2011 death
     of the founder in which country, the firm ..."): the sentence opens with a preposition, the question
-    word comes before the first comma but is not that preposition's own object ("In which year, ...")."""
+    word comes before the first comma but is not that preposition's own object ("In which year, ...").
+    A "When" followed by a subject opens such a clause too ("When Azerbaijan gained independence after
+    the dissolution of what, the Armed Forces ..."), whatever the parser attached the question word to."""
     first = doc[0]
-    if first.tag_ != "IN" or first.lower_ in _WH_WORDS or first.lower_ == "of":
+    clause_when = first.lower_ == "when" and len(doc) > 1 and doc[1].tag_ in ("DT", "NNP", "NNPS", "PRP")
+    if (first.tag_ != "IN" and not clause_when) or first.lower_ in _WH_WORDS or first.lower_ == "of":
         return None
     comma = next((t.i for t in doc if t.text == ","), None)
     if comma is None or not 2 < token.i < comma:
