@@ -17,6 +17,8 @@ from irbgen.irb.gates import (
     wrong_question_word,
 )
 from irbgen.irb.node_types import name_type
+from irbgen.irb.plans import paraphrase_changes
+from irbgen.irb.records import PlanHop, QuestionPlan, Triple
 from irbgen.irb.transforms import apply_changes, paraphrase
 
 
@@ -113,3 +115,37 @@ def test_a_question_word_inside_a_fronted_when_clause_is_rejected(nlp):
     question = "When the Soviet Union dissolved in which year, Azerbaijan created its own armed forces?"
     assert wh_outside_main_clause(nlp(question)) is not None
     assert wh_outside_main_clause(nlp("When did Azerbaijan create its own armed forces?")) is None
+
+
+def test_a_name_written_as_a_place_gets_no_initials():
+    # s:738:32:0/1: "found at Crvena Stijena in Montenegro" became "C. Stijena"
+    keypoint = (
+        "The Paleolithic finds of Albania show great similarities with objects of the same era found at "
+        "Crvena Stijena in Montenegro and north-western Greece."
+    )
+    hop = PlanHop(
+        fact_id="738:32:0",
+        keypoints=[keypoint],
+        triples=[
+            Triple(
+                head="objects",
+                head_type="Other",
+                relation="found at",
+                tail="Crvena Stijena",
+                tail_type="Person",
+            )
+        ],
+        answer="Albania",
+        answer_type="Country",
+        documents=["d1"],
+    )
+    plan = QuestionPlan(id="s:738:32:0", kind="single_hop", hops=[hop])
+    changes = paraphrase_changes(plan, date(2016, 5, 1), {"738:32:0": {"crvena stijena": "PERSON"}})
+    assert not any(change.rule == "initials" for change in changes)
+    named = hop.model_copy(update={"keypoints": ["Crvena Stijena found objects of the same era."]})
+    changes = paraphrase_changes(
+        plan.model_copy(update={"hops": [named]}),
+        date(2016, 5, 1),
+        {"738:32:0": {"crvena stijena": "PERSON"}},
+    )
+    assert any(change.rule == "initials" for change in changes)

@@ -493,8 +493,17 @@ def paraphrase_changes(plan: QuestionPlan, reference: date, labels: Labels | Non
         change = paraphrase(node, node_type, reference, node_label(plan, node, labels))
         if change is None or (change.rule == "relative_date" and (keep_dates or _has_date(changes))):
             continue
+        if change.rule == "initials" and _named_as_place(plan, node):
+            continue
         changes.append(change)
     return changes
+
+
+def _named_as_place(plan: QuestionPlan, node: str) -> bool:
+    """A keypoint puts the name right after "at", "near" or "in", as a place: "objects found at Crvena
+    Stijena in Montenegro" (spaCy's PERSON); initials would make a person of it."""
+    pattern = re.compile(rf"\b(?:at|near|in)\s+{re.escape(node)}\b(?!['’]s)")
+    return any(pattern.search(text) for hop in plan.hops for text in hop.keypoints)
 
 
 _FUTURE = re.compile(r"\b(?:will|would|shall|is expected to|are expected to|plans? to|scheduled to)\b", re.I)
