@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from datetime import date
 
+from plan_hops import plan_hop
+
 from irbgen.irb.leads import is_lead_fact, lead_facts
 from irbgen.irb.plans import make_plans
 from irbgen.irb.records import Entity, Fact, GroundedKeypoint, KnowledgeGraph, LeadClaim, Triple
@@ -150,22 +152,12 @@ def test_a_lead_describes_the_bridge_of_a_chain_and_is_never_asked_alone():
 
 
 def test_a_possessive_bridge_owns_the_noun_phrase_the_parse_gives():
-    from irbgen.irb.records import PlanHop, QuestionPlan
+    from irbgen.irb.records import QuestionPlan
     from irbgen.irb.rules.questions import realize_plan
     from irbgen.wikipedia.stages import load_parser
 
     def hop(fact_id, text, answer, answer_type, bridge=None):
-        triple = Triple(head=answer, head_type=answer_type, relation="r", tail="x", tail_type="Other")
-        return PlanHop(
-            fact_id=fact_id,
-            keypoints=[text],
-            triples=[triple],
-            answer=answer,
-            answer_type=answer_type,
-            bridge=bridge,
-            documents=["d"],
-            answer_noun="country",
-        )
+        return plan_hop(fact_id, text, answer, answer_type, bridge=bridge, answer_noun="country")
 
     # Azerbaijan, page 746: "land borders", not "land" with "borders" left behind
     lead = hop("746:lead:0", "Azerbaijan's capital is Baku.", "Azerbaijan", "Country")

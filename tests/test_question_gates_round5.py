@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
+from plan_hops import plan_hop
 
 from irbgen.irb.gates import (
     agreed_type,
@@ -18,7 +19,7 @@ from irbgen.irb.gates import (
 )
 from irbgen.irb.node_types import name_type
 from irbgen.irb.plans import paraphrase_changes
-from irbgen.irb.records import PlanHop, QuestionPlan, Triple
+from irbgen.irb.records import QuestionPlan, Triple
 from irbgen.irb.transforms import apply_changes, paraphrase
 
 
@@ -123,22 +124,10 @@ def test_a_name_written_as_a_place_gets_no_initials():
         "The Paleolithic finds of Albania show great similarities with objects of the same era found at "
         "Crvena Stijena in Montenegro and north-western Greece."
     )
-    hop = PlanHop(
-        fact_id="738:32:0",
-        keypoints=[keypoint],
-        triples=[
-            Triple(
-                head="objects",
-                head_type="Other",
-                relation="found at",
-                tail="Crvena Stijena",
-                tail_type="Person",
-            )
-        ],
-        answer="Albania",
-        answer_type="Country",
-        documents=["d1"],
+    place = Triple(
+        head="objects", head_type="Other", relation="found at", tail="Crvena Stijena", tail_type="Person"
     )
+    hop = plan_hop("738:32:0", keypoint, "Albania", "Country", triples=[place])
     plan = QuestionPlan(id="s:738:32:0", kind="single_hop", hops=[hop])
     changes = paraphrase_changes(plan, date(2016, 5, 1), {"738:32:0": {"crvena stijena": "PERSON"}})
     assert not any(change.rule == "initials" for change in changes)

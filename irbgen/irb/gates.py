@@ -18,6 +18,7 @@ from irbgen.irb.places import known_place
 from irbgen.irb.records import Entity
 from irbgen.irb.rules.graph import node_type as label_type
 from irbgen.irb.transforms import english_words, given_names, parse_date, surnames_known
+from irbgen.wikipedia.leads import subject_name
 
 MAX_QUESTION_WORDS = 40
 MAX_DESCRIBED_WORDS = 20  # a hop that becomes a description inside the next one
@@ -228,7 +229,7 @@ def unanchored_subject(doc: Any, title: str = "") -> str | None:
     """The sentence's subject is common nouns only ("The state government", "The military expenditure",
     "Growing oil revenues") and the page's name is not in the text: its page said whose, the keypoint
     does not. A subject introduced with "a" or "an" stands alone."""
-    name = re.sub(r"\s*\(.*\)$", "", title).strip()
+    name = subject_name(title)
     if name and name.lower() in doc.text.lower():
         return None
     for root in (token for token in doc if token.dep_ == "ROOT"):
@@ -1224,11 +1225,14 @@ _OPENING_PHRASE = re.compile(  # "After gaining independence in 1991, ", "Accord
 )
 
 
+def _after_opening(text: str) -> str:
+    """`text` without an opening phrase ("In 2012, ", "After gaining independence in 1991, ")."""
+    return text[_OPENING_PHRASE.match(text).end() :]
+
+
 def opens_sentence(node: str, keypoints: Sequence[str]) -> bool:
     """The node is the first thing a keypoint says, after an opening phrase ("In 2012, the NHS ...")."""
-    return any(
-        text[_OPENING_PHRASE.match(text).end() :].lower().startswith(node.lower()) for text in keypoints
-    )
+    return any(_after_opening(text).lower().startswith(node.lower()) for text in keypoints)
 
 
 def shared_with_others(answer: str, answer_type: str, keypoints: Sequence[str], title: str) -> str | None:
@@ -1239,7 +1243,7 @@ def shared_with_others(answer: str, answer_type: str, keypoints: Sequence[str], 
     full date, a span of years or a person (gates.identifies_one). A page "Economy of Angola" or
     "Foreign relations of Angola" has Angola for its subject; an opening phrase before the subject
     ("After gaining independence in 1991, ...") is read past."""
-    bare = re.sub(r"\s*\(.*\)$", "", title)
+    bare = subject_name(title)
     own = {normalize(title), normalize(bare)}
     topic = _TOPIC_OF.match(bare)
     if topic is not None:
@@ -1247,7 +1251,7 @@ def shared_with_others(answer: str, answer_type: str, keypoints: Sequence[str], 
     if answer_type not in ("Country", "Location") or normalize(answer) not in own:
         return None
     for text in keypoints:
-        rest = text[_OPENING_PHRASE.match(text).end() :]
+        rest = _after_opening(text)
         if rest.lower().startswith(answer.lower()) and not identifies_one(rest[len(answer) :]):
             return f"what the page says of its subject {answer!r} may fit other places too: {text[:80]!r}"
     return None

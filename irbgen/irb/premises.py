@@ -121,30 +121,29 @@ def number_is_a_year(number: re.Match[str], node: str, before: str, after: str) 
     if _ERA.match(after):
         return f"a year with its era: {after.strip()[:4]!r}"
     whole = number.group("frac") is None and "," not in number.group("int")
-    if whole and 1000 <= int(number.group("int")) <= 2100 and _TIME_WORD_BEFORE.search(before):
+    year_like = whole and 1000 <= int(number.group("int")) <= 2100
+    if year_like and _TIME_WORD_BEFORE.search(before):
         return f"a year after a time word: {before[-12:]!r}"
     bare = number.group(0) == node.strip()
     if bare and _TIME_WORD_BEFORE.search(before):
         return f"a bare number after a time word: {before[-12:]!r}"
-    if bare and whole and 1000 <= int(number.group("int")) <= 2100:
+    if bare and year_like:
         return "a bare number that reads as a year"
     named = _SINGULAR_NEXT.match(after)
-    if whole and 1000 <= int(number.group("int")) <= 2100 and named and not _counted(named.group(1)):
+    if year_like and named and not _counted(named.group(1)):
         return f"a year naming a thing: {number.group(0)} {named.group(1)!r}"  # "his 1851 essay"
     return None
 
 
 _SINGULAR_NEXT = re.compile(r"\s+([a-z]+)\b")
 _SINGLE_UNITS = frozenset("m km kg g t cm mm ft in mi lb oz mph ha acre hectare metre meter".split())
+_IRREGULAR_PLURALS = frozenset("people men women children feet teeth mice geese".split())
 
 
 def _counted(word: str) -> bool:
     """A word a count stands before: a plural ("1629 ships", "1007 kilometers") or a unit ("1300 m")."""
     plural = word.endswith("s") and not word.endswith(("ss", "us", "is"))  # not "census", "basis"
     return plural or word in _SINGLE_UNITS or word in _IRREGULAR_PLURALS
-
-
-_IRREGULAR_PLURALS = frozenset("people men women children feet teeth mice geese".split())
 
 
 _RANK_BEFORE = re.compile(r"\b(?:top|bottom|no\.|number|#|ranked|rank|position)\s*$", re.IGNORECASE)
