@@ -276,6 +276,16 @@ def _count_lines(path: Path) -> int:
     return len(path.read_text().splitlines()) if path.exists() else 0
 
 
+def _kill_when(victim: subprocess.Popen, path: Path, lines: int, *, poll: float) -> None:
+    """SIGKILL `victim` once `path` has `lines` lines (or after 120 s), and check that it died of it."""
+    deadline = time.monotonic() + 120
+    while _count_lines(path) < lines and time.monotonic() < deadline:
+        time.sleep(poll)
+    victim.send_signal(signal.SIGKILL)
+    victim.wait(timeout=30)
+    assert victim.returncode == -signal.SIGKILL
+
+
 def test_sigkill_midway_then_rerun_equals_an_uninterrupted_run(tmp_path):
     def build(server, out):
         command = [
@@ -312,13 +322,7 @@ def test_sigkill_midway_then_rerun_equals_an_uninterrupted_run(tmp_path):
         clean_calls = server.requests
 
         victim = build(server, tmp_path / "killed")
-        done = tmp_path / "killed" / "stages" / "keypoints" / "done.jsonl"
-        deadline = time.monotonic() + 120
-        while _count_lines(done) < 15 and time.monotonic() < deadline:
-            time.sleep(0.02)
-        victim.send_signal(signal.SIGKILL)
-        victim.wait(timeout=30)
-        assert victim.returncode == -signal.SIGKILL
+        _kill_when(victim, tmp_path / "killed" / "stages" / "keypoints" / "done.jsonl", 15, poll=0.02)
         before_rerun = server.requests
         assert clean_calls < before_rerun < 2 * clean_calls  # killed midway
         # The ledger journal counted every request the killed run sent (at most 2 never arrived).
@@ -351,12 +355,7 @@ def test_sigkill_of_a_build_whose_workers_write_the_shards_then_rerun_equals_an_
     assert clean.wait(timeout=240) == 0, log.read_text()
     victim, _ = build(tmp_path / "killed")
     manifest = tmp_path / "killed" / "stages" / "keypoints" / "shards.jsonl"
-    deadline = time.monotonic() + 120
-    while _count_lines(manifest) < 2 and time.monotonic() < deadline:
-        time.sleep(0.005)
-    victim.send_signal(signal.SIGKILL)
-    victim.wait(timeout=30)
-    assert victim.returncode == -signal.SIGKILL
+    _kill_when(victim, manifest, 2, poll=0.005)
     assert not (tmp_path / "killed" / "stages" / "keypoints" / "complete").exists()  # killed midway
     reused = _count_lines(manifest)
     rerun, log = build(tmp_path / "killed")

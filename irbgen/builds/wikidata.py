@@ -201,11 +201,6 @@ def _triple_counts(done: Done) -> TripleCounts:
     return counted
 
 
-def _shard_dir(config: WikidataBuildConfig, run_dir: Path) -> Path | None:
-    """Where workers write their checkpoint shards: the shared folder, else the run directory (None)."""
-    return worker_files(run_dir, config.shared_dir) if config.shared_dir is not None else None
-
-
 def _kept_entities(kb: KnowledgeBase, config: WikidataBuildConfig, run_dir: Path) -> Path | None:
     """With a filter, the old dump is read for the kept items only: kept-entities.txt lists them.
 
@@ -275,7 +270,8 @@ def _build(
     shown: Path,
 ) -> BuildOutput:
     started = time.perf_counter()
-    context = StageContext(run_dir=run_dir, shard_dir=_shard_dir(config, run_dir))
+    files = worker_files(run_dir, config.shared_dir)  # shards, and the saved bases workers map
+    context = StageContext(run_dir=run_dir, shard_dir=files)
     options = {"executor": executor, "processes": config.processes, "progress": progress}
     filters = {"min_sitelinks": config.min_sitelinks, "entities": config.entities, "limit": config.limit}
     reads = [read_step("read", config.dump, config, run_dir, **filters)]
@@ -285,21 +281,20 @@ def _build(
     done = run_steps(reads, context, **options)
     source = _base_source(config, done, "read")
     table = lambda: table_rows(config.properties)  # noqa: E731
-    bases = worker_files(run_dir, config.shared_dir)  # workers map the saved bases
-    kb = saved_base(bases / KB_DIR, source, done["read"].rows, _properties(done), table)
+    kb = saved_base(files / KB_DIR, source, done["read"].rows, _properties(done), table)
     old_kb = None
     if config.old_dump is not None:
         kept = _kept_entities(kb, config, run_dir)
         old = read_step("read_old", config.old_dump, config, run_dir, entities=kept, limit=config.limit)
         done |= run_steps([old], context, **options)
         old_source = _base_source(config, done, "read_old")
-        old_kb = saved_base(bases / OLD_KB_DIR, old_source, done["read_old"].rows)
+        old_kb = saved_base(files / OLD_KB_DIR, old_source, done["read_old"].rows)
     done |= run_steps([passage_step(config, kb, old_kb)], context, **options)
 
     llm = run_client(config, run_dir)
     try:
         backend = stage_backend(config.llm)
-        context = StageContext(run_dir=run_dir, llm=llm, shard_dir=_shard_dir(config, run_dir))
+        context = StageContext(run_dir=run_dir, llm=llm, shard_dir=files)
         with _collector_paused():
             steps = question_steps(config, backend, kb, old_kb)
             done |= run_steps(steps, context, **options, done=done)

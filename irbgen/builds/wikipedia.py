@@ -312,8 +312,8 @@ def build_wikipedia(
     llm = run_client(config, run_dir)
     backend = stage_backend(config.llm)
     fetcher = _make_fetcher(config, run_dir) if given is None else None
-    shard_dir = worker_files(run_dir, config.shared_dir) if config.shared_dir is not None else None
-    context = StageContext(run_dir=run_dir, llm=llm, fetcher=fetcher, shard_dir=shard_dir)  # None: run_dir
+    shard_dir = worker_files(run_dir, config.shared_dir)
+    context = StageContext(run_dir=run_dir, llm=llm, fetcher=fetcher, shard_dir=shard_dir)
     done: dict[str, StageResult] = {}
     try:
         with executor_for(config, executor) as running:

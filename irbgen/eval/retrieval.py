@@ -128,8 +128,8 @@ def evaluate_retrieval(
             _valid(benchmark_dir, aside)
             raise
         with _stage("validate (waiting for the worker)"):
-            report = _valid(benchmark_dir, aside)
-        log.info("retrieval stage %s: %.3f s", "validate (in the worker)", aside.result()[1])
+            report, seconds = _valid(benchmark_dir, aside)
+        log.info("retrieval stage %s: %.3f s", "validate (in the worker)", seconds)
         engine.progress = progress
         manifest = read_manifest(benchmark_dir)
         with _stage("read qrels"):
@@ -194,15 +194,16 @@ def _sample_row(sample: Sample) -> tuple[str, dict[str, str]]:
     return sample.id, sample_attributes(sample)
 
 
-def _valid(benchmark_dir: Path, aside: Aside) -> ValidationReport:
-    """The validation report, waited for; the benchmark's one-line error unless it is valid."""
+def _valid(benchmark_dir: Path, aside: Aside) -> tuple[ValidationReport, float]:
+    """The validation report and its seconds, waited for; the benchmark's one-line error unless it is
+    valid."""
     try:
-        report, _ = aside.result()
+        report, seconds = aside.result()
     except WorkerCrashed as e:
         raise IrbgenError(f"{benchmark_dir}: validating the benchmark failed: {e}") from None
     if not report.ok:
         raise invalid_benchmark(benchmark_dir, report)
-    return report
+    return report, seconds
 
 
 def _stop_if_invalid(benchmark_dir: Path, aside: Aside, progress: Progress) -> Progress:

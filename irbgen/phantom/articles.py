@@ -60,12 +60,7 @@ class DocumentIds:
 
 def document_ids(size: int) -> list[str]:
     """Every document id of a world of SIZE people, in person order."""
-    return document_ids_between(0, size, size)
-
-
-def document_ids_between(start: int, stop: int, size: int) -> list[str]:
-    """The ids of people START..STOP-1 in a world of SIZE people."""
-    return DocumentIds(size).of(np.arange(start, stop))
+    return DocumentIds(size).of(np.arange(size))
 
 
 # People rendered per block: only one block's relation rows are Python lists at a time.
@@ -90,9 +85,10 @@ def articles(
         for _, shape, want_female, singular, plural in FAMILY_LINES
     ]
     friendships = index.shape("friend")
+    ids_of = DocumentIds(universe.size)
     for start in range(first, end, ARTICLE_BLOCK):
         stop = min(start + ARTICLE_BLOCK, end)
-        ids = document_ids_between(start, stop, universe.size)
+        ids = ids_of.of(np.arange(start, stop))
         female = universe.female[start:stop].tolist()
         occupations = [vocabulary.occupations[code] for code in universe.occupation[start:stop].tolist()]
         hobbies = [vocabulary.hobbies[code] for code in universe.hobby[start:stop].tolist()]

@@ -54,6 +54,16 @@ _BLOCK = 1 << 16
 KEY_BUFFER_LINES = 256  # lines of one key held in memory before they stream to disk
 
 
+def read_stats(path: Path) -> StageStats:
+    """The stage totals saved in a stats.json."""
+    return StageStats.from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def inputs_seen(stats: StageStats) -> int:
+    """The inputs a stage saw: each key processed once, plus the repeated keys it refused."""
+    return stats.processed + stats.rejects[DUPLICATE_KEY]
+
+
 class CheckpointStore:
     """Append-only JSONL checkpoint of one stage under RUN_DIR/stages/<stage>/, with crash repair on open."""
 
@@ -117,14 +127,12 @@ class CheckpointStore:
         stats.outputs = _count_lines(self.outputs_path)  # counted, not parsed: outputs can be gigabytes
         for reject in self.rejects():
             stats.add_reject(reject.get("reason", ""))
-        stats.inputs = stats.processed + stats.rejects[DUPLICATE_KEY]
+        stats.inputs = inputs_seen(stats)
         return stats
 
     def load_stats(self) -> StageStats | None:
         """The totals saved when the stage completed, or None."""
-        if not self.stats_path.exists():
-            return None
-        return StageStats.from_dict(json.loads(self.stats_path.read_text(encoding="utf-8")))
+        return read_stats(self.stats_path) if self.stats_path.exists() else None
 
     # -- writing -------------------------------------------------------------------------------------
 

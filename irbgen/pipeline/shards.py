@@ -35,8 +35,8 @@ from typing import IO, Any
 
 from irbgen.errors import IrbgenError
 from irbgen.io import atomic_path
-from irbgen.pipeline.checkpoint import CheckpointStore, truncate_torn_tail
-from irbgen.pipeline.stats import DUPLICATE_KEY, StageStats
+from irbgen.pipeline.checkpoint import CheckpointStore, inputs_seen, read_stats, truncate_torn_tail
+from irbgen.pipeline.stats import StageStats
 
 MANIFEST = "shards.jsonl"
 SHARDS = "shards"
@@ -124,7 +124,7 @@ def merge(store: CheckpointStore, folders: Iterable[Path]) -> StageStats:
     """Concatenate the shards' files in order into the stage's checkpoint; their summed stats.
 
     The stage's files are replaced atomically; the shards' rejects are appended to RUN_DIR/rejects.jsonl
-    (a run killed after that finds them there and drops them, see `drop_run_rejects`).
+    (a run killed after that finds them there and drops them, see `CheckpointStore.clear_for_shards`).
     """
     folders = list(folders)
     for name, path in (
@@ -140,9 +140,8 @@ def merge(store: CheckpointStore, folders: Iterable[Path]) -> StageStats:
         os.fsync(target.fileno())
     totals = StageStats(stage=store.stage)
     for folder in folders:
-        shard = StageStats.from_dict(json.loads((folder / "stats.json").read_text(encoding="utf-8")))
-        totals = totals + shard
-    totals.inputs = totals.processed + totals.rejects[DUPLICATE_KEY]
+        totals = totals + read_stats(folder / "stats.json")
+    totals.inputs = inputs_seen(totals)
     totals.skipped = 0
     return totals
 

@@ -264,9 +264,7 @@ class ColumnsBuilder:
         arrays["kind"] = np.asarray(entity["kind"], dtype=np.int8)
         arrays["sitelinks"] = np.asarray(entity["sitelinks"], dtype=np.int32)
         for name in ("label", "description", "enwiki"):
-            arrays[name] = np.asarray(entity[name], dtype=np.int64).astype(
-                _index_dtype(len(self._terms))
-            )
+            arrays[name] = np.asarray(entity[name], dtype=np.int64).astype(_index_dtype(len(self._terms)))
         arrays["datatype"] = np.asarray(entity["datatype"], dtype=np.int16)
         alias_counts = np.zeros(rows, dtype=np.int64)
         for row, span in self._alias_spans.items():
@@ -303,14 +301,14 @@ class ColumnsBuilder:
 
         The columns are views of the builder's arrays where their type is already the saved one, so
         finishing copies no statement column it need not."""
-        statement = {name: _view(column) for name, column in self._statement.items()}
+        statement = {name: np.asarray(column) for name, column in self._statement.items()}
         head = statement["head"]
         n = len(head)
-        counts = _view(self._qualifier_counts)
+        counts = np.asarray(self._qualifier_counts)
         offsets = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
-        qualifier_property = _view(self._qualifier_property)
-        qualifier_value = _view(self._qualifier_value)
+        qualifier_property = np.asarray(self._qualifier_property)
+        qualifier_value = np.asarray(self._qualifier_value)
         run_heads = head[np.flatnonzero(np.concatenate([[True], head[1:] != head[:-1]]))] if n else head
         if len(np.unique(run_heads)) < len(run_heads):  # a head read twice: group its statements
             first = np.full(rows, n, dtype=np.int64)
@@ -342,11 +340,6 @@ class ColumnsBuilder:
         arrays["tail_statements"] = by_tail.astype(_index_dtype(n))
         tail_counts = np.bincount(tail_row[with_entity], minlength=rows)
         arrays["tail_offsets"] = np.concatenate([[0], np.cumsum(tail_counts)]).astype(_index_dtype(n + 1))
-
-
-def _view(column: array) -> np.ndarray:
-    """An `array.array` as a numpy array over the same memory (their type codes are the same)."""
-    return np.frombuffer(column, dtype=column.typecode)
 
 
 def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:

@@ -296,7 +296,8 @@ def rows_passages(
 def entity_documents(
     kb: KnowledgeBase, old_kb: KnowledgeBase | None = None, chunk_tokens: int = DEFAULT_CHUNK_TOKENS
 ) -> list[Document]:
-    """The passages of every item of the base, in numeric id order."""
+    """The passages of every item of the base, in numeric id order (the passages stage writes them per
+    range instead; tests compare against this single pass)."""
     return list(rows_passages(item_rows(kb), kb, old_kb, chunk_tokens))
 
 
@@ -308,12 +309,7 @@ def evidence_passages(
 ) -> dict[str, list[Document]]:
     """The passages `hop_evidence` reads for these chains (every hop's head and an entity answer), by
     entity: what `documents_by_entity` of the whole corpus gives for them, without the whole corpus."""
-    wanted = set()
-    for chain in chains:
-        wanted.update(hop.statement.head for hop in chain.hops)
-        answer = chain.hops[-1].statement.tail if chain.hops else None
-        if answer is not None and answer.type == "entity" and answer.id:
-            wanted.add(answer.id)
+    wanted = {entity_id for chain in chains for entity_id in _evidence_entities(chain)}
     return {
         entity_id: entity_passages(kb.entities[entity_id], kb, old_kb, chunk_tokens)
         for entity_id in sorted(wanted, key=id_order)
@@ -400,11 +396,23 @@ def hop_evidence(chain: Chain, by_entity: Mapping[str, Sequence[Document]]) -> l
         key = hop.statement.key
         holding = [document.id for document in passages if key in document.metadata.get("statements", [])]
         evidence.append(holding or [document.id for document in passages])
-    answer = chain.hops[-1].statement.tail if chain.hops else None
-    if answer is not None and answer.type == "entity" and answer.id:
+    answer = _entity_answer(chain)
+    if answer is not None:
         last = evidence[-1]
-        last.extend(document.id for document in _passages(by_entity, answer.id) if document.id not in last)
+        last.extend(document.id for document in _passages(by_entity, answer) if document.id not in last)
     return evidence
+
+
+def _entity_answer(chain: Chain) -> str | None:
+    """The id of the chain's answer when it is an entity, else None."""
+    answer = chain.hops[-1].statement.tail if chain.hops else None
+    return answer.id if answer is not None and answer.type == "entity" and answer.id else None
+
+
+def _evidence_entities(chain: Chain) -> list[str]:
+    """The entities whose passages `hop_evidence` reads: every hop's head, and an entity answer."""
+    answer = _entity_answer(chain)
+    return [hop.statement.head for hop in chain.hops] + ([answer] if answer is not None else [])
 
 
 def union(evidence: Iterable[Iterable[str]]) -> list[str]:
