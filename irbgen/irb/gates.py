@@ -89,6 +89,7 @@ _NOUN_TAGS = frozenset(("NN", "NNS"))
 _NAME_TAGS = frozenset(("NNP", "NNPS"))
 _WH_WORDS = frozenset("who whom whose which what".split())
 _PERSONAL = frozenset("he she him his her hers".split())
+_PERSONAL_GENDER = {"he": "m", "him": "m", "his": "m", "she": "f", "her": "f", "hers": "f"}
 
 
 def _nounnormalize(token: Any) -> str:
@@ -97,23 +98,76 @@ def _nounnormalize(token: Any) -> str:
     return lower[:-1] if token.tag_ == "NNS" and lower.endswith("s") else lower
 
 
-def _has_antecedent(doc: Any, index: int) -> bool:
-    """A noun (a name, for he and she) or a wh-word stands before token `index`; tags only, no NER."""
-    personal = doc[index].lower_ in _PERSONAL
+_PLACE_PREPOSITIONS = frozenset("in at near throughout across".split())
+
+
+def _name_top(token: Any) -> Any:
+    """The head word of the name `token` is part of ("York" for "New" in "New York")."""
+    while token.dep_ in ("compound", "flat") and token.head.tag_ in _NAME_TAGS and token.head is not token:
+        token = token.head
+    return token
+
+
+def _in_fronted_phrase(token: Any, pronoun: Any) -> bool:
+    """`token` sits in a prepositional phrase set off by a comma right before the subject `pronoun`:
+    "Upon ratification, it became ...". A possessor there may be meant ("In Schopenhauer's 1851 essay,
+    he ...")."""
+    if pronoun.dep_ not in ("nsubj", "nsubjpass") or pronoun.i < 2 or pronoun.nbor(-1).text != ",":
+        return False
+    if token.dep_ == "poss" or _name_top(token).dep_ == "poss":
+        return False
+    fronted = (c for c in pronoun.head.children if c.dep_ == "prep" and c.i < pronoun.i)
+    return any(phrase.left_edge.i <= token.i <= phrase.right_edge.i for phrase in fronted)
+
+
+def _has_antecedent(doc: Any, index: int, person: tuple[str, str] | None = None) -> bool:
+    """A noun (a name, for he and she) or a wh-word stands before token `index`; tags only, no NER.
+
+    A noun in a phrase fronted before the pronoun ("Upon ratification, it") does not count, nor, for he
+    and she, a place ("in New York, he") or the page's person (`person`: their name and "m" or "f") when
+    the pronoun is of the other gender ("Schopenhauer told her ...").
+    """
+    pronoun = doc[index]
+    personal = pronoun.lower_ in _PERSONAL
     tags = _NAME_TAGS if personal else _NAME_TAGS | _NOUN_TAGS
+    other_gender = personal and person is not None and _PERSONAL_GENDER[pronoun.lower_] != person[1]
+    page_words = set(person[0].lower().split()) if other_gender else set()  # type: ignore[index]
 
     def stands_for(token: Any) -> bool:
         if token.lower_ in _WH_WORDS:
             return not personal or token.lower_ in ("who", "whom", "whose")  # not "which place, he"
-        if token.tag_ not in tags:
+        if token.tag_ not in tags or _in_fronted_phrase(token, pronoun):
             return False
-        return (
-            not personal
-            or not any(child.lower_ == "the" for child in token.head.children)
-            and not any(child.lower_ == "the" for child in token.children)
+        if not personal:
+            return True
+        top = _name_top(token)
+        if top.dep_ == "pobj" and top.head.lower_ in _PLACE_PREPOSITIONS:
+            return False  # "While still in New York, in 1917 he ..."
+        if token.lower_ in page_words:
+            return False
+        return not any(child.lower_ == "the" for child in token.head.children) and not any(
+            child.lower_ == "the" for child in token.children
         )  # "the Suda" is no "he"
 
     return any(stands_for(token) for token in doc[:index])
+
+
+def _means_the_page(doc: Any, index: int, person: tuple[str, str] | None) -> bool:
+    """On a page about one person, a possessive "his" or "her", or the main clause's "he" or "she", of
+    their gender means them when the text does not name them anywhere: "Tom Carson described her books"
+    on Ayn Rand's page. (An object "him" may mean a name before it: "Booth stabbed him".)"""
+    pronoun = doc[index]
+    if person is None or _PERSONAL_GENDER.get(pronoun.lower_) != person[1]:
+        return False
+    if pronoun.dep_ != "poss" and not (
+        pronoun.dep_ in ("nsubj", "nsubjpass") and pronoun.head.dep_ == "ROOT"
+    ):
+        return False
+    page_words = set(person[0].lower().split())
+    return not any(token.lower_ in page_words and token.text[:1].isupper() for token in doc)
+
+
+_CLAUSE_PASSIVES = frozenset("proposed decided agreed suggested planned intended recommended".split())
 
 
 def _dummy_it(token: Any) -> bool:
@@ -127,7 +181,8 @@ def _dummy_it(token: Any) -> bool:
         return True
     # "It is hard to ...", "It seems to ...", but not "It was invited to join NATO"
     linking = head.lower_ in _BE_OR_HAVE | {"be", "been", "seems", "seemed", "appears", "appeared"}
-    return linking and any(child.dep_ == "xcomp" for child in head.children)
+    passive = token.dep_ == "nsubjpass" and head.lower_ in _CLAUSE_PASSIVES  # "it has been proposed to ..."
+    return (linking or passive) and any(child.dep_ == "xcomp" for child in head.children)
 
 
 _VAGUE_MODIFIERS = frozenset(
@@ -157,10 +212,12 @@ def _bare_description(token: Any) -> bool:
     return _nounnormalize(token) not in earlier
 
 
-def unresolved_reference(doc: Any) -> str | None:
+def unresolved_reference(doc: Any, person: tuple[str, str] | None = None) -> str | None:
     """A pronoun, demonstrative or bare definite description whose referent is not in the text.
 
-    `doc` is a spaCy parse with tags and dependencies (the build's light parser: no NER needed).
+    `doc` is a spaCy parse with tags and dependencies (the build's light parser: no NER needed);
+    `person` the name and gender ("m" or "f") of the page's subject, when the text comes from a page
+    about one person.
     """
     doing_so = re.search(r"\bdoing so\b", doc.text, re.IGNORECASE)
     if doing_so:
@@ -168,8 +225,10 @@ def unresolved_reference(doc: Any) -> str | None:
     for token in doc:
         lower = token.lower_
         if lower in _PRONOUNS and token.tag_ in ("PRP", "PRP$") and not _dummy_it(token):
-            if not _has_antecedent(doc, token.i):
+            if not _has_antecedent(doc, token.i, person):
                 return f"pronoun {token.text!r} refers outside the text"
+            if _means_the_page(doc, token.i, person):
+                return f"pronoun {token.text!r} means {person[0]}, whom the text does not name"  # type: ignore[index]
         elif lower == "such" and token.dep_ in ("amod", "predet") and token.head.tag_ in _NOUN_TAGS:
             return f"'such {token.head.text}' points outside the text"
         elif (lower in _DEMONSTRATIVES and token.dep_ in ("det", "nsubj", "nsubjpass", "dobj", "pobj")) or (
@@ -253,13 +312,16 @@ def unanchored_subject(doc: Any, title: str = "") -> str | None:
     return None
 
 
-def keypoint_failure(text: str, doc: Any, title: str = "") -> tuple[str, str] | None:
-    """(gate name, detail) of the first keypoint gate that fails, or None; `doc` is spaCy's parse and
-    `title` the page the keypoint comes from."""
+def keypoint_failure(
+    text: str, doc: Any, title: str = "", person: tuple[str, str] | None = None
+) -> tuple[str, str] | None:
+    """(gate name, detail) of the first keypoint gate that fails, or None; `doc` is spaCy's parse,
+    `title` the page the keypoint comes from and `person` its subject's name and gender ("m" or "f")
+    when the page is about one person."""
     for name, detail in (
         ("broken_text", broken_text(text)),
         ("leading_connective", leading_connective(text)),
-        ("unresolved_reference", unresolved_reference(doc)),
+        ("unresolved_reference", unresolved_reference(doc, person)),
         ("unresolved_reference", unanchored_subject(doc, title)),
     ):
         if detail is not None:

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from irbgen.errors import BadInputError
 from irbgen.irb.gates import keypoint_failure
 from irbgen.irb.records import Keypoint
-from irbgen.irb.rules.keypoints import decontextualize, page_of
+from irbgen.irb.rules.keypoints import decontextualize, page_of, page_person
 from irbgen.irb.rules.referents import (
     Reference,
     Resolution,
@@ -105,7 +105,8 @@ class MakeKeypoints(LLMStage):
     def gate(self, segment: Segment, keypoint: Keypoint) -> Reject | None:
         """A reject naming the first quality gate the keypoint fails (irb/gates.py), or None."""
         doc = self._doc(segment, keypoint.text)
-        failure = keypoint_failure(keypoint.text, doc, segment.title)
+        person = page_person(segment.title, segment.lead, [*segment.before, segment.sentence, *segment.after])
+        failure = keypoint_failure(keypoint.text, doc, segment.title, person)
         if failure is None:
             description = unresolved_description(doc)
             failure = None if description is None else ("unresolved_referent", description)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -185,6 +185,21 @@ def page_subject(title: str, lead: str) -> Subject:
     if not classes & {"m", "f"} and is_personal_name(name):
         classes = {"m", "f"} | (classes & {"p"})  # "Allan Dwan (1885 – 1981) was a pioneering ... director"
     return Subject(name=name, nouns=frozenset(nouns), pronouns=frozenset(classes))
+
+
+def page_person(title: str, lead: str, context: Sequence[str] = ()) -> tuple[str, str] | None:
+    """(name, "m" or "f") when the page is about one person: a personal name or a person's class noun
+    ("philosopher"), and the lead's pronouns of one gender only; when the lead has none and the title is
+    a personal name, the sentences around (`context`) must use one gender three times as often as the
+    other."""
+    subject = page_subject(title, lead)
+    person = is_personal_name(subject.name) or any(_is_person_noun(noun) for noun in subject.nouns)
+    gender = subject.pronouns & {"m", "f"}
+    if len(gender) == 2 and is_personal_name(subject.name):  # not "Astronaut": a kind of person
+        said = words(" ".join(context).lower())
+        counts = {c: sum(said.count(form) for form in _LEAD_PRONOUNS[c]) for c in ("m", "f")}
+        gender = {c for c in counts if counts[c] > 0 and counts[c] >= 3 * counts["f" if c == "m" else "m"]}
+    return (subject.name, next(iter(gender))) if person and len(gender) == 1 else None
 
 
 def page_of(title: str, lead: str) -> Page:
