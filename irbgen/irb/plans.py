@@ -643,7 +643,7 @@ def make_plans(
     reference_date: date,
     seed: int,
     max_multi_hop: int | None = None,
-    max_per_answer: int = 6,
+    max_per_answer: int = 12,
     documents: Mapping[str, str] | None = None,
     answers_per_fact: int = 1,
 ) -> tuple[list[QuestionPlan], list[Reject]]:

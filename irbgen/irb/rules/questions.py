@@ -486,6 +486,8 @@ def _describe_bridge(text: str, previous: str, hop: PlanHop, owned_phrase: str |
     owner = _POSSESSIVE.match(after)
     parsed = owner is not None and owned_phrase and after[owner.end() :].startswith(f" {owned_phrase}")
     owned = (owned_phrase, owner.end() + 1 + len(owned_phrase)) if parsed else _possessed(after)
+    if owned is not None and _POSSESSIVE.match(after[owned[1] :]):  # "Azerbaijan's women's national team"
+        raise BridgeNotWritable(f"a possessive after the possessive bridge {hop.answer!r}: {after[:60]!r}")
     if owned is not None:
         description, after = f"the {owned[0]} of {description}", after[owned[1] :]
     elif _POSSESSIVE.match(after):

@@ -518,8 +518,11 @@ def situate(doc: Any, page: Page, context: Sequence[str]) -> Situated:
         )
     edits: dict[int, str] = {}  # token index -> replacement text (with its trailing space)
     mentioned = _mentions_page(doc, page)
+    place = place_of_page(page)
     for token in doc:
         found = None if mentioned else _page_description(token, page)
+        if found is None and not mentioned and place is not None and place.lower() not in doc.text.lower():
+            found = _unplaced_measure(token, place)
         if found is not None:
             edits.update(found)
             mentioned = True  # one name is enough: "the state budget of Azerbaijan"
@@ -617,6 +620,51 @@ def _page_description(token: Any, page: Page) -> dict[int, str] | None:
     if superlative and page.nouns & _PLACE_KINDS and not placed:
         return {head.i: f"{head.text} in {name}{head.whitespace_}"}
     return None
+
+
+# What a place has that its page names without saying whose: "the population", "Voter turnout".
+_MEASURES_OF = frozenset("population economy budget debt workforce electorate".split())
+_MEASURES_IN = frozenset("turnout inflation unemployment literacy".split())
+_TOPIC_OF_PLACE = re.compile(r"^[A-Z][a-z]+(?: [a-z]+)* (?:of|in) (.+)$")  # "Demographics of Angola"
+
+
+def place_of_page(page: Page) -> str | None:
+    """The place a page is about: its own name for a country's or a state's page, "Angola" for
+    "Economy of Angola"; None for other pages."""
+    topic = _TOPIC_OF_PLACE.match(re.sub(r"^The (?=[A-Z])", "", page.name))  # "The Economy of Angola"
+    if topic is not None and topic.group(1)[:1].isupper():
+        return topic.group(1)
+    if page.nouns & _PLACE_KINDS and all(w[:1].isupper() for w in page.name.split()):
+        return page.name
+    return None
+
+
+def _names_a_place(doc: Any) -> bool:
+    from irbgen.irb.places import known_place
+
+    runs = re.findall(r"(?:[A-Z][\w'-]*\s?)+", doc.text)
+    names = [t.text for t in doc if t.tag_ in _NAME_TAGS]
+    return any(known_place(name.strip()) for name in (*runs, *names))
+
+
+def _unplaced_measure(token: Any, place: str) -> dict[int, str] | None:
+    """ "the population" -> "the population of Algeria", "Voter turnout" -> "Voter turnout in Angola":
+    a measure of a place, with no possessor, of- or in-phrase, in a keypoint that names no place."""
+    lower = token.lower_
+    if token.tag_ not in ("NN", "NNP") or lower not in _MEASURES_OF | _MEASURES_IN and lower != "rate":
+        return None
+    if token.dep_ in ("compound", "appos") or token.i > 0 and token.nbor(-1).text == "(":
+        return None  # "population growth": the head decides
+    if lower == "rate" and not any(c.dep_ == "compound" and c.lower_ in _MEASURES_IN for c in token.children):
+        return None  # "the inflation rate", not "the rate"
+    if any(c.dep_ in ("poss", "prep", "relcl", "acl", "appos") for c in token.children):
+        return None
+    if any(c.tag_ in _NAME_TAGS or (c.tag_ == "PRP$") for c in token.children if c.dep_ != "det"):
+        return None  # "Angola's population", "the Kabul population"
+    if _names_a_place(token.doc):
+        return None
+    linker = "of" if lower in _MEASURES_OF else "in"
+    return {token.i: f"{token.text} {linker} {place}{token.whitespace_}"}
 
 
 def _full_name(token: Any, page: Page, context: Sequence[str]) -> str | None:
