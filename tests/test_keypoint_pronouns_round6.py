@@ -194,3 +194,18 @@ def test_a_bridge_owning_a_possessive_is_not_written_across_it(nlp):
     )
     with pytest.raises(BridgeNotWritable, match="a possessive after"):
         realize_plan(QuestionPlan(id="m:", kind="multi_hop", hops=[start, second]), parse=nlp)
+
+
+def test_a_page_name_is_the_page_itself_whatever_one_link_with_its_text_says():
+    # 594:103:0 and 594:293:0 (Apollo): one "[[Apollo program|Apollo]]" on the page linked every "Apollo"
+    from irbgen.wikipedia.subjects import links_in
+
+    links = {"Apollo": "Apollo program", "plague": "Plague (disease)", "Apollo Medicus": "Apollo Medicus"}
+    text = 'Some common epithets of Apollo as a healer are "paion".'
+    assert links_in(text, links, "Apollo") == {}
+    assert links_in(text, links) == {"Apollo": "Apollo program"}  # without the page's name
+    text = "The first temple was dedicated to Apollo Medicus (the doctor), after a plague of 433 BC."
+    assert links_in(text, links, "Apollo") == {
+        "Apollo Medicus": "Apollo Medicus",
+        "plague": "Plague (disease)",
+    }

@@ -13,7 +13,7 @@ from irbgen.pipeline.stage import StageContext
 from irbgen.records import Reject
 from irbgen.spacy_models import DEFAULT_MODEL, load_spacy, pack_parse
 from irbgen.wikipedia.dumps import PageFilter, load_titles, read_dump
-from irbgen.wikipedia.leads import lead_claims, read_infobox
+from irbgen.wikipedia.leads import lead_claims, read_infobox, subject_name
 from irbgen.wikipedia.records import LeadClaim, Page, PageMeta, Segment
 from irbgen.wikipedia.subjects import defining_noun, links_in
 from irbgen.wikipedia.wikitext import (
@@ -152,7 +152,7 @@ class CitingSegments:
             after=after,
             citations=list(segment.citations),
             page=PageMeta.of(page),
-            links=links_in(segment.text, article.links),
+            links=links_in(segment.text, article.links, subject_name(page.title)),
         )
 
     def _page(self, record: BaseModel) -> Page:

@@ -47,11 +47,13 @@ def defining_noun(doc: Any) -> str | None:
     return " ".join(word.lower_ for word in words) if len(words) <= 3 else None
 
 
-def links_in(text: str, links: Mapping[str, str]) -> dict[str, str]:
+def links_in(text: str, links: Mapping[str, str], own_name: str = "") -> dict[str, str]:
     """The links whose text occurs in `text` as whole words, longest first, never inside a longer one's
-    ("German" is not found in "German Empire"); sorted by link text."""
+    ("German" is not found in "German Empire"); sorted by link text. The page's `own_name` is the page
+    itself wherever its text says it: one "[[Alabama people|Alabama]]" early in "Alabama" does not make
+    every later "Alabama" the people."""
     found: dict[str, str] = {}
-    present = [anchor for anchor in links if anchor in text]  # a page has hundreds of links; few are here
+    present = [anchor for anchor in links if anchor in text and anchor != own_name]  # few of hundreds
     for anchor in sorted(present, key=lambda anchor: (-len(anchor), anchor)):
         pattern = re.compile(rf"(?<!\w){re.escape(anchor)}(?!\w)")
         if pattern.search(text):
