@@ -209,3 +209,28 @@ def test_a_page_name_is_the_page_itself_whatever_one_link_with_its_text_says():
         "Apollo Medicus": "Apollo Medicus",
         "plague": "Plague (disease)",
     }
+
+
+def test_a_fragment_glued_on_by_a_semicolon_is_two_sentences(nlp):
+    # s:690:131:0/2 (Aruba): a verbless fragment after ";" (a clause after it was caught already)
+    from irbgen.irb.gates import two_sentences
+
+    question = (
+        "The GDP per capita for Aruba was estimated to be $28,924 in what year; among the highest in the "
+        "Caribbean and the Americas?"
+    )
+    assert "glued on by ';'" in two_sentences(nlp(question))
+    assert two_sentences(nlp("Which element (symbol K; atomic number 19) burns with a lilac flame?")) is None
+
+
+def test_a_passive_participle_with_no_auxiliary_is_no_question(nlp):
+    # s:738:120:0/2 (Albania): "joined by" has no "was": nothing is asserted
+    from irbgen.irb.gates import participle_without_verb
+
+    question = (
+        "In May and June 1914 the International Gendarmerie joined by I. Boletini and his men, mostly from "
+        "which place?"
+    )
+    assert "no finite verb" in participle_without_verb(nlp(question))
+    # s:595:325:0/2-like misparse of a finite past verb with an object stays
+    assert participle_without_verb(nlp("The Clash used an image from which animated movie?")) is None

@@ -688,6 +688,7 @@ def question_failure(
         checks.append(("question_no_inversion", lambda: no_inversion(doc)))
         checks.append(("question_no_inversion", lambda: wh_adverb_left_in_place(doc)))
         checks.append(("question_two_sentences", lambda: two_sentences(doc)))
+        checks.append(("question_garbled", lambda: participle_without_verb(doc)))
         checks.append(("question_not_self_contained", lambda: not_self_contained(doc)))
         checks.append(("question_many_answers", lambda: many_answers(doc)))
         checks.append(("question_many_answers", lambda: unspecified_group_subject(doc)))
@@ -908,7 +909,29 @@ def two_sentences(doc: Any) -> str | None:
             before, after = doc[: token.i], doc[token.i + 1 :]
             if _clause_of_its_own(before) and _clause_of_its_own(after):
                 return f"two clauses joined by {token.text!r}: {after.text[:60]!r}"
+    semicolon = next((t for t in doc if t.text == ";" and not _in_brackets(doc, t.i)), None)
+    if semicolon is not None:  # "... $28,924 in what year; among the highest in the Caribbean ...?"
+        return f"a fragment glued on by ';': {doc[semicolon.i + 1 :].text[:60]!r}"
     return _clause_glued_by_and(doc)
+
+
+def _in_brackets(doc: Any, index: int) -> bool:
+    """Token `index` sits inside round brackets or double quotes."""
+    before = doc[:index].text
+    return before.count("(") > before.count(")") or (before.count('"') + before.count("“")) % 2 == 1
+
+
+def participle_without_verb(doc: Any) -> str | None:
+    """The question's only verb is a passive participle with no auxiliary: "In May and June 1914 the
+    International Gendarmerie joined by I. Boletini and his men, mostly from which place?" says nothing."""
+    for sentence in doc.sents:
+        root = sentence.root
+        auxiliary = any(c.dep_ in ("aux", "auxpass") for c in root.children)
+        agent = any(c.dep_ == "agent" for c in root.children)
+        has_object = any(c.dep_ in ("dobj", "attr", "ccomp", "xcomp") for c in root.children)
+        if root.tag_ == "VBN" and agent and not auxiliary and not has_object:
+            return f"{root.text!r} by ... has no auxiliary: no finite verb"
+    return None
 
 
 _JOINERS = frozenset(("and", "but", "or"))
