@@ -234,3 +234,30 @@ def test_a_passive_participle_with_no_auxiliary_is_no_question(nlp):
     assert "no finite verb" in participle_without_verb(nlp(question))
     # s:595:325:0/2-like misparse of a finite past verb with an object stays
     assert participle_without_verb(nlp("The Clash used an image from which animated movie?")) is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [  # s:358:345:0 (Algeria) and s:710:69:0/2 (Foreign relations of Angola)
+        'Berber has been recognized as a "national language" by the constitutional amendment of what date?',
+        "The PRC has invested heavily in which country since the end of the civil war 14 years ago?",
+    ],
+)
+def test_what_many_countries_have_must_say_whose(nlp, question):
+    from irbgen.irb.gates import unplaced_institution
+
+    assert "of which country is not said" in unplaced_institution(nlp(question))
+
+
+@pytest.mark.parametrize(
+    "question",
+    [  # tuning-half questions that say whose
+        "Algeria emerged as a bilingual state after what year?",
+        "The constitutional amendment of Algeria recognized Berber as a national language on what date?",
+        "What was the first modern parliamentary republic in the Muslim world?",  # s:746 (Azerbaijan)
+    ],
+)
+def test_a_placed_or_named_institution_passes(nlp, question):
+    from irbgen.irb.gates import unplaced_institution
+
+    assert unplaced_institution(nlp(question)) is None

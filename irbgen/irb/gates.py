@@ -248,6 +248,40 @@ _BROKEN = re.compile(
 )
 
 
+# What many countries have, so "the civil war" or "the constitutional amendment" must say whose.
+_EVERY_COUNTRY_HAS = frozenset(
+    """war amendment constitution government parliament election referendum revolution census legislature
+    monarchy regime independence""".split()
+)
+
+
+def unplaced_institution(doc: Any) -> str | None:
+    """ "since the end of the civil war", "by the constitutional amendment of what date": a definite
+    description of what many countries have, with lowercase adjectives only (no name, possessor or
+    clause, a date or the question word at most), says neither whose nor which."""
+    for token in doc:
+        if token.tag_ not in _NOUN_TAGS or _nounnormalize(token) not in _EVERY_COUNTRY_HAS:
+            continue
+        children = list(token.children)
+        if not children or children[0].dep_ != "det" or children[0].lower_ != "the":
+            continue
+        adjectives = [c for c in children if c.dep_ == "amod"]
+        plain = all(c.tag_ == "JJ" and c.is_lower and not list(c.children) for c in adjectives)
+        others = [c for c in children if c.dep_ not in ("det", "punct", "amod")]
+        dated = all(
+            c.dep_ == "prep"
+            and all(
+                t.like_num or t.lower_ in _WH_WORDS | {"date", "year"}
+                for t in c.subtree
+                if t != c and t.dep_ != "det"
+            )
+            for c in others
+        )
+        if adjectives and plain and dated:
+            return f"'{doc[children[0].i : token.i + 1].text}' of which country is not said"
+    return None
+
+
 def broken_text(text: str) -> str | None:
     """Leftovers of removed markup: empty brackets, "(;", doubled punctuation, unbalanced brackets."""
     match = _BROKEN.search(text)
@@ -680,6 +714,7 @@ def question_failure(
     ]
     if doc is not None:
         checks.append(("question_unresolved_reference", lambda: unresolved_reference(doc)))
+        checks.append(("question_unresolved_reference", lambda: unplaced_institution(doc)))
         if not described:
             checks.append(("question_unanchored", lambda: unanchored(doc)))
         checks.append(("wh_in_clause", lambda: in_situ_what(doc)))
