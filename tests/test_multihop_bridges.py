@@ -371,3 +371,20 @@ def test_the_bridges_people_named_beside_its_description_leak_it():
     )
     outer = inner.model_copy(update={"keypoints": [text], "answer": "2,893,005", "bridge": "Albania"})
     assert not bridge_named_once(inner, outer)
+
+
+def test_a_lead_fact_ends_chains_from_several_first_hops():
+    # "The capital of the state that ... is which place?" from each description of Alaska (624, tuning half)
+    facts, graphs = alaska_inputs()
+    capital = (
+        "624:lead:0",
+        "Alaska's capital is Juneau.",
+        ("Alaska", "Location", "'s capital is", "Juneau", "Location"),
+    )
+    facts.append(fact(capital[0], capital[1], title="Alaska"))
+    graphs.append(graph(capital[0], capital[2]))
+    plans = plans_of(facts, graphs, describe=description_words)
+    to_capital = [plan.hops[0].fact_id for plan in plans if plan.hops[-1].fact_id == "624:lead:0"]
+    assert to_capital == ["624:208:0", "624:327:0"]  # a non-lead second hop is still made once
+    party = [plan for plan in plans if plan.hops[-1].fact_id == "624:355:0"]
+    assert len(party) == 1

@@ -60,6 +60,7 @@ MAX_HOPS = 4
 FALSE_PREMISE_ANSWER = "False premise question"
 MAX_DETAIL_CHARS = 500
 MAX_STARTS_TRIED = 4  # first hops tried, best described first, to describe the bridge of one second hop
+MAX_LEAD_ENDS = 3  # chains ending at one lead fact ("the capital of the state that ..."), each from its start
 
 Node = tuple[str, str]  # (node as written, type)
 
@@ -411,7 +412,7 @@ def _described_pairs(
         hop for words, hop in sorted((pair for pair in ranked if pair[0] is not None), key=lambda p: p[0])
     ]
     chains: list[list[PlanHop]] = []
-    taken: set[tuple[str, str]] = set()
+    taken: dict[tuple[str, str], int] = {}
     tried: dict[tuple[str, str], int] = {}
     failed: dict[tuple[str, str], tuple[str, Why]] = {}  # second hop -> (last plan id tried, why not)
     for start in starts:  # sorted() is stable: equal lengths keep the order of the single-hop plans
@@ -429,14 +430,17 @@ def _described_pairs(
             second = (hop.fact_id, normalize(hop.answer))
             if used == max_per_answer:
                 break
-            if second in taken or tried.get(second, 0) == MAX_STARTS_TRIED:
+            ends_at_lead = ":lead:" in hop.fact_id  # "the capital of the state that ..." from several facts
+            if taken.get(second, 0) == (MAX_LEAD_ENDS if ends_at_lead else 1):
+                continue
+            if tried.get(second, 0) == MAX_STARTS_TRIED * (MAX_LEAD_ENDS if ends_at_lead else 1):
                 continue
             tried[second] = tried.get(second, 0) + 1
             why = keep([start, hop]) if keep is not None else None
             if why is not None:
                 failed[second] = (f"m:{chainer.hop_label(start)}>{chainer.hop_label(hop)}", why)
                 continue
-            taken.add(second)
+            taken[second] = taken.get(second, 0) + 1
             failed.pop(second, None)
             used += 1
             chains.append([start, hop])
