@@ -261,3 +261,21 @@ def test_a_placed_or_named_institution_passes(nlp, question):
     from irbgen.irb.gates import unplaced_institution
 
     assert unplaced_institution(nlp(question)) is None
+
+
+def test_two_facts_tied_by_a_common_word_are_no_second_answer():
+    # s:746:413:0 (Azerbaijan) against 303:239:0 (Alabama): "(46.6%; of; population)" is no second answer to
+    # "What percentage of the population of Azerbaijan are Muslims?"; a named end still is
+    from irbgen.irb.questions import UniquenessIndex
+    from irbgen.irb.records import KnowledgeGraph, Triple
+
+    def graph(fact_id, head, relation, tail):
+        triple = Triple(head=head, head_type="Other", relation=relation, tail=tail, tail_type="Other")
+        return KnowledgeGraph(fact_id=fact_id, triples=[triple], coverage=1.0, entities=[], method="rules")
+
+    index = UniquenessIndex([graph("303:239:0", "46.6%", "of", "population")])
+    asked = Triple(head="Around 95%", head_type="Other", relation="of", tail="population", tail_type="Other")
+    assert index.conflicts("746:413:0", asked, "head") == []
+    index = UniquenessIndex([graph("303:239:0", "46.6%", "of", "the Alabama population")])
+    named = asked.model_copy(update={"tail": "the Alabama population"})
+    assert [clash.node for clash in index.conflicts("746:413:0", named, "head")] == ["46.6%"]

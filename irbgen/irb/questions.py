@@ -132,14 +132,24 @@ def _clash(masked: Triple, position: Position, other: Triple) -> str | None:
         return None
     if not same_node(other_end, end) or same_node(other_node, node, node_type):
         return None
+    if _generic(end):
+        return None  # "(Bulgaria; has; an embassy)" says nothing the question asks of its answer
     return other_node
+
+
+def _generic(node: str) -> bool:
+    """A node of a few common words only ("an embassy", "the passage", "population"): a triple through it
+    ties two facts by a word, not by a thing."""
+    words_of = node.split()
+    return len(words_of) <= 3 and all(word.isalpha() and word.islower() for word in words_of)
 
 
 class UniquenessIndex:
     """Every triple of a run's knowledge graphs by relation, to find a second node that fits a masked slot.
 
     Conservative: qualifiers held in other triples (a year, a place) are not compared, so two facts
-    "X joined A" and "X joined B" make both ambiguous even if they happened in different years.
+    "X joined A" and "X joined B" make both ambiguous even if they happened in different years. A shared
+    end of common words only ("an embassy", "population") ties nothing.
     """
 
     def __init__(self, graphs: Iterable[KnowledgeGraph] = ()) -> None:
