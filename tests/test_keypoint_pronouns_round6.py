@@ -279,3 +279,18 @@ def test_two_facts_tied_by_a_common_word_are_no_second_answer():
     index = UniquenessIndex([graph("303:239:0", "46.6%", "of", "the Alabama population")])
     named = asked.model_copy(update={"tail": "the Alabama population"})
     assert [clash.node for clash in index.conflicts("746:413:0", named, "head")] == ["46.6%"]
+
+
+def test_two_dates_side_by_side_are_garbled():
+    # s:736:227:0 (Albert Einstein): the fronted date moved to the end lands after another
+    from irbgen.irb.gates import garbled
+
+    question = (
+        "Who experienced internal bleeding caused by the rupture of an abdominal aortic aneurysm, which had "
+        "previously been reinforced surgically by R. Nissen in 1948 on 17 April 1955?"
+    )
+    assert "in 1948 on 17 April" in garbled(question)
+    assert "in 1948 61 years ago" in garbled(
+        "Who had been reinforced surgically by R. Nissen in 1948 61 years ago?"
+    )
+    assert garbled("Who won the Nobel Prize in 1921 on the strength of the photoelectric effect?") is None

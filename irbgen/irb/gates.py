@@ -409,7 +409,9 @@ _GARBLED = re.compile(
     r"|\b(?:in|by|of) what\?$|^What (?:were|are)\b|\bwhat amount of the\b|(?<!^)\b(?-i:As of)\b"
     r"|\bwhich place's (?:arrival|death|birth|wife|husband|son|daughter|army|forces?|troops|career|life)\b"
     r"|\b(?:whose|['’]s) \d+ (?:years?|months?) ago\b|\b(?:for|of|from) \d+ (?:years?|months?) ago\b"
-    r"|\b(?:in|by) (?:what year|(?:1\d|20)\d\d),? (?:in|by|on) (?:what (?:year|date)|(?:1\d|20)\d\d)\b",
+    r"|\b(?:in|by) (?:what year|(?:1\d|20)\d\d),? (?:in|by|on) (?:what (?:year|date)|(?:1\d|20)\d\d)\b"
+    r"|\b(?:in|by) (?:1\d|20)\d\d,? (?:on (?:\d{1,2} [A-Z][a-z]+ \d|[A-Z][a-z]+ \d)"
+    r"|\d+ (?:years?|months?) ago)",  # "by R. Nissen in 1948 on 17 April 1955"
     re.IGNORECASE,
 )
 
