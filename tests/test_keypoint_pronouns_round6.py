@@ -294,3 +294,63 @@ def test_two_dates_side_by_side_are_garbled():
         "Who had been reinforced surgically by R. Nissen in 1948 61 years ago?"
     )
     assert garbled("Who won the Nobel Prize in 1921 on the strength of the photoelectric effect?") is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [  # s:736:92:0 and s:736:12:0 (Albert Einstein): many became members and citizens that year
+        "Who became Foreign Member of the Royal Netherlands Academy of Arts and Sciences 96 years ago?",
+        "Who settled in the U.S., becoming an American citizen 76 years ago?",
+    ],
+)
+def test_a_person_asked_by_a_membership_many_share_is_not_unique(nlp, question):
+    from irbgen.irb.gates import one_of_many_members
+
+    assert "many became a" in one_of_many_members(nlp(question))
+
+
+def test_a_ranked_membership_picks_one_out(nlp):
+    from irbgen.irb.gates import one_of_many_members
+
+    # s:664:63:0-like: a rank makes one
+    assert one_of_many_members(nlp("Who became the first Arab member of the crew in 1985?")) is None
+
+
+def test_a_full_date_that_picks_a_person_out_is_not_made_relative():
+    # s:736:21:0 (Albert Einstein): "born in Ulm ... 137 years ago" fits a thousand people
+    from datetime import date
+
+    from plan_hops import plan_hop
+
+    from irbgen.irb.plans import paraphrase_changes
+    from irbgen.irb.records import QuestionPlan, Triple
+
+    text = (
+        "Albert Einstein was born in Ulm, in the Kingdom of Württemberg in the German Empire on 14 March "
+        "1879."
+    )
+    triples = [
+        Triple(
+            head="Albert Einstein",
+            head_type="Person",
+            relation="was born in",
+            tail="Ulm",
+            tail_type="Location",
+        ),
+        Triple(
+            head="Albert Einstein",
+            head_type="Person",
+            relation="born on",
+            tail="14 March 1879",
+            tail_type="Date",
+        ),
+    ]
+    asks_person = plan_hop("736:21:0", text, "Albert Einstein", "Person", triples=triples)
+    plan = QuestionPlan(id="s:736:21:0", kind="single_hop", hops=[asks_person])
+    assert not [c for c in paraphrase_changes(plan, date(2016, 5, 1)) if c.rule == "relative_date"]
+    asks_place = plan_hop("736:21:0", text, "Ulm", "Location", triples=triples)
+    plan = QuestionPlan(id="s:736:21:0/2", kind="single_hop", hops=[asks_place])
+    relative = [
+        c.replacement for c in paraphrase_changes(plan, date(2016, 5, 1)) if c.rule == "relative_date"
+    ]
+    assert relative == ["137 years ago"]  # asking for the place, the date may stay relative

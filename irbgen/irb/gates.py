@@ -411,7 +411,8 @@ _GARBLED = re.compile(
     r"|\b(?:whose|['’]s) \d+ (?:years?|months?) ago\b|\b(?:for|of|from) \d+ (?:years?|months?) ago\b"
     r"|\b(?:in|by) (?:what year|(?:1\d|20)\d\d),? (?:in|by|on) (?:what (?:year|date)|(?:1\d|20)\d\d)\b"
     r"|\b(?:in|by) (?:1\d|20)\d\d,? (?:on (?:\d{1,2} [A-Z][a-z]+ \d|[A-Z][a-z]+ \d)"
-    r"|\d+ (?:years?|months?) ago)",  # "by R. Nissen in 1948 on 17 April 1955"
+    r"|\d+ (?:years?|months?) ago)"  # "by R. Nissen in 1948 on 17 April 1955"
+    r"|\b\d+ (?:years?|months?) ago,? (?:on|in) (?:\d|[A-Z][a-z]+ \d)",  # "68 years ago on 17 April 1955"
     re.IGNORECASE,
 )
 
@@ -722,6 +723,7 @@ def question_failure(
         checks.append(("wh_in_clause", lambda: in_situ_what(doc)))
         checks.append(("wh_in_clause", lambda: wh_after_noun(doc)))
         checks.append(("question_not_unique", lambda: class_membership(doc)))
+        checks.append(("question_not_unique", lambda: one_of_many_members(doc)))
         checks.append(("question_no_inversion", lambda: no_inversion(doc)))
         checks.append(("question_no_inversion", lambda: wh_adverb_left_in_place(doc)))
         checks.append(("question_two_sentences", lambda: two_sentences(doc)))
@@ -830,6 +832,27 @@ def class_membership(doc: Any) -> str | None:
     for role in roles:
         if role is not asked[0] and any(d.dep_ == "det" and d.lower_ in ("a", "an") for d in role.children):
             return f"asks for one member of a class: {root.text} {role.text!r}"
+    return None
+
+
+_BECOME = frozenset("become became becomes becoming".split())
+_MEMBER_NOUNS = frozenset("member citizen fellow resident".split())
+
+
+def one_of_many_members(doc: Any) -> str | None:
+    """ "Who became Foreign Member of the Royal Netherlands Academy ... 96 years ago?", "Who settled in the
+    U.S., becoming an American citizen 76 years ago?": a person asked by what they became, a member or
+    a citizen, that many others became too (a rank such as "the first" would pick one out)."""
+    if not doc or doc[0].lower_ not in ("who", "whom"):
+        return None
+    for verb in (token for token in doc if token.lower_ in _BECOME):
+        for role in (c for c in verb.children if c.dep_ in ("attr", "oprd", "acomp", "dobj")):
+            ranked = any(
+                c.tag_ in ("JJS", "RBS") or c.lower_ in ("first", "last", "only", "sole")
+                for c in role.subtree
+            )
+            if role.lower_ in _MEMBER_NOUNS and not ranked:
+                return f"many became a {role.lower_}: {doc[verb.i : role.i + 1].text!r}"
     return None
 
 

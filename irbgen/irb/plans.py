@@ -23,6 +23,7 @@ from irbgen.irb.gates import (
     answer_fragment,
     bridge_not_entity,
     entity_label,
+    identifies_one,
     opens_sentence,
     shared_with_others,
 )
@@ -493,7 +494,11 @@ def paraphrase_changes(plan: QuestionPlan, reference: date, labels: Labels | Non
     changes: list[NodeChange] = []
     asks_date = any(hop.answer_type == "Date" for hop in plan.hops)
     keep_dates = speaks_of_future(plan) or asks_date  # a relative date there would read wrongly
-    for node, node_type in changeable_nodes(plan):
+    nodes = changeable_nodes(plan)
+    if plan.hops[-1].answer_type == "Person":
+        # "Who was born in Ulm on 14 March 1879?" is one man; "... 137 years ago" fits a thousand
+        keep_dates = keep_dates or any(kind == "Date" and identifies_one(node) for node, kind in nodes)
+    for node, node_type in nodes:
         change = paraphrase(node, node_type, reference, node_label(plan, node, labels))
         if change is None or (change.rule == "relative_date" and (keep_dates or _has_date(changes))):
             continue
