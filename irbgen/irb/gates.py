@@ -18,7 +18,7 @@ from irbgen.irb.places import known_place
 from irbgen.irb.records import Entity
 from irbgen.irb.rules.graph import node_type as label_type
 from irbgen.irb.transforms import english_words, given_names, parse_date, surnames_known
-from irbgen.wikipedia.leads import subject_name
+from irbgen.wikipedia.leads import subject_name, topic_of
 
 MAX_QUESTION_WORDS = 40
 MAX_DESCRIBED_WORDS = 20  # a hop that becomes a description inside the next one
@@ -1362,7 +1362,6 @@ def bridge_not_entity(label: str | None, answer_type: str = "") -> str | None:
     return None
 
 
-_TOPIC_OF = re.compile(r"^[A-Z][a-z]+(?: [a-z]+)* (?:of|in) (.+)$")  # "Foreign relations of Angola"
 _OPENING_PHRASE = re.compile(  # "After gaining independence in 1991, ", "According to the 2011 census, "
     r"^(?:(?:In|On|At|By|Since|During|As of|According to|After|Before|Following|Under|With|Despite|Upon|"
     r"Between|From|Until|Through|Throughout|Within|Although|While|When|Once|Unlike|Prior to)\b"
@@ -1390,9 +1389,9 @@ def shared_with_others(answer: str, answer_type: str, keypoints: Sequence[str], 
     ("After gaining independence in 1991, ...") is read past."""
     bare = subject_name(title)
     own = {normalize(title), normalize(bare)}
-    topic = _TOPIC_OF.match(bare)
+    topic = topic_of(title)  # "Foreign relations of Angola"
     if topic is not None:
-        own.add(normalize(topic.group(1)))
+        own.add(normalize(topic))
     if answer_type not in ("Country", "Location") or normalize(answer) not in own:
         return None
     for text in keypoints:

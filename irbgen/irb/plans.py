@@ -431,7 +431,7 @@ def _described_pairs(
             second = (hop.fact_id, normalize(hop.answer))
             if used == max_per_answer:
                 break
-            ends_at_lead = ":lead:" in hop.fact_id  # "the capital of the state that ..." from several facts
+            ends_at_lead = is_lead_fact(hop.fact_id)  # "the capital of the state that ..." from several facts
             if taken.get(second, 0) == (MAX_LEAD_ENDS if ends_at_lead else 1):
                 continue
             if tried.get(second, 0) == MAX_STARTS_TRIED * (MAX_LEAD_ENDS if ends_at_lead else 1):

@@ -140,8 +140,8 @@ def _clash(masked: Triple, position: Position, other: Triple) -> str | None:
 def _generic(node: str) -> bool:
     """A node of a few common words only ("an embassy", "the passage", "population"): a triple through it
     ties two facts by a word, not by a thing."""
-    words_of = node.split()
-    return len(words_of) <= 3 and all(word.isalpha() and word.islower() for word in words_of)
+    tokens = node.split()
+    return len(tokens) <= 3 and all(token.isalpha() and token.islower() for token in tokens)
 
 
 class UniquenessIndex:

@@ -68,6 +68,16 @@ def subject_name(title: str) -> str:
     return re.sub(r"\s*\([^()]*\)$", "", title).strip()
 
 
+_TOPIC_OF = re.compile(r"^(?:The )?[A-Z][a-z]+(?: [a-z]+)* (?:of|in) ([A-Z].*)$")
+
+
+def topic_of(title: str) -> str | None:
+    """What a page "<Topic> of <Name>" is about: "Angola" for "Foreign relations of Angola" or "The
+    Economy of Angola"; None for other titles."""
+    match = _TOPIC_OF.match(subject_name(title))
+    return match.group(1) if match else None
+
+
 def lead_claims(
     title: str, lead: Sequence[str], noun: str | None, infobox: Infobox | None = None
 ) -> list[LeadClaim]:

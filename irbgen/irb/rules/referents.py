@@ -17,9 +17,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from irbgen.irb.places import known_place
 from irbgen.irb.rules.graph import stop_words
 from irbgen.irb.transforms import given_names, is_personal_name
 from irbgen.text import clean, fold, words
+from irbgen.wikipedia.leads import topic_of
 
 PRONOUN_CLASSES = {
     "he": "m", "his": "m", "she": "f", "her": "f", "it": "n", "its": "n", "they": "p", "their": "p",
@@ -625,23 +627,21 @@ def _page_description(token: Any, page: Page) -> dict[int, str] | None:
 # What a place has that its page names without saying whose: "the population", "Voter turnout".
 _MEASURES_OF = frozenset("population economy budget debt workforce electorate".split())
 _MEASURES_IN = frozenset("turnout inflation unemployment literacy".split())
-_TOPIC_OF_PLACE = re.compile(r"^[A-Z][a-z]+(?: [a-z]+)* (?:of|in) (.+)$")  # "Demographics of Angola"
 
 
 def place_of_page(page: Page) -> str | None:
     """The place a page is about: its own name for a country's or a state's page, "Angola" for
     "Economy of Angola"; None for other pages."""
-    topic = _TOPIC_OF_PLACE.match(re.sub(r"^The (?=[A-Z])", "", page.name))  # "The Economy of Angola"
-    if topic is not None and topic.group(1)[:1].isupper():
-        return topic.group(1)
+    topic = topic_of(page.name)
+    if topic is not None:
+        return topic
     if page.nouns & _PLACE_KINDS and all(w[:1].isupper() for w in page.name.split()):
         return page.name
     return None
 
 
 def _names_a_place(doc: Any) -> bool:
-    from irbgen.irb.places import known_place
-
+    """A known place among the text's capitalised runs or proper nouns."""
     runs = re.findall(r"(?:[A-Z][\w'-]*\s?)+", doc.text)
     names = [t.text for t in doc if t.tag_ in _NAME_TAGS]
     return any(known_place(name.strip()) for name in (*runs, *names))
