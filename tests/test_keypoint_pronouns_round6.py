@@ -354,3 +354,34 @@ def test_a_full_date_that_picks_a_person_out_is_not_made_relative():
         c.replacement for c in paraphrase_changes(plan, date(2016, 5, 1)) if c.rule == "relative_date"
     ]
     assert relative == ["137 years ago"]  # asking for the place, the date may stay relative
+
+
+ALBANIA = "Albania is a country in Southeastern Europe."
+
+
+@pytest.mark.parametrize(
+    "title, lead, text, expected",
+    [
+        (  # 738:16:0
+            "Albania", ALBANIA,
+            "Albania is an upper-middle income economy with the service sector dominating the country's "
+            "economy, followed by the industrial sector and agriculture.",
+            "Albania is an upper-middle income economy with the service sector dominating Albania's economy, "
+            "followed by the industrial sector and agriculture.",
+        ),
+        (  # 746:145:0
+            "Azerbaijan", AZERBAIJAN,
+            "Azerbaijan's diverse landscape affects the ways air masses enter the country.",
+            "Azerbaijan's diverse landscape affects the ways air masses enter Azerbaijan.",
+        ),
+    ],
+)  # fmt: skip
+def test_the_place_named_again_by_its_kind_takes_its_name(title, lead, text, expected):
+    assert situated(title, lead, text) == expected
+
+
+def test_a_person_page_kind_named_again_is_left():
+    # 628:12:0 (Aldous Huxley): "the writer" is his father
+    lead = "Aldous Leonard Huxley was an English writer, novelist and philosopher."
+    text = "Aldous Huxley was the third son of the writer and schoolmaster Leonard Huxley."
+    assert situated("Aldous Huxley", lead, text) == text

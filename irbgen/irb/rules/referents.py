@@ -522,7 +522,7 @@ def situate(doc: Any, page: Page, context: Sequence[str]) -> Situated:
     mentioned = _mentions_page(doc, page)
     place = place_of_page(page)
     for token in doc:
-        found = None if mentioned else _page_description(token, page)
+        found = _page_named_again(token, page) if mentioned else _page_description(token, page)
         if found is None and not mentioned and place is not None and place.lower() not in doc.text.lower():
             found = _unplaced_measure(token, place)
         if found is not None:
@@ -622,6 +622,27 @@ def _page_description(token: Any, page: Page) -> dict[int, str] | None:
     if superlative and page.nouns & _PLACE_KINDS and not placed:
         return {head.i: f"{head.text} in {name}{head.whitespace_}"}
     return None
+
+
+def _page_named_again(token: Any, page: Page) -> dict[int, str] | None:
+    """ "Andorra was technically the longest combatant ..., as the country was ..." -> "as Andorra was":
+    a bare description of a place's kind after the keypoint has named the place. (On a person's page
+    "the writer" is as often someone else.)"""
+    if singular(token.lower_) not in _PLACE_KINDS:
+        return None
+    if (
+        _described(token) is not token
+        or token.tag_ != "NN"
+        or not _same_kind(singular(token.lower_), page.nouns)
+    ):
+        return None
+    if not all(w[:1].isupper() or not w[:1].isalpha() for w in page.name.split()):
+        return None
+    det = next(c for c in token.children if c.dep_ == "det")
+    if det.i != token.i - 1 or not _mentions_page(token.doc[: det.i], page):
+        return None
+    name = page.name[0].lower() + page.name[1:] if page.name.startswith("The ") else page.name
+    return {det.i: "", token.i: name + token.whitespace_}
 
 
 # What a place has that its page names without saying whose: "the population", "Voter turnout".
