@@ -19,7 +19,7 @@ from typing import Any
 
 from irbgen.irb.places import known_place
 from irbgen.irb.rules.graph import stop_words
-from irbgen.irb.transforms import given_names, is_personal_name
+from irbgen.irb.transforms import english_words, given_names, is_personal_name
 from irbgen.text import clean, fold, words
 from irbgen.wikipedia.leads import topic_of
 
@@ -680,7 +680,9 @@ def _unplaced_measure(token: Any, place: str) -> dict[int, str] | None:
         return None  # "the inflation rate", not "the rate"
     if any(c.dep_ in ("poss", "prep", "relcl", "acl", "appos") for c in token.children):
         return None
-    if any(c.tag_ in _NAME_TAGS or (c.tag_ == "PRP$") for c in token.children if c.dep_ != "det"):
+    first_word = {0} if token.doc[0].lower_ in english_words() else set()  # "Voter" opens the sentence
+    named = (c for c in token.children if c.dep_ != "det" and c.i not in first_word)
+    if any(c.tag_ in _NAME_TAGS or c.tag_ == "PRP$" for c in named):
         return None  # "Angola's population", "the Kabul population"
     if _names_a_place(token.doc):
         return None
