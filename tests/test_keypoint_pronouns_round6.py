@@ -1,12 +1,32 @@
-"""Issue 26, round 6: whom "he", "she" and "it" mean in a keypoint. Every example is a real keypoint of
-the tuning half (even page ids) of the realdata build; the page it comes from is in the comment."""
+"""Issue 26, round 6: referents and places in keypoints, the round's question gates, uniqueness and
+multi-hop rules. Examples are real keypoints or questions of the tuning half (even page ids) of the
+realdata build, their page in the comment, unless a comment says otherwise."""
 
 from __future__ import annotations
 
-import pytest
+from datetime import date
 
-from irbgen.irb.gates import keypoint_failure, unresolved_reference
-from irbgen.irb.rules.keypoints import page_person
+import pytest
+from plan_hops import plan_hop
+
+from irbgen.irb.gates import (
+    garbled,
+    keypoint_failure,
+    one_of_many_members,
+    participle_without_verb,
+    two_sentences,
+    unplaced_institution,
+    unresolved_reference,
+)
+from irbgen.irb.plans import paraphrase_changes
+from irbgen.irb.questions import UniquenessIndex
+from irbgen.irb.records import KnowledgeGraph, QuestionPlan, Triple
+from irbgen.irb.rules.keypoints import page_of, page_person
+from irbgen.irb.rules.questions import BridgeNotWritable, realize_plan
+from irbgen.irb.rules.referents import situate
+from irbgen.spacy_models import DEFAULT_MODEL
+from irbgen.wikipedia.stages import load_parser
+from irbgen.wikipedia.subjects import links_in
 
 
 @pytest.mark.parametrize(
@@ -125,11 +145,6 @@ AZERBAIJAN = "Azerbaijan, officially the Republic of Azerbaijan, is a country in
 
 
 def situated(title: str, lead: str, text: str) -> str | None:
-    from irbgen.irb.rules.keypoints import page_of
-    from irbgen.irb.rules.referents import situate
-    from irbgen.spacy_models import DEFAULT_MODEL
-    from irbgen.wikipedia.stages import load_parser
-
     return situate(load_parser(DEFAULT_MODEL)(text), page_of(title, lead), [lead]).text
 
 
@@ -179,11 +194,6 @@ def test_a_measure_already_placed_or_not_of_the_place_is_left(text):
 
 def test_a_bridge_owning_a_possessive_is_not_written_across_it(nlp):
     # 746:568:0 (Azerbaijan): "the women of the country whose capital is Baku's national team" is garbled
-    from plan_hops import plan_hop
-
-    from irbgen.irb.records import QuestionPlan
-    from irbgen.irb.rules.questions import BridgeNotWritable, realize_plan
-
     start = plan_hop("746:lead:0", "Azerbaijan's capital is Baku.", "Azerbaijan", "Location")
     second = plan_hop(
         "746:568:0",
@@ -198,8 +208,6 @@ def test_a_bridge_owning_a_possessive_is_not_written_across_it(nlp):
 
 def test_a_page_name_is_the_page_itself_whatever_one_link_with_its_text_says():
     # 594:103:0 and 594:293:0 (Apollo): one "[[Apollo program|Apollo]]" on the page linked every "Apollo"
-    from irbgen.wikipedia.subjects import links_in
-
     links = {"Apollo": "Apollo program", "plague": "Plague (disease)", "Apollo Medicus": "Apollo Medicus"}
     text = 'Some common epithets of Apollo as a healer are "paion".'
     assert links_in(text, links, "Apollo") == {}
@@ -213,8 +221,6 @@ def test_a_page_name_is_the_page_itself_whatever_one_link_with_its_text_says():
 
 def test_a_fragment_glued_on_by_a_semicolon_is_two_sentences(nlp):
     # s:690:131:0/2 (Aruba): a verbless fragment after ";" (a clause after it was caught already)
-    from irbgen.irb.gates import two_sentences
-
     question = (
         "The GDP per capita for Aruba was estimated to be $28,924 in what year; among the highest in the "
         "Caribbean and the Americas?"
@@ -225,8 +231,6 @@ def test_a_fragment_glued_on_by_a_semicolon_is_two_sentences(nlp):
 
 def test_a_passive_participle_with_no_auxiliary_is_no_question(nlp):
     # s:738:120:0/2 (Albania): "joined by" has no "was": nothing is asserted
-    from irbgen.irb.gates import participle_without_verb
-
     question = (
         "In May and June 1914 the International Gendarmerie joined by I. Boletini and his men, mostly from "
         "which place?"
@@ -244,8 +248,6 @@ def test_a_passive_participle_with_no_auxiliary_is_no_question(nlp):
     ],
 )
 def test_what_many_countries_have_must_say_whose(nlp, question):
-    from irbgen.irb.gates import unplaced_institution
-
     assert "of which country is not said" in unplaced_institution(nlp(question))
 
 
@@ -258,17 +260,12 @@ def test_what_many_countries_have_must_say_whose(nlp, question):
     ],
 )
 def test_a_placed_or_named_institution_passes(nlp, question):
-    from irbgen.irb.gates import unplaced_institution
-
     assert unplaced_institution(nlp(question)) is None
 
 
 def test_two_facts_tied_by_a_common_word_are_no_second_answer():
     # s:746:413:0 (Azerbaijan) against 303:239:0 (Alabama): "(46.6%; of; population)" is no second answer to
     # "What percentage of the population of Azerbaijan are Muslims?"; a named end still is
-    from irbgen.irb.questions import UniquenessIndex
-    from irbgen.irb.records import KnowledgeGraph, Triple
-
     def graph(fact_id, head, relation, tail):
         triple = Triple(head=head, head_type="Other", relation=relation, tail=tail, tail_type="Other")
         return KnowledgeGraph(fact_id=fact_id, triples=[triple], coverage=1.0, entities=[], method="rules")
@@ -283,8 +280,6 @@ def test_two_facts_tied_by_a_common_word_are_no_second_answer():
 
 def test_two_dates_side_by_side_are_garbled():
     # s:736:227:0 (Albert Einstein): the fronted date moved to the end lands after another
-    from irbgen.irb.gates import garbled
-
     question = (
         "Who experienced internal bleeding caused by the rupture of an abdominal aortic aneurysm, which had "
         "previously been reinforced surgically by R. Nissen in 1948 on 17 April 1955?"
@@ -304,27 +299,16 @@ def test_two_dates_side_by_side_are_garbled():
     ],
 )
 def test_a_person_asked_by_a_membership_many_share_is_not_unique(nlp, question):
-    from irbgen.irb.gates import one_of_many_members
-
     assert "many became a" in one_of_many_members(nlp(question))
 
 
 def test_a_ranked_membership_picks_one_out(nlp):
-    from irbgen.irb.gates import one_of_many_members
-
     # s:664:63:0-like: a rank makes one
     assert one_of_many_members(nlp("Who became the first Arab member of the crew in 1985?")) is None
 
 
 def test_a_full_date_that_picks_a_person_out_is_not_made_relative():
     # s:736:21:0 (Albert Einstein): "born in Ulm ... 137 years ago" fits a thousand people
-    from datetime import date
-
-    from plan_hops import plan_hop
-
-    from irbgen.irb.plans import paraphrase_changes
-    from irbgen.irb.records import QuestionPlan, Triple
-
     text = (
         "Albert Einstein was born in Ulm, in the Kingdom of Württemberg in the German Empire on 14 March "
         "1879."

@@ -431,10 +431,12 @@ def _described_pairs(
             second = (hop.fact_id, normalize(hop.answer))
             if used == max_per_answer:
                 break
-            ends_at_lead = is_lead_fact(hop.fact_id)  # "the capital of the state that ..." from several facts
-            if taken.get(second, 0) == (MAX_LEAD_ENDS if ends_at_lead else 1):
-                continue
-            if tried.get(second, 0) == MAX_STARTS_TRIED * (MAX_LEAD_ENDS if ends_at_lead else 1):
+            # a lead fact ends several chains: "the capital of the state that ..." from several first hops
+            chains_of_it = MAX_LEAD_ENDS if is_lead_fact(hop.fact_id) else 1
+            if (
+                taken.get(second, 0) == chains_of_it
+                or tried.get(second, 0) == MAX_STARTS_TRIED * chains_of_it
+            ):
                 continue
             tried[second] = tried.get(second, 0) + 1
             why = keep([start, hop]) if keep is not None else None

@@ -605,10 +605,10 @@ def _page_description(token: Any, page: Page) -> dict[int, str] | None:
     place's page: "the state budget" -> "the state budget of Azerbaijan", "the country's" ->
     "Algeria's", "the largest lakes" -> "the largest lakes in Albania"."""
     head = _described(token)
-    if head is None or not all(w[:1].isupper() or not w[:1].isalpha() for w in page.name.split()):
+    name = _proper_name(page)
+    if head is None or name is None:
         return None  # "Alkali metal": "the metal" may be lithium
     doc = token.doc
-    name = page.name[0].lower() + page.name[1:] if page.name.startswith("The ") else page.name
     det = next(c for c in head.children if c.dep_ == "det")
     if _same_kind(singular(token.lower_), page.nouns) and token.tag_ == "NN" and token.i == det.i + 1:
         if head is token:  # "the country" -> "Algeria", "the country's" -> "Algeria's"
@@ -636,13 +636,19 @@ def _page_named_again(token: Any, page: Page) -> dict[int, str] | None:
         or not _same_kind(singular(token.lower_), page.nouns)
     ):
         return None
+    name = _proper_name(page)
+    det = next(c for c in token.children if c.dep_ == "det")
+    if name is None or det.i != token.i - 1 or not _mentions_page(token.doc[: det.i], page):
+        return None
+    return {det.i: "", token.i: name + token.whitespace_}
+
+
+def _proper_name(page: Page) -> str | None:
+    """The page's name as a text writes it mid-sentence ("the Atlantic Ocean"), or None when it is not a
+    proper name ("Alkali metal": "the metal" may be lithium)."""
     if not all(w[:1].isupper() or not w[:1].isalpha() for w in page.name.split()):
         return None
-    det = next(c for c in token.children if c.dep_ == "det")
-    if det.i != token.i - 1 or not _mentions_page(token.doc[: det.i], page):
-        return None
-    name = page.name[0].lower() + page.name[1:] if page.name.startswith("The ") else page.name
-    return {det.i: "", token.i: name + token.whitespace_}
+    return page.name[0].lower() + page.name[1:] if page.name.startswith("The ") else page.name
 
 
 # What a place has that its page names without saying whose: "the population", "Voter turnout".
