@@ -282,6 +282,48 @@ def unplaced_institution(doc: Any) -> str | None:
     return None
 
 
+_OPEN_PREPOSITIONS = frozenset(("including", "like", "such"))  # "the mission including ...": still which?
+
+
+def _common_compound(token: Any) -> bool:
+    """A lowercase common noun in a compound, itself made of such nouns only ("state", "series season")."""
+    return (
+        token.dep_ == "compound"
+        and token.tag_ in _NOUN_TAGS
+        and token.is_lower
+        and token.is_alpha
+        and all(_common_compound(child) for child in token.children)
+    )
+
+
+def compound_description(doc: Any) -> str | None:
+    """ "the state legislature", "the video footage", "the mission including ...": a common noun led by
+    "the" whose only modifiers are lowercase common nouns or a list it includes. Such a compound says what
+    kind, not which one; the text it came from said which. (A bare "the mission" is
+    `unresolved_reference`'s.)"""
+    for token in doc:
+        if token.tag_ not in _NOUN_TAGS or not (token.is_lower and token.is_alpha):
+            continue
+        if _nounnormalize(token) in _UNIQUE_NOUNS or token.dep_ in ("compound", "appos"):
+            continue
+        children = list(token.children)
+        if not children or children[0].dep_ != "det" or children[0].lower_ != "the":
+            continue
+        compounds = [c for c in children if _common_compound(c)]
+        listed = [c for c in children if c.dep_ == "prep" and c.lower_ in _OPEN_PREPOSITIONS]
+        loose = [c for c in children[1:] if c.dep_ in ("punct", "case") or _vague_modifier(c)]
+        if not (compounds or listed) or len(compounds) + len(listed) + len(loose) != len(children) - 1:
+            continue
+        if token.head.tag_ in _NAME_TAGS:
+            continue
+        named = {_nounnormalize(t) for t in doc[: children[0].i] if t.tag_ in _NOUN_TAGS | _NAME_TAGS}
+        if _nounnormalize(token) in named:
+            continue
+        phrase = doc[children[0].i : token.i + 1].text
+        return f"{phrase!r} says what kind, not which one"
+    return None
+
+
 def broken_text(text: str) -> str | None:
     """Leftovers of removed markup: empty brackets, "(;", doubled punctuation, unbalanced brackets."""
     match = _BROKEN.search(text)
@@ -718,6 +760,7 @@ def question_failure(
     if doc is not None:
         checks.append(("question_unresolved_reference", lambda: unresolved_reference(doc)))
         checks.append(("question_unresolved_reference", lambda: unplaced_institution(doc)))
+        checks.append(("question_unresolved_reference", lambda: compound_description(doc)))
         if not described:
             checks.append(("question_unanchored", lambda: unanchored(doc)))
         checks.append(("wh_in_clause", lambda: in_situ_what(doc)))
@@ -868,6 +911,37 @@ def unanchored(doc: Any) -> str | None:
             if token.text.endswith(("an", "ese", "ish", "ic", "i")):  # a nationality: "Korean anarchists"
                 return None
     return "no proper name besides the question word"
+
+
+_SOURCE_VERBS = frozenset(
+    """estimate estimates estimated report reports reported rank ranks ranked classify classifies classified
+    rate rates rated list lists listed name names named designate designates designated cite cites
+    cited""".split()
+)
+
+
+_SOURCE_PARTICIPLES = "|".join(sorted(word for word in _SOURCE_VERBS if word.endswith("ed")))
+_PASSIVE_SOURCE = re.compile(
+    rf"\b(?:is|are|was|were|been|being) (?:{_SOURCE_PARTICIPLES})\b"
+    r"[^?,;]*\b(?:by|under) (?:which|what|whom)\b"
+)
+
+
+def answer_is_a_source(doc: Any) -> str | None:
+    """The question asks who estimated, reported, ranked, classified or named something: "Which organization
+    estimates that the population of the state whose capital is Juneau was 738,432 ...?", "... is classified
+    as an upper middle income country by which organization?". The source (a census bureau, the World
+    Bank) does the same for every state or country, so the last hop of a chain is answered without its
+    bridge."""
+    for token in question_words(doc):
+        top = wh_phrase_top(token)
+        verb = top.head if top.dep_ != "ROOT" else top
+        if verb.lower_ not in _SOURCE_VERBS:
+            continue
+        if top.dep_ in ("nsubj", "agent") or (top.dep_ == "prep" and top.lower_ == "by"):
+            return f"the answer is who {verb.lower_} it, for any subject: {doc[top.i : verb.i + 1].text!r}"
+    passive = _PASSIVE_SOURCE.search(doc.text)  # the parser often hangs "by which ..." on a noun
+    return f"the answer is who did it, for any subject: {passive.group(0)!r}" if passive else None
 
 
 def false_premise_lost(question: str, replacement: str) -> str | None:

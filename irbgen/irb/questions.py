@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict
 from rapidfuzz import fuzz
 
 from irbgen.irb.gates import (
+    answer_is_a_source,
     described_badly,
     false_premise_lost,
     false_premise_nonsense,
@@ -275,10 +276,11 @@ class WriteQuestions(LLMStage):
         nlp = self._parser()
         for index, (question, hop) in enumerate(zip(sub_questions, plan.hops, strict=True)):
             inner = index < len(plan.hops) - 1
+            doc = nlp(question)
             failure = question_failure(
                 question,
                 hop.answer_label,
-                nlp(question),
+                doc,
                 nested=index > 0,
                 answer=hop.answer,
                 answer_type=hop.answer_type,
@@ -293,6 +295,9 @@ class WriteQuestions(LLMStage):
             long = multi_hop_too_long(question) if index > 0 and not inner else None
             if long is not None:
                 return index, "multi_hop_too_long", long
+            source = answer_is_a_source(doc) if index > 0 and not inner else None
+            if source is not None:
+                return index, "multi_hop_answer_without_bridge", source
         return None
 
     def _premise_failure(self, plan: QuestionPlan, question: str) -> tuple[str, str] | None:
