@@ -1,7 +1,7 @@
 """Draw a held-out audit sheet: random samples of the test half (odd page ids) of one or more benchmarks.
 
     python bench/heldout_draw.py BENCH [BENCH ...] --sample 100 --seed 1130 [--kind multi_hop]
-        [--exclude READ_IDS.txt] [--half tuning] > sheet.md
+        [--exclude READ_IDS.txt] [--half tuning|all] > sheet.md
 
 A sample's page is the first number in its id ("s:PAGE:...", "f:s:PAGE:...", "m:PAGE:..."); odd pages are
 the test half, even ones the tuning half (issue 26). The sheet lists, for each drawn sample, its question,
@@ -37,13 +37,16 @@ def main() -> None:
     parser.add_argument("--seed", type=int, required=True)
     parser.add_argument("--kind", choices=["single_hop", "multi_hop", "false_premise"])
     parser.add_argument("--exclude", type=Path, help="ids already read, one per line")
-    parser.add_argument("--half", choices=["test", "tuning"], default="test", help="odd (test) or even pages")
+    parser.add_argument(
+        "--half", choices=["test", "tuning", "all"], default="test", help="odd (test), even or all pages"
+    )
     args = parser.parse_args()
     read = set(args.exclude.read_text(encoding="utf-8").split()) if args.exclude else set()
     pool = [
         (bench.parent.name, sample)
         for bench in args.benchmarks
-        for sample in half(bench, 1 if args.half == "test" else 0)
+        for parity in ((1, 0) if args.half == "all" else (1,) if args.half == "test" else (0,))
+        for sample in half(bench, parity)
         if (args.kind is None or sample["attributes"]["question_type"] == args.kind)
         and sample["id"] not in read
     ]
