@@ -1,13 +1,19 @@
-"""Issue 26, round 7: a "the" description of common nouns only, and a chain whose last hop asks for a
-source. Examples are questions the rules backend writes from keypoints of the tuning half (even page ids)
-of the realdata build, their fact in the comment, unless a comment says otherwise."""
+"""Issue 26, round 7: question gates. Examples are questions the rules backend writes from keypoints of a
+tuning half (even page ids): of the realdata build, or of the unseen set of
+bench/audits/wikipedia-wtf-cache-unseen/ where a comment says so, their fact in the comment."""
 
 from __future__ import annotations
 
 import pytest
 from plan_hops import plan_hop
 
-from irbgen.irb.gates import answer_is_a_source, compound_description, question_failure
+from irbgen.irb.gates import (
+    answer_is_a_source,
+    compound_description,
+    one_of_many_members,
+    organization_by_kind,
+    question_failure,
+)
 from irbgen.irb.questions import WriteQuestions
 from irbgen.irb.records import QuestionPlan
 from irbgen.spacy_models import DEFAULT_MODEL
@@ -121,3 +127,29 @@ def test_the_writer_rejects_a_chain_whose_last_hop_asks_for_a_source():
     single = QuestionPlan(id="s:624:162:0", kind="single_hop", hops=[census])
     asked = "Which organization estimates that the population of Alaska was 738,432 on July 1, 2015?"
     assert WriteQuestions("rules")._gate_failure(single, [asked]) is None  # alone it is a fair question
+
+
+# --- the unseen set's tuning half: examples from the wtf_wikipedia fixture pages with even ids ---------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [  # Toronto (page 68 of the unseen set): the Eaton Centre is a shopping centre
+        "Which organization is Toronto's most popular tourist attraction with over fifty two million "
+        "visitors annually?",
+    ],
+)
+def test_which_organization_for_what_the_question_calls_another_kind(nlp, question):
+    assert "'attraction'" in organization_by_kind(nlp(question))
+
+
+def test_which_organization_for_an_organization_noun_passes(nlp):
+    # United Kingdom (page 52 of the unseen set)
+    assert organization_by_kind(nlp("Which organization is the established church in England?")) is None
+
+
+def test_one_of_a_partys_candidates_is_not_one_answer(nlp):
+    # Jodie Emery (page 60 of the unseen set)
+    question = "Who ran as a candidate for the BC Green Party in the May 2009 election?"
+    assert "many candidates" in one_of_many_members(nlp(question))
+    assert one_of_many_members(nlp("Who was the Democratic candidate for president 56 years ago?")) is None

@@ -388,6 +388,31 @@ def unanchored_subject(doc: Any, title: str = "") -> str | None:
     return None
 
 
+_FAITHS = frozenset(("islam", "christianity", "judaism", "buddhism", "hinduism", "sikhism"))
+
+
+def lone_surname(doc: Any, title: str = "") -> str | None:
+    """ "Morgan was the founder of the Houston Holocaust Museum." on Allen R. Morris's page: the main
+    clause's subject is a surname alone, not the page's, and the keypoint names nobody in full with it;
+    the article said which Morgan earlier (the page's own person is completed by `situate`)."""
+    for token in doc:
+        if token.tag_ != "NNP" or token.dep_ not in ("nsubj", "nsubjpass") or token.head.dep_ != "ROOT":
+            continue
+        if not token.text.isalpha() or token.text in title or token.lower_ in _FAITHS:
+            continue
+        if any(c.dep_ in ("compound", "det", "poss", "amod", "appos") for c in token.children):
+            continue
+        if token.i > 0 and doc[token.i - 1].tag_ in _NAME_TAGS:
+            continue
+        if (
+            token.lower_ in surnames_known()
+            and token.lower_ not in given_names()
+            and not known_place(token.text)
+        ):
+            return f"{token.text!r} alone: which {token.text} is not said"
+    return None
+
+
 def keypoint_failure(
     text: str, doc: Any, title: str = "", person: tuple[str, str] | None = None
 ) -> tuple[str, str] | None:
@@ -399,6 +424,7 @@ def keypoint_failure(
         ("leading_connective", leading_connective(text)),
         ("unresolved_reference", unresolved_reference(doc, person)),
         ("unresolved_reference", unanchored_subject(doc, title)),
+        ("unresolved_reference", lone_surname(doc, title)),
     ):
         if detail is not None:
             return name, detail
@@ -775,6 +801,7 @@ def question_failure(
         checks.append(("question_many_answers", lambda: many_answers(doc)))
         checks.append(("question_many_answers", lambda: unspecified_group_subject(doc)))
         checks.append(("question_wrong_wh", lambda: wrong_question_word(doc, answer_label, answer_type)))
+        checks.append(("question_wrong_wh", lambda: organization_by_kind(doc)))
         if answer:
             checks.append(("question_answer_in_name", lambda: answer_in_name(doc, answer, keypoints)))
         checks.append(("question_wh_outside_main_clause", lambda: wh_outside_main_clause(doc)))
@@ -885,7 +912,8 @@ _MEMBER_NOUNS = frozenset("member citizen fellow resident".split())
 def one_of_many_members(doc: Any) -> str | None:
     """ "Who became Foreign Member of the Royal Netherlands Academy ... 96 years ago?", "Who settled in the
     U.S., becoming an American citizen 76 years ago?": a person asked by what they became, a member or
-    a citizen, that many others became too (a rank such as "the first" would pick one out)."""
+    a citizen, that many others became too (a rank such as "the first" would pick one out); "Who ran as a
+    candidate for the BC Green Party in the May 2009 election?": one of a party's candidates."""
     if not doc or doc[0].lower_ not in ("who", "whom"):
         return None
     for verb in (token for token in doc if token.lower_ in _BECOME):
@@ -896,6 +924,10 @@ def one_of_many_members(doc: Any) -> str | None:
             )
             if role.lower_ in _MEMBER_NOUNS and not ranked:
                 return f"many became a {role.lower_}: {doc[verb.i : role.i + 1].text!r}"
+    for candidate in (token for token in doc if token.lower_ == "candidate"):
+        article = next((c for c in candidate.children if c.dep_ == "det"), None)
+        if article is None or article.lower_ in ("a", "an"):  # "ran as a candidate", not "the candidate"
+            return f"a party has many candidates: {doc[candidate.left_edge.i : candidate.i + 1].text!r}"
     return None
 
 
@@ -1211,6 +1243,35 @@ def wrong_question_word(doc: Any, answer_label: str | None, answer_type: str = "
         organization_subject = answer_label == "ORG" and token.dep_ in ("nsubj", "nsubjpass")
         if bare and (person or answer_label in ("GPE", "NORP") or organization_subject):
             return f"a bare {token.text!r} for an answer that is {answer_label or answer_type}"
+    return None
+
+
+_ORGANIZATION_NOUNS = frozenset(
+    """organization organisation company corporation firm agency institution institute university college
+    school academy church party club team band group association society union council committee
+    commission board bank airline network newspaper magazine publisher label foundation charity trust
+    federation league army navy force government ministry department body authority court parliament
+    assembly museum hospital library broadcaster channel station studio manufacturer retailer chain
+    operator carrier producer developer maker provider supplier employer sponsor owner brand business
+    enterprise conglomerate subsidiary venture cooperative order movement denomination""".split()
+)
+_COPULAS = frozenset("is are was were remains remained became becomes".split())
+
+
+def organization_by_kind(doc: Any) -> str | None:
+    """ "Which organization is Toronto's most popular tourist attraction ...?": the question asks what an
+    organization is, and the noun it is said to be names another kind of thing (an attraction, a
+    building, a prize), so "organization" is the wrong question word."""
+    for token in question_words(doc):
+        noun = token.head
+        if token.dep_ != "det" or noun.lower_ not in ("organization", "organisation"):
+            continue
+        verb = noun.head
+        if noun.dep_ not in ("nsubj", "nsubjpass") or verb.lower_ not in _COPULAS:
+            continue
+        kind = next((c for c in verb.children if c.dep_ == "attr"), None)
+        if kind is not None and kind.tag_ in _NOUN_TAGS and kind.lower_ not in _ORGANIZATION_NOUNS:
+            return f"'{token.text} {noun.text}' for what the question calls '{kind.lower_}'"
     return None
 
 

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from irbgen.errors import BadInputError
 from irbgen.irb.gates import keypoint_failure
 from irbgen.irb.records import Keypoint
-from irbgen.irb.rules.keypoints import decontextualize, page_of, page_person
+from irbgen.irb.rules.keypoints import decontextualize, page_of, page_person, page_person_name
 from irbgen.irb.rules.referents import (
     Reference,
     Resolution,
@@ -123,7 +123,8 @@ class MakeKeypoints(LLMStage):
             return self.reject(segment, result.reason or "not_self_contained", result.detail)
         page = page_of(segment.title, segment.lead)
         context = [segment.lead, *segment.before, segment.sentence, *segment.after]
-        situated = situate(self._doc(segment, result.text), page, context)
+        person = page_person_name(segment.title, segment.lead, context[1:])
+        situated = situate(self._doc(segment, result.text), page, context, person)
         if situated.text is None:
             return self.reject(segment, situated.reason, f"{situated.detail}: {result.text}")
         return self._keypoint(segment, situated.text)

@@ -15,6 +15,7 @@ from irbgen.irb.plans import make_plans
 from irbgen.irb.records import KnowledgeGraph, QuestionPlan
 from irbgen.irb.samples import make_sample
 from irbgen.pipeline.stage import Batch, StageContext
+from irbgen.records import Reject
 from irbgen.schema import PromptRef, Sample
 
 
@@ -94,19 +95,28 @@ class MakeSamples:
         """The batch's name."""
         return record.key
 
-    def process(self, record: Batch, context: StageContext) -> Iterator[Sample]:
-        """Samples in plan order."""
+    def process(self, record: Batch, context: StageContext) -> Iterator[Sample | Reject]:
+        """Samples in plan order; a question asked before with the same answers is a duplicate_question
+        reject (a page may say one thing twice)."""
         parts = record.parts
         written = {question.plan_id: question for question in parts["questions"]}
+        asked: dict[tuple[str, tuple[str, ...]], str] = {}
         for plan in parts["plans"]:
-            if plan.id in written:
-                yield make_sample(
-                    plan,
-                    written[plan.id],
-                    parts["facts"],
-                    parts["documents"],
-                    parts["graphs"],
-                    as_of=parts["reference_date"],
-                    seed=self.seed,
-                    part1_prompts=self.part1_prompts,
-                )
+            if plan.id not in written:
+                continue
+            sample = make_sample(
+                plan,
+                written[plan.id],
+                parts["facts"],
+                parts["documents"],
+                parts["graphs"],
+                as_of=parts["reference_date"],
+                seed=self.seed,
+                part1_prompts=self.part1_prompts,
+            )
+            first = asked.setdefault((sample.question, tuple(sample.answers)), plan.id)
+            if first != plan.id:
+                detail = f"the question and answers of {first}: {sample.question}"
+                yield Reject(stage=self.name, reason="duplicate_question", key=plan.id, detail=detail)
+                continue
+            yield sample

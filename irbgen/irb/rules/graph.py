@@ -339,7 +339,25 @@ class _Reader:
         # not "%", which spaCy calls punctuation; a possessor node ends before its "'s"
         while end >= start and (self.doc[end].pos_ == "PUNCT" or self.doc[end].tag_ == "POS"):
             end -= 1
+        if start <= end and _abbreviation_split(self.doc, end):
+            end += 1  # "Clint Murchison Sr." keeps its full stop
         return self.doc[start : end + 1] if start <= end else None
+
+
+_ABBREVIATIONS = frozenset("Sr Jr Inc Ltd Co Corp Bros".split())
+
+
+def _abbreviation_split(doc: Any, index: int) -> bool:
+    """The tokenizer split the full stop off an abbreviation that ends a name ("Sr", ".")."""
+    token = doc[index]
+    following = doc[index + 1] if index + 1 < len(doc) else None
+    return (
+        token.text in _ABBREVIATIONS
+        and not token.whitespace_
+        and following is not None
+        and following.text == "."
+        and following.i + 1 < len(doc)  # not the keypoint's own full stop
+    )
 
 
 def _has_children(token: Any) -> bool:

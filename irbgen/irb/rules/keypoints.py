@@ -202,6 +202,18 @@ def page_person(title: str, lead: str, context: Sequence[str] = ()) -> tuple[str
     return (subject.name, next(iter(gender))) if person and len(gender) == 1 else None
 
 
+_BORN = re.compile(r"\((?:[^()]*;\s*)?(?:born|b\.)\s|\([^()]*\b1\d{3}\s*[–-]\s*[^()]*\d{4}\s*\)")
+
+
+def page_person_name(title: str, lead: str, context: Sequence[str] = ()) -> str | None:
+    """The name of the page's person: `page_person`'s, or, when the lead's pronouns leave the gender
+    open, the subject's name if the lead gives a birth ("(born 21 July 1968 ...)") or a lifespan."""
+    person = page_person(title, lead, context)
+    if person is not None:
+        return person[0]
+    return page_subject(title, lead).name if _BORN.search(lead.split(". ")[0]) else None
+
+
 def page_of(title: str, lead: str) -> Page:
     """The page subject as the referent resolver takes it."""
     subject = page_subject(title, lead)

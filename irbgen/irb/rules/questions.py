@@ -149,12 +149,17 @@ _NOUNS_IN_LY = frozenset(
 )
 
 
+_NOUNS_IN_ING = frozenset("building king wing ring string spring thing ceiling painting".split())
+
+
 def _is_noun_like(word: str, *, last: bool) -> bool:
     """A lowercase word that may be part of a noun before a name; past tenses and -s verbs are not."""
     if not re.fullmatch(r"[a-z][a-z-]*", word) or word in STOPWORDS or word in IRREGULAR:
         return False
     if word.endswith("ed") or (last and word.endswith("s") and not word.endswith("ss")):
         return False
+    if last and word.endswith("ing") and word not in _NOUNS_IN_ING:
+        return False  # "the immigrants entering <name>": a participle, not an apposition noun
     return not word.endswith("ly") or word in _NOUNS_IN_LY  # "seasonally" adjusted
 
 

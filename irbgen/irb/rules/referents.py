@@ -499,7 +499,7 @@ class Situated:
     detail: str = ""
 
 
-def situate(doc: Any, page: Page, context: Sequence[str]) -> Situated:
+def situate(doc: Any, page: Page, context: Sequence[str], person: str | None = None) -> Situated:
     """The keypoint `doc` (spaCy tags and dependencies) made to stand alone, or why it cannot.
 
     In order: "again" presupposes an earlier event (`presupposed_event`); a "they"/"them"/"their" with no
@@ -507,8 +507,9 @@ def situate(doc: Any, page: Page, context: Sequence[str]) -> Situated:
     ("the state budget" on a country's page) or an unplaced superlative ("the largest lakes" on a
     place's page) takes the page's name when the keypoint does not name the page (other bare
     descriptions are left to the `unresolved_reference` gate); a lone surname is completed from
-    `context` (the lead and the sentences around) when a full name there ends with it; sequencing
-    adverbs ("subsequently", "eventually") are dropped.
+    `context` (the lead and the sentences around) when a full name there ends with it, or, on a page
+    about one `person` (their name), from that name when it is theirs; sequencing adverbs
+    ("subsequently", "eventually") are dropped.
     """
     again = next((t for t in doc if t.lower_ == "again" and t.dep_ == "advmod"), None)
     if again is not None:
@@ -530,7 +531,7 @@ def situate(doc: Any, page: Page, context: Sequence[str]) -> Situated:
             mentioned = True  # one name is enough: "the state budget of Azerbaijan"
     for token in doc:
         if token.i not in edits:
-            full = _full_name(token, page, context)
+            full = _full_name(token, page, context) or _page_surname(token, person, context)
             if full is not None:
                 edits[token.i] = full + token.whitespace_
             elif token.lower_ in _SEQUENCE_ADVERBS and token.dep_ == "advmod" and token.i > 0:
@@ -710,6 +711,37 @@ def _full_name(token: Any, page: Page, context: Sequence[str]) -> str | None:
     names = {name for text in context for match in pattern.finditer(clean(text)) if (name := _person(match))}
     names = {name for name in names if not any(other.endswith(" " + name) for other in names)}
     return names.pop() if len(names) == 1 else None
+
+
+_SUFFIXES = frozenset("sr sr. jr jr. ii iii iv".split())
+
+
+def _lone_name(token: Any) -> bool:
+    """A one-word proper noun on its own: no name before it or in a compound with it, no determiner."""
+    if token.tag_ != "NNP" or token.dep_ == "compound" or not token.text.isalpha():
+        return False
+    if any(c.dep_ in ("compound", "det", "poss") for c in token.children):
+        return False
+    return not (token.i > 0 and token.doc[token.i - 1].tag_ == "NNP")
+
+
+def _page_surname(token: Any, person: str | None, context: Sequence[str]) -> str | None:
+    """ "Elizabeth Gilbert" for a lone "Gilbert" on her page: after the lead an article names its subject
+    by surname, so a keypoint standing alone (or an answer) needs the whole name. None when the keypoint
+    names them in full already, or when the sentences around name someone else with that surname ("Marc
+    Emery" on Jodie Emery's page)."""
+    if person is None or not _lone_name(token):
+        return None
+    parts = [word for word in person.split() if word.lower() not in _SUFFIXES]
+    if len(parts) < 2 or token.text != parts[-1] or person in token.doc.text:
+        return None
+    pattern = re.compile(rf"\b((?:[A-Z][a-z]+ )+){re.escape(token.text)}\b")
+    for text in context:
+        for match in pattern.finditer(clean(text)):
+            named = match.group(1).split()
+            if parts[0] not in named and any(word.lower() in given_names() for word in named):
+                return None  # "Marc Emery" beside Jodie Emery: which Emery is not sure
+    return person
 
 
 def _person(match: re.Match[str]) -> str | None:
