@@ -14,7 +14,7 @@ from irbgen.irb.gates import keypoint_failure, lone_surname
 from irbgen.irb.records import Fact, GeneratedQuestion, GroundedKeypoint, KnowledgeGraph, QuestionPlan
 from irbgen.irb.rules.graph import load_graph_nlp, rules_triples
 from irbgen.irb.rules.keypoints import page_of, page_person_name
-from irbgen.irb.rules.questions import realize_plan
+from irbgen.irb.rules.questions import ANSWER, realize_plan, realize_text
 from irbgen.irb.rules.referents import situate
 from irbgen.irb.stages import MakeSamples
 from irbgen.pipeline.stage import Batch, StageContext
@@ -192,4 +192,19 @@ def _fact(fact_id, text):
         sentence=text,
         keypoints=[GroundedKeypoint(keypoint_id=fact_id, text=text, documents=["d"])],
         citations=[],
+    )
+
+
+def test_a_birth_date_without_on_is_asked_with_on():
+    # the unseen set's Clint Murchison Sr. (page 18): "was born what date in Tyler, Texas?" before
+    text = (
+        "Murchison, the third child of John Weldon and Clara Lee Murchison, was born "
+        + ANSWER
+        + " in Tyler, Texas."
+    )
+    question = realize_text(text, "April 11, 1895", "Date")
+    assert question.endswith("was born on what date in Tyler, Texas?")
+    assert (
+        realize_text("Clint was born " + ANSWER + " in Tyler.", "1895", "Date")
+        == "Clint was born in what year in Tyler?"
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from irbgen.irb.records import NodeChange, PlanHop, QuestionPlan
@@ -360,9 +360,15 @@ def _head_and_relative(slot: Slot, answer: str, answer_type: str, *, subject: bo
     return head, "that"
 
 
+_BARE_DATE_VERB = re.compile(r"\b(?:born|died|baptized|baptised)\s*$")
+
+
 def realize_text(text: str, answer: str, answer_type: str) -> str:
     """The question asking for the node at the ANSWER marker of `text`."""
     slot = find_slot(text, ANSWER, answer_type, answer)
+    if answer_type == "Date" and slot.prep is None and _BARE_DATE_VERB.search(text[: slot.start]):
+        kind = _date_kind(answer)  # "was born April 11, 1895" asks "was born on what date"
+        slot = replace(slot, prep="on" if kind == "date" else "in" if kind in ("year", "month") else None)
     subject = not text[: slot.start].strip()
     wh = wh_phrase(slot, answer, answer_type, subject=subject)
     return tidy_question(f"{text[: slot.start]}{wh} {text[slot.end :]}")
