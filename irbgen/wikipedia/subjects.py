@@ -33,6 +33,9 @@ def defining_noun(doc: Any) -> str | None:
         return None
     if not any(child.dep_ == "det" and child.lower_ in {"a", "an"} for child in attr.children):
         return None  # "the capital of ..." is not a class it belongs to
+    following = doc[attr.i + 1] if attr.i + 1 < len(doc) else None
+    if following is not None and following.tag_ in {"NN", "NNS", "JJ", "RB"} and following.is_lower:
+        return None  # "a former American football wide receiver" parsed with "football" as the head
     words = [attr]
     for token in reversed(doc[sentence.start : attr.i]):
         if token.text == "-":

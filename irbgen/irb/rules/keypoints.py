@@ -202,6 +202,7 @@ def page_person(title: str, lead: str, context: Sequence[str] = ()) -> tuple[str
     return (subject.name, next(iter(gender))) if person and len(gender) == 1 else None
 
 
+_OPENING_CHARS = 300  # the lead's opening, where a birth or lifespan stands ("K. Nicole Mitchell (born")
 _BORN = re.compile(r"\((?:[^()]*;\s*)?(?:born|b\.)\s|\([^()]*\b1\d{3}\s*[–-]\s*[^()]*\d{4}\s*\)")
 
 
@@ -211,7 +212,7 @@ def page_person_name(title: str, lead: str, context: Sequence[str] = ()) -> str 
     person = page_person(title, lead, context)
     if person is not None:
         return person[0]
-    return page_subject(title, lead).name if _BORN.search(lead.split(". ")[0]) else None
+    return page_subject(title, lead).name if _BORN.search(lead[:_OPENING_CHARS]) else None
 
 
 def page_of(title: str, lead: str) -> Page:

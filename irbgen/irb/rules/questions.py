@@ -360,6 +360,8 @@ def _head_and_relative(slot: Slot, answer: str, answer_type: str, *, subject: bo
     return head, "that"
 
 
+# A fronted time or place phrase alone before the slot: still the subject ("On April 19, 2007, who")
+_FRONTED_ONLY = re.compile(r"^(?:On|In|At|By|During|After|Before|From|Since|Until)\b[^;]*,\s*$")
 _BARE_DATE_VERB = re.compile(r"\b(?:born|died|baptized|baptised)\s*$")
 
 
@@ -369,7 +371,7 @@ def realize_text(text: str, answer: str, answer_type: str) -> str:
     if answer_type == "Date" and slot.prep is None and _BARE_DATE_VERB.search(text[: slot.start]):
         kind = _date_kind(answer)  # "was born April 11, 1895" asks "was born on what date"
         slot = replace(slot, prep="on" if kind == "date" else "in" if kind in ("year", "month") else None)
-    subject = not text[: slot.start].strip()
+    subject = not text[: slot.start].strip() or _FRONTED_ONLY.match(text[: slot.start]) is not None
     wh = wh_phrase(slot, answer, answer_type, subject=subject)
     return tidy_question(f"{text[: slot.start]}{wh} {text[slot.end :]}")
 
