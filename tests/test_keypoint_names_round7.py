@@ -219,6 +219,10 @@ def test_a_birth_date_without_on_is_asked_with_on():
     [  # made up in the shape of the leads that hid the page's person: an initial, or "Jr." before the bracket
         ("K. Ellen Marsh", "K. Ellen Marsh (born 1967) is a United States Magistrate Judge."),
         (
+            "K. Ellen Marsh",
+            "K. Ellen Marsh (full name: Katie Ellen Marsh) is a United States Magistrate Judge.",
+        ),
+        (
             "Harold Quint",
             "Harold Dane Quint Jr. (August 22, 1929 – February 16, 2012) was an American lawyer and "
             "speechwriter.",
@@ -258,3 +262,11 @@ def test_a_defining_noun_the_parser_split_is_not_taken(nlp):
 )
 def test_a_segment_in_another_language_is_not_english(text, language):
     assert foreign_language(text) == language
+
+
+def test_a_shorter_form_of_the_pages_own_name_is_no_other_person(nlp):
+    # made up in the shape of the unseen set's K. Nicole Mitchell (page 31): "Nicole Mitchell" is her too
+    lead = "K. Ellen Marsh (full name: Katie Ellen Marsh, also known as Ellen Marsh) is a judge."
+    text = "Marsh was sworn in as a U.S. Magistrate Judge on August 16, 2013."
+    expected = "K. Ellen Marsh was sworn in as a U.S. Magistrate Judge on August 16, 2013."
+    assert situated(nlp, text, "K. Ellen Marsh", lead, "K. Ellen Marsh") == expected

@@ -202,17 +202,23 @@ def page_person(title: str, lead: str, context: Sequence[str] = ()) -> tuple[str
     return (subject.name, next(iter(gender))) if person and len(gender) == 1 else None
 
 
+_INITIAL_OR_SUFFIX = re.compile(r"[A-Z]\.|Jr\.?|Sr\.?|I{2,3}|IV")
 _OPENING_CHARS = 300  # the lead's opening, where a birth or lifespan stands ("K. Nicole Mitchell (born")
 _BORN = re.compile(r"\((?:[^()]*;\s*)?(?:born|b\.)\s|\([^()]*\b1\d{3}\s*[–-]\s*[^()]*\d{4}\s*\)")
 
 
 def page_person_name(title: str, lead: str, context: Sequence[str] = ()) -> str | None:
     """The name of the page's person: `page_person`'s, or, when the lead's pronouns leave the gender
-    open, the subject's name if the lead gives a birth ("(born 21 July 1968 ...)") or a lifespan."""
+    open, the subject's name if the lead gives a birth ("(born 21 July 1968 ...)") or a lifespan, or if
+    the name is a personal name once its initials and suffix are set aside ("K. Nicole Mitchell")."""
     person = page_person(title, lead, context)
     if person is not None:
         return person[0]
-    return page_subject(title, lead).name if _BORN.search(lead[:_OPENING_CHARS]) else None
+    name = page_subject(title, lead).name
+    plain = " ".join(word for word in name.split() if not _INITIAL_OR_SUFFIX.fullmatch(word))
+    if _BORN.search(lead[:_OPENING_CHARS]) or (plain != name and is_personal_name(plain)):
+        return name
+    return None
 
 
 def page_of(title: str, lead: str) -> Page:

@@ -739,7 +739,7 @@ def _page_surname(token: Any, person: str | None, context: Sequence[str]) -> str
     for text in context:
         for match in pattern.finditer(clean(text)):
             named = match.group(1).split()
-            if parts[0] not in named and any(word.lower() in given_names() for word in named):
+            if not set(named) & set(parts) and any(word.lower() in given_names() for word in named):
                 return None  # "Marc Emery" beside Jodie Emery: which Emery is not sure
     return person
 
