@@ -237,6 +237,8 @@ def test_a_fronted_date_before_the_subject_leaves_who_as_the_subject():
     # made up: "On May 13, 2013, <answer> rejoined Nike." asks "who", not "whom"
     question = realize_text("On May 13, 2013, " + ANSWER + " rejoined Nike.", "Dale Orton", "Person")
     assert question == "On May 13, 2013, who rejoined Nike?"
+    no_comma = realize_text("On July 25, 2005 " + ANSWER + " left Nike.", "Dale Orton", "Person")
+    assert no_comma == "On July 25, 2005 who left Nike?"
 
 
 def test_a_defining_noun_the_parser_split_is_not_taken(nlp):

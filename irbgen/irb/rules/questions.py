@@ -361,7 +361,10 @@ def _head_and_relative(slot: Slot, answer: str, answer_type: str, *, subject: bo
 
 
 # A fronted time or place phrase alone before the slot: still the subject ("On April 19, 2007, who")
-_FRONTED_ONLY = re.compile(r"^(?:On|In|At|By|During|After|Before|From|Since|Until)\b[^;]*,\s*$")
+_FRONTED_ONLY = re.compile(
+    r"^(?:On|In|At|By|During|After|Before|From|Since|Until)\b[^;]*,\s*$"
+    r"|^(?:On|In|By)\s+(?:[A-Z][a-z]+\s+)?(?:\d{1,2},?\s+)?(?:[A-Z][a-z]+\s+)?\d{4}\s*$"  # "On July 25, 2005"
+)
 _BARE_DATE_VERB = re.compile(r"\b(?:born|died|baptized|baptised)\s*$")
 
 
