@@ -200,42 +200,42 @@ def test_a_single_long_sentence_is_clipped_around_the_match():
 def test_scoring_writes_score_json_and_the_card_and_validate_passes(wiki_copy, tmp_path):
     sheet = tmp_path / "sheet"
     manifest = (wiki_copy / "manifest.json").read_text(encoding="utf-8")
-    assert run("audit", wiki_copy, "--sample", 20, "--out", sheet).exit_code == 0
+    assert run("audit", wiki_copy, "--sample", 15, "--out", sheet).exit_code == 0
     records = judge(sheet, lambda number, record: (number != 3, number % 5 != 0, number != 7))
     with (sheet / "audit.jsonl").open("a", encoding="utf-8") as sheet_file:
         sheet_file.write("\n")
     result = run("audit", "--score", sheet)
     assert result.exit_code == 0, result.output
-    assert result.output.startswith("audited 20 samples of run (wikipedia): 14 valid, 70.0% [48.1%, 85.5%]")
-    assert "failed: well formed 1, answer correct 4, supported 1" in result.output
-    assert "drawn: a random sample of 20 with seed 0\n" in result.output
+    assert result.output.startswith("audited 15 samples of run (wikipedia): 10 valid, 66.7% [41.7%, 84.8%]")
+    assert "failed: well formed 1, answer correct 3, supported 1" in result.output
+    assert "drawn: a random sample of 15 with seed 0\n" in result.output
     score = json.loads((sheet / "score.json").read_text())
     assert score["overall"] == {
-        "judged": 20,
-        "valid": 14,
-        "rate": 0.7,
-        "low": 0.481,
-        "high": 0.8545,
-        "failed": {"well_formed": 1, "answer_correct": 4, "supported": 1},
+        "judged": 15,
+        "valid": 10,
+        "rate": 0.6667,
+        "low": 0.4171,
+        "high": 0.8482,
+        "failed": {"well_formed": 1, "answer_correct": 3, "supported": 1},
     }
     kinds = {record["kind"] for record in records}
     assert set(score["by_kind"]) == kinds
-    assert sum(rate["judged"] for rate in score["by_kind"].values()) == 20
+    assert sum(rate["judged"] for rate in score["by_kind"].values()) == 15
     card = (wiki_copy / "README.md").read_text(encoding="utf-8")
     assert card.index("## Audit\n") < card.index("## How to load it\n")
-    assert "| all | 20 | 14 | 70.0% | [48.1%, 85.5%] |" in card
+    assert "| all | 15 | 10 | 66.7% | [41.7%, 84.8%] |" in card
     assert (
-        "How the samples were drawn: a random sample of 20 with seed 0. Intervals are Wilson 95% score "
+        "How the samples were drawn: a random sample of 15 with seed 0. Intervals are Wilson 95% score "
         "intervals.\n" in card
     )
-    kept = [json.loads(line) for line in (wiki_copy / "reviews/audits/audit-seed0-n20.jsonl").open()]
+    kept = [json.loads(line) for line in (wiki_copy / "reviews/audits/audit-seed0-n15.jsonl").open()]
     assert [(line["sample"], line["well_formed"]) for line in kept] == [
         (record["id"], record["judgment"]["well_formed"]) for record in records
     ]
     assert kept[0]["draw"] == {
         "order": "random",
         "seed": 0,
-        "size": 20,
+        "size": 15,
         "population": score["header"]["population"],
     }
     checked = run("validate", wiki_copy)
