@@ -700,12 +700,7 @@ def _unplaced_measure(token: Any, place: str) -> dict[int, str] | None:
 def _full_name(token: Any, page: Page, context: Sequence[str]) -> str | None:
     """ "Neil Armstrong" for a lone "Armstrong" when the context names one person in full with that
     surname and the page is someone else's; None otherwise (and for "Aliyev" beside Heydar and Ilham)."""
-    if token.tag_ != "NNP" or token.dep_ == "compound" or not token.text.isalpha():
-        return None
-    doc = token.doc
-    if any(c.dep_ in ("compound", "det", "poss") for c in token.children) or token.lower_ in words(page.name):
-        return None
-    if token.i > 0 and doc[token.i - 1].tag_ == "NNP":
+    if not _lone_name(token) or token.lower_ in words(page.name):
         return None
     pattern = re.compile(rf"((?:\b[A-Z][a-z]+\s+){{1,2}}){re.escape(token.text)}\b")
     names = {name for text in context for match in pattern.finditer(clean(text)) if (name := _person(match))}
