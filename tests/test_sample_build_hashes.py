@@ -55,7 +55,7 @@ EXPECTED = {
         "README.md": "69d50578c444b0a8f3d9adc4d6f4b698e70cb887a33f1226f461d395b08c13a3",
         "queries_hops.jsonl": "4a12549299141eed9169068c5d1f6bc5e57473d451d6801db7a5447230a7781e",
         "qrels/hops.tsv": "7483a66d9b332a32e0e9435b38e9f0704ff948b0a5e4b85ef217d0ed4f1d08d6",
-        "../rejects.jsonl": "48079f3efc1e9ccee30908bb56b74ba1e4edae0845ff2661b06fe9f6160850ba",
+        "../rejects.jsonl": "40d7b51145cb959bafc2161762a2e0d4857f90bda4b4ab9afc6e88adbec8cb10",
     },
     "wikidata": {
         "samples.jsonl": "4939143d3836a2e2e39904e6da5c129ee22df7edbc9d08bd72a9af4b791a2701",
