@@ -49,11 +49,21 @@ def _text(value) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
+# Solve once and sort (so deduplicate) each variable's values in Prolog: converting every solution to
+# Python, not the search, was the cost. Only Sets comes back bound.
+DISTINCT_COLUMNS = """
+distinct_columns(Vars, Goal, Sets) :-
+    findall(Vars, Goal, All), length(Vars, N), numlist(1, N, Positions),
+    maplist(column(All), Positions, Sets).
+column(All, Position, Sorted) :- findall(X, (member(T, All), nth1(Position, T, X)), Xs), sort(Xs, Sorted).
+"""
+
+
 def _distinct(prolog, goals: list[str], variables: list[str]) -> list[list[str]]:
     """Distinct values of each variable over all solutions of the conjunction of `goals`."""
-    rows = list(prolog.query(f"findall([{', '.join(variables)}], ({', '.join(goals)}), L)", maxresult=1))
-    solutions = rows[0]["L"]
-    return [sorted({_text(solution[i]) for solution in solutions}) for i in range(len(variables))]
+    query = f"distinct_columns([{', '.join(variables)}], ({', '.join(goals)}), Sets)"
+    sets = list(prolog.query(query, maxresult=1))[0]["Sets"]
+    return [sorted({_text(value) for value in column}) for column in sets]
 
 
 def _sorted(values: list[str], numeric: bool) -> list[str]:
@@ -77,6 +87,9 @@ def _load(tmp_path: Path, universe):
     facts = tmp_path / "facts.pl"
     facts.write_text(_facts(universe), encoding="utf-8")
     prolog.consult(str(RULES))
+    helpers = tmp_path / "distinct_columns.pl"
+    helpers.write_text(DISTINCT_COLUMNS, encoding="utf-8")
+    prolog.consult(str(helpers))
     list(prolog.query(f"load_files('{facts.as_posix()}', [redefine_module(false)])"))
     return prolog
 
