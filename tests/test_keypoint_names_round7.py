@@ -17,10 +17,11 @@ from irbgen.irb.rules.keypoints import page_of, page_person_name
 from irbgen.irb.rules.questions import ANSWER, realize_plan, realize_text
 from irbgen.irb.rules.referents import situate
 from irbgen.irb.stages import MakeSamples
+from irbgen.language import foreign_language
 from irbgen.pipeline.stage import Batch, StageContext
 from irbgen.records import Reject
 from irbgen.spacy_models import DEFAULT_MODEL
-from irbgen.wikipedia.stages import foreign_language, load_parser
+from irbgen.wikipedia.stages import load_parser
 from irbgen.wikipedia.subjects import defining_noun
 
 GILBERT_LEAD = (

