@@ -490,8 +490,11 @@ def test_question_failure_names_the_first_gate_that_fails(nlp):
     )
     assert question_failure(pronoun, "DATE") is None  # without a parse the reference is not checked
     merchant = "The Azerbaijani merchant marine had fifty four ships in what year?"
-    for question, label in ((KOREAN, "ORG"), (NISSEN_ONCE, "PERSON"), (merchant, "DATE")):
+    for question, label in ((KOREAN, "ORG"), (merchant, "DATE")):
         assert question_failure(question, label, nlp(question)) is None
+    # one relative date is no date problem, but nothing in it picks out one person (round 8)
+    assert question_failure(NISSEN_ONCE, "PERSON") is None
+    assert question_failure(NISSEN_ONCE, "PERSON", nlp(NISSEN_ONCE))[0] == "question_not_unique"
 
 
 def test_false_premise_lost():
@@ -1062,7 +1065,7 @@ def test_second_round_question_gates(nlp, question, gate, detail):
         "Which country has the largest army in Europe?",
         "Teuta was eventually succeeded by whom in 102 BC?",  # Illyria
         "Brando sent whom to read a 15-page speech at the 45th Academy Awards ceremony?",  # Academy Awards
-        "Who visited the country whose leader, Tony Blair, won in 2001?",
+        "Who founded the party whose leader, Tony Blair, won in 2001?",  # "visited" fits many (round 8)
     ],
 )
 def test_second_round_question_gates_pass_good_questions(nlp, question):

@@ -23,6 +23,7 @@ from irbgen.irb.rules.questions import (
     NodeNotFound,
     defines_itself,
     inner_question,
+    later_possessives,
     node_spans,
 )
 from irbgen.text import contains_answer
@@ -59,17 +60,21 @@ def picks_one_out(question: str, hop: PlanHop) -> bool:
 def bridge_named_once(inner: PlanHop, outer: PlanHop) -> bool:
     """Whether the outer hop names the bridge once and nowhere else gives the inner answer away: the
     description replaces one mention, so a second ("the University of Alabama" beside "Alabama") leaks, and
-    so does its people's name ("According to the Albanian Institute of Statistics" for Albania)."""
+    so does its people's name ("According to the Albanian Institute of Statistics" for Albania). A later
+    possessive of a thing is no leak: the question says "its" there ("almost all of its revenue")."""
     bridge = outer.bridge or ""
     for text in outer.keypoints:
         spans = node_spans(text, bridge)
         if spans and node_spans(text, outer.answer):
             start, end = spans[0]
             rest = text[:start] + text[end:]
+            later = later_possessives(rest, bridge, start) if inner.answer_type != "Person" else []
+            for later_start, later_end in reversed(later):  # a later "Angola's revenue" is "its revenue"
+                rest = rest[:later_start] + "its" + rest[later_end:]
             leaks = contains_answer(rest, inner.answer, inner.answer_type) or names_its_people(
                 inner.answer, rest
             )
-            return len(spans) == 1 and not leaks
+            return len(spans) == 1 + len(later) and not leaks
     return False
 
 

@@ -394,10 +394,12 @@ _FAITHS = frozenset(("islam", "christianity", "judaism", "buddhism", "hinduism",
 
 def lone_surname(doc: Any, title: str = "") -> str | None:
     """ "Morgan was the founder of the Houston Holocaust Museum." on Allen R. Morris's page: the main
-    clause's subject is a surname alone, not the page's, and the keypoint names nobody in full with it;
-    the article said which Morgan earlier (the page's own person is completed by `situate`)."""
+    clause's subject (or one of its conjuncts) is a surname alone, not the page's, and the keypoint names
+    nobody in full with it; the article said which Morgan earlier (the page's own person is completed by
+    `situate`)."""
     for token in doc:
-        if token.dep_ not in ("nsubj", "nsubjpass") or token.head.dep_ != "ROOT" or not lone_name(token):
+        subject = token.head if token.dep_ == "conj" else token  # "Agassi and Graf developed ..."
+        if subject.dep_ not in ("nsubj", "nsubjpass") or subject.head.dep_ != "ROOT" or not lone_name(token):
             continue
         if token.text in title or token.lower_ in _FAITHS:
             continue
@@ -528,7 +530,8 @@ _DESCRIBABLE = re.compile(
 
 
 _IDENTIFYING = re.compile(
-    r"\b(?:1\d|20)\d\d\b|\b\d+ (?:years?|months?|days?) ago\b|\b\d[\d,.]*\b|\b(?:first|only|last|largest|"
+    r"\b(?:1\d|20)\d\d\b|\b\d+ (?:years?|months?|days?) ago\b|\b\d[\d,.]*\b|\b\d+(?:st|nd|rd|th)\b"
+    r"|\b(?:first|only|last|largest|"
     r"highest|lowest|biggest|smallest|oldest|youngest|longest|tallest|most|least)\b"
     r"|\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b"
 )
@@ -559,7 +562,8 @@ _RANK = re.compile(
     r"\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|only|sole|main|largest|highest|"
     r"lowest|biggest|smallest|oldest|youngest|longest|tallest|most|least|best|worst|earliest|greatest|"
     r"richest|poorest|fastest|busiest|deepest|number \d+"
-    r"|\d+(?:st|nd|rd|th)(?! (?-i:[A-Z])))\b"  # not "the 13th Amendment"
+    r"|\d+(?:st|nd|rd|th)(?! (?!(?:President|Prime|Governor|Chancellor|Secretary|Mayor|Premier|King|Queen|"
+    r"Emperor|Pope|Speaker|Chairman|Chief|Vice)\b)(?-i:[A-Z])))\b"  # "16th President", not "13th Amendment"
     r"(?! (?:round|quarter|half|time|day|week|season|stage|leg|phase)\b)",  # "the first round" ranks nothing
     re.I,
 )
@@ -799,11 +803,13 @@ def question_failure(
         checks.append(("question_not_self_contained", lambda: not_self_contained(doc)))
         checks.append(("question_many_answers", lambda: many_answers(doc)))
         checks.append(("question_many_answers", lambda: unspecified_group_subject(doc)))
+        checks.append(("question_not_unique", lambda: person_by_common_deed(doc)))
         checks.append(("question_wrong_wh", lambda: wrong_question_word(doc, answer_label, answer_type)))
         checks.append(("question_wrong_wh", lambda: organization_by_kind(doc)))
         if answer:
             checks.append(("question_answer_in_name", lambda: answer_in_name(doc, answer, keypoints)))
         checks.append(("question_wh_outside_main_clause", lambda: wh_outside_main_clause(doc)))
+        checks.append(("question_wh_outside_main_clause", lambda: wh_in_participle(doc)))
         if answer:
             checks.append(
                 ("question_garbled_wh", lambda: garbled_amount(doc, answer, answer_label, answer_type))
@@ -869,6 +875,23 @@ def wh_after_noun(doc: Any) -> str | None:
     return None
 
 
+def wh_in_participle(doc: Any) -> str | None:
+    """ "The decimal number system invented in which country replaced use of abacus in Western Europe?",
+    "The Edmonton Clinic complex, completed in what year, provides ...": the question word sits in a
+    participle phrase on a noun, a clause of its own, with more of the question after it. At the very end
+    ("... the technology called Autonomatronics in what year?") a reader takes it with the main verb."""
+    for word in question_words(doc):
+        token = word
+        while token.head.i != token.i:
+            if token.dep_ == "acl" and token.tag_ in ("VBN", "VBG"):
+                phrase = doc[token.i : token.right_edge.i + 1]
+                if any(not t.is_punct for t in doc[token.right_edge.i + 1 :]):
+                    return f"question word inside the participle phrase {phrase.text!r}"
+                break
+            token = token.head
+    return None
+
+
 _BE_OR_HAVE = frozenset("is are was were has have had".split())
 
 
@@ -928,6 +951,115 @@ def one_of_many_members(doc: Any) -> str | None:
         if article is None or article.lower_ in ("a", "an"):  # "ran as a candidate", not "the candidate"
             return f"a party has many candidates: {doc[candidate.left_edge.i : candidate.i + 1].text!r}"
     return None
+
+
+_MAKING = frozenset(
+    """write wrote written writes draft drafted drafts compose composed composes found founded founds
+    co-founded cofounded establish established establishes invent invented invents design designed designs
+    predict predicted predicts propose proposed proposes sign signed signs
+    create created creates coin coined build built builds direct directed directs paint painted paints
+    author authored sculpted pioneer pioneered pioneers devise devised formulate formulated patent patented
+    discover discovered discovers""".split()
+)
+_MARRYING = frozenset("marry married marries wed wedded".split())
+_OFFICES = frozenset(
+    """president mayor governor chairman chairwoman chair chancellor ceo director head leader captain coach
+    manager minister premier king queen emperor empress pope editor founder dean rector principal
+    commander commissioner speaker""".split()
+)
+_AWARDING = frozenset("receive received receives win won wins award awarded".split())
+_ABOUT = frozenset("more over around about nearly almost than least".split())
+
+
+def _verb_chain(verb: Any) -> list[Any]:
+    """The verb and the verbs coordinated with it or completing it ("became ... and was appointed")."""
+    verbs = [verb]
+    for child in verb.children:
+        if child.dep_ in ("conj", "xcomp") and child.tag_.startswith("VB"):
+            verbs.extend(_verb_chain(child))
+    return verbs
+
+
+def _ranked(doc: Any) -> str | None:
+    for token in doc:
+        if token.tag_ in ("JJS", "RBS") or token.lower_ in ("first", "last", "only", "sole"):
+            return token.text
+        if re.fullmatch(r"\d+(st|nd|rd|th)", token.lower_):
+            return token.text
+    return None
+
+
+def _single_office(verb: Any) -> Any | None:
+    """An office one person holds at a time, said of the verb's subject: "was mayor of Dijon", "served as
+    president of ...", "was appointed president of ..." (not "a U.S. Magistrate Judge")."""
+    roles = [c for c in verb.children if c.dep_ in ("attr", "oprd", "dobj")]
+    as_phrases = [c for c in verb.children if c.dep_ == "prep" and c.lower_ == "as"]
+    roles += [g for c in as_phrases for g in c.children if g.dep_ == "pobj"]
+    for role in roles:
+        article = next((c.lower_ for c in role.children if c.dep_ == "det"), "")
+        if role.lower_ in _OFFICES and article not in ("a", "an"):
+            return role
+    return None
+
+
+def _dated_award(verb: Any) -> bool:
+    """ "received the 1921 Nobel Prize in Physics": an award of one year, named with "the"."""
+    if verb.lower_ not in _AWARDING:
+        return False
+    for role in (c for c in verb.children if c.dep_ in ("dobj", "nsubjpass")):
+        article = next((c.lower_ for c in role.children if c.dep_ == "det"), "")
+        year = any(re.fullmatch(r"1\d{3}|20\d{2}", w.text) for w in role.subtree)
+        if article == "the" and year:
+            return True
+    return False
+
+
+def _exact_amount(doc: Any) -> bool:
+    """A money figure given exactly ("a $7 million endorsement contract"), not "more than $100,000"."""
+    for token in doc:
+        if token.tag_ == "$" and token.i + 1 < len(doc) and doc[token.i + 1].tag_ == "CD":
+            before = {w.lower_ for w in doc[max(0, token.i - 2) : token.i]}
+            if not before & _ABOUT:
+                return True
+    return False
+
+
+def what_picks_the_person(doc: Any, verb: Any) -> str | None:
+    """What in a "Who ...?" question can fit one person only, or None: a rank ("the first", "the 12th",
+    a superlative), words quoted, a work made ("wrote", "founded", "designed"), a marriage, an office held
+    alone ("mayor of Dijon"), an award of a given year, a birth on a given day, or an exact sum."""
+    rank = _ranked(doc)
+    if rank is not None:
+        return f"rank {rank!r}"
+    if sum(1 for token in doc if token.text in ('"', "\u201c", "\u201d")) >= 2:
+        return "a quotation"
+    if any(token.lower_ in _MARRYING for token in doc):  # "... Irma Raush, whom he married 59 years ago"
+        return "a marriage"
+    for each in _verb_chain(verb):
+        if each.lower_ in _MAKING:
+            return f"a work made: {each.text!r}"
+        office = _single_office(each)
+        if office is not None:
+            return f"an office: {office.text!r}"
+        if _dated_award(each):
+            return "an award of one year"
+    if any(token.lower_ == "born" for token in doc) and _FULL_DATE.search(doc.text):
+        return "a birth on a given day"
+    return "an exact sum" if _exact_amount(doc) else None
+
+
+def person_by_common_deed(doc: Any) -> str | None:
+    """ "Who was born in Ulm, in the Kingdom of Württemberg in the German Empire 137 years ago?", "Who
+    settled in the U.S., becoming an American citizen 76 years ago?": a person asked by something many
+    people did (were born somewhere, settled, played for a team, sat on a board, were sponsored by a
+    firm). Such a "Who" question needs something that fits one person (`what_picks_the_person`)."""
+    words = question_words(doc)
+    if not words or words[0].lower_ != "who" or words[0].dep_ not in ("nsubj", "nsubjpass"):
+        return None
+    verb = words[0].head
+    if what_picks_the_person(doc, verb) is not None:
+        return None
+    return f"a person asked by what many people do: {doc[words[0].i : min(verb.i + 4, len(doc))].text!r}"
 
 
 def unanchored(doc: Any) -> str | None:

@@ -29,7 +29,8 @@ _CATEGORY_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Country", ("countries",)),
     ("Location", ("towns", "cities", "villages", "lakes", "rivers", "bridges", "buildings", "observatories",
                   "places", "islands", "mountains", "hills", "parks", "ports", "stations", "districts",
-                  "regions", "bays", "beaches", "valleys", "gardens", "farms", "streets", "roads")),
+                  "regions", "bays", "beaches", "valleys", "gardens", "farms", "streets", "roads",
+                  "provinces", "territories", "counties", "prefectures", "municipalities")),
 )  # fmt: skip
 
 # Capitalised words inside a name that say what it names.

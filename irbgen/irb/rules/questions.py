@@ -448,6 +448,23 @@ def prepare_hop(hop: PlanHop, index: int, changes: Sequence[NodeChange] = ()) ->
     raise NodeNotFound(index, "answer", hop.answer)
 
 
+def later_possessives(text: str, node: str, start: int) -> list[tuple[int, int]]:
+    """Spans of "<node>'s" in `text` after `start`: a second mention a description cannot replace."""
+    pattern = re.compile(rf"(?<!\w){re.escape(node.strip())}(?:'s|’s)(?!\w)", re.I)
+    return [match.span() for match in pattern.finditer(text, start)]
+
+
+def _its_for_later_mentions(text: str, node: str, marker: str) -> str:
+    """ "... of <marker>'s economy, almost all of Angola's revenue" -> "... almost all of its revenue":
+    the question word or description stands for the node once; a later possessive of it becomes "its"."""
+    at = text.find(marker)
+    if at < 0 or not node.strip():
+        return text
+    for start, end in reversed(later_possessives(text, node, at + 1)):
+        text = text[:start] + "its" + text[end:]
+    return text
+
+
 def _possessed(after: str) -> tuple[str, int] | None:
     """The noun phrase a possessive owns ("'s largest customer is" -> "largest customer") and its length."""
     owner = _POSSESSIVE.match(after)
@@ -544,7 +561,11 @@ def realize_plan(plan: QuestionPlan, parse: Callable[[str], Any] | None = None) 
     questions: list[str] = []
     previous = ""  # the previous hop's text, its own bridge already described
     for index, (hop, text) in enumerate(zip(plan.hops, texts, strict=True)):
+        if hop.answer_type != "Person":
+            text = _its_for_later_mentions(text, hop.answer, ANSWER)
         if index > 0:
+            if plan.hops[index - 1].answer_type != "Person":
+                text = _its_for_later_mentions(text, hop.bridge or "", BRIDGE)
             owned = possessed_phrase(hop.keypoints, hop.bridge or "", parse) if parse is not None else None
             text = _describe_bridge(text, previous, plan.hops[index - 1], owned)
         questions.append(realize_text(text, hop.answer, hop.answer_type))

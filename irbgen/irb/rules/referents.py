@@ -705,6 +705,8 @@ def _full_name(token: Any, page: Page, context: Sequence[str]) -> str | None:
     pattern = re.compile(rf"((?:\b[A-Z][a-z]+\s+){{1,2}}){re.escape(token.text)}\b")
     names = {name for text in context for match in pattern.finditer(clean(text)) if (name := _person(match))}
     names = {name for name in names if not any(other.endswith(" " + name) for other in names)}
+    own = set(words(page.name))
+    names = {name for name in names if not own & set(words(name.rsplit(" ", 1)[0]))}  # "Agassi Graf"
     return names.pop() if len(names) == 1 else None
 
 
