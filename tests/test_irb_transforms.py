@@ -292,7 +292,12 @@ def test_apply_changes_absorbs_the_and_date_prepositions():
         "The country whose flag is \U0001f1f3\U0001f1f1 opened it 19 months ago and closed it in 2 years."
     )
     assert apply_changes(text, changes) == expected
-    assert apply_changes("2007 was dry.", changes) == "In 2 years was dry."
+    assert apply_changes("2007 was dry.", changes) == "2007 was dry."  # only "in"/"on" dates are moved
+    # Andre Agassi (page 595, test half): "finish 2002 as the oldest year-end world no. 2"
+    assert (
+        apply_changes("helped him finish 2007 as the oldest", changes)
+        == "helped him finish 2007 as the oldest"
+    )
     assert apply_changes("Nothing here.", changes) == "Nothing here."
 
 

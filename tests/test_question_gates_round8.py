@@ -1,12 +1,15 @@
 """Issue 26, round 8: a person asked by what many people do, a question word inside a participle phrase,
-a lone surname beside the page's person, "its" for a node's later possessive, ordinals of an office, and
-place categories. Examples are questions the rules backend writes from
-keypoints of the realdata tuning half (even page ids), their page in the comment, unless the comment says
-they are made up."""
+a lone surname beside the page's person, "its" for a node's later possessive, ordinals of an office,
+place categories, fronted dates kept as dates, and "whom" with no clause after it. Examples are questions
+the rules backend writes from keypoints of the realdata tuning half (even page ids), their page in the
+comment, unless the comment says they are made up."""
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
+from plan_hops import plan_hop
 
 from irbgen.irb.bridges import bridge_named_once
 from irbgen.irb.gates import (
@@ -18,7 +21,8 @@ from irbgen.irb.gates import (
     wh_in_participle,
 )
 from irbgen.irb.node_types import category_type
-from irbgen.irb.records import PlanHop, QuestionPlan
+from irbgen.irb.plans import paraphrase_changes
+from irbgen.irb.records import PlanHop, QuestionPlan, Triple
 from irbgen.irb.rules.keypoints import page_of
 from irbgen.irb.rules.questions import realize_plan
 from irbgen.irb.rules.referents import situate
@@ -205,3 +209,32 @@ def test_provinces_and_territories_are_places():
     assert (
         category_type(["Provinces and territories of Tarvia", "1905 establishments in Tarvia"]) == "Location"
     )
+
+
+# --- dates a relative date would misplace, and "whom" with no clause after it ----------------------------
+
+
+def test_a_fronted_date_stays_a_date_when_the_question_moves_it():
+    # Astronaut (page 664): the fronted "In 1984" goes to the question's end, after "(through 2010)"
+    text = "In 1984, Marc Garneau became the first of 8 Canadian astronauts to fly in space (through 2010)."
+    triples = [
+        Triple(head="Marc Garneau", head_type="Person", relation="became in", tail="1984", tail_type="Date")
+    ]
+    hop = plan_hop("664:67:0", text, "Marc Garneau", "Person", triples=triples)
+    plan = QuestionPlan(id="s:664:67:0", kind="single_hop", hops=[hop])
+    assert paraphrase_changes(plan, date(2016, 5, 1)) == []
+    moved = "Marc Garneau became the first Canadian astronaut to fly in space in 1984."  # made up
+    later = plan_hop("x", moved, "Marc Garneau", "Person", triples=triples)
+    changes = paraphrase_changes(QuestionPlan(id="s:x", kind="single_hop", hops=[later]), date(2016, 5, 1))
+    assert [change.replacement for change in changes] == ["32 years ago"]
+
+
+def test_whom_with_no_clause_after_it_is_asked(nlp):
+    # Azerbaijan (page 746): "..., the former leader of Soviet Azerbaijan, Heydar Aliyev." with its
+    # fronted "In 1993" moved to the end
+    question = (
+        "Democratically elected president Abulfaz Elchibey was overthrown by a military insurrection led by "
+        "Colonel Surat Huseynov, which resulted in the rise to power of the former leader of Soviet "
+        "Azerbaijan, whom in 1993?"
+    )
+    assert question_failure(question, "PERSON", nlp(question))[0] == "wh_in_clause"

@@ -869,7 +869,8 @@ def wh_after_noun(doc: Any) -> str | None:
         previous = doc[token.i - 1]
         if previous.text == "," and token.i > 1 and doc[token.i - 2].tag_ in _NAME_TAGS:
             previous = doc[token.i - 2]  # "the former leader of Soviet Azerbaijan, whom 23 years ago"
-        asked = token.lower_ in ("who", "whom", "what") and token.idx not in relative
+        clause = token.idx in relative and any(t.tag_.startswith("VB") for t in doc[token.i + 1 :])
+        asked = token.lower_ in ("who", "whom", "what") and not clause  # "..., whom in 1993?": no clause
         if asked and previous.tag_ in _NOUN_TAGS | _NAME_TAGS:
             return f"question word after a noun: {previous.text} {token.text}"
     return None

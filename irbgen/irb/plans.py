@@ -53,7 +53,7 @@ from irbgen.irb.rules.graph import node_type as label_type
 from irbgen.irb.rules.questions import defines_itself
 from irbgen.irb.shortcuts import REASON as SHORTCUT
 from irbgen.irb.shortcuts import drop_shortcuts, normaliser, shortcut_document
-from irbgen.irb.transforms import DATE_RULES, TRANSFORMED_TYPES, paraphrase
+from irbgen.irb.transforms import DATE_RULES, TRANSFORMED_TYPES, apply_changes, paraphrase
 from irbgen.records import Reject
 
 STAGE = "plans"
@@ -492,7 +492,8 @@ def node_label(plan: QuestionPlan, node: str, labels: Labels | None) -> str | No
 
 
 def paraphrase_changes(plan: QuestionPlan, reference: date, labels: Labels | None = None) -> list[NodeChange]:
-    """The paraphrase of every changeable node that has one, with at most one relative date."""
+    """The paraphrase of every changeable node that has one and that changes a keypoint's words, with at
+    most one relative date."""
     changes: list[NodeChange] = []
     asks_date = any(hop.answer_type == "Date" for hop in plan.hops)
     keep_dates = speaks_of_future(plan) or asks_date  # a relative date there would read wrongly
@@ -504,10 +505,29 @@ def paraphrase_changes(plan: QuestionPlan, reference: date, labels: Labels | Non
         change = paraphrase(node, node_type, reference, node_label(plan, node, labels))
         if change is None or (change.rule == "relative_date" and (keep_dates or _has_date(changes))):
             continue
+        if change.rule == "relative_date" and _fronted_date(plan, node):
+            continue
         if change.rule == "initials" and _named_as_place(plan, node):
             continue
+        if not any(apply_changes(text, [change]) != text for hop in plan.hops for text in hop.keypoints):
+            continue  # "finish 2002 as the oldest": a date the question keeps as written
         changes.append(change)
     return changes
+
+
+_FRONTED = re.compile(r"^(?:In|On)\s+(?P<phrase>[^,]{1,40}),")
+
+
+def _fronted_date(plan: QuestionPlan, node: str) -> bool:
+    """ "In 1998, Andre Agassi won five titles and leapt ... during a calendar year.": the question moves
+    the fronted date to its end, after a noun, where "18 years ago" would read as part of that noun's
+    phrase ("a calendar year 18 years ago"); "in 1998" does not."""
+    for hop in plan.hops:
+        for text in hop.keypoints:
+            match = _FRONTED.match(text)
+            if match and normalize(node) in normalize(match.group("phrase")):
+                return True
+    return False
 
 
 def _named_as_place(plan: QuestionPlan, node: str) -> bool:

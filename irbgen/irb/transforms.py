@@ -393,7 +393,7 @@ def _change_pattern(change: NodeChange) -> str:
         body = r"(?:the\s+)?" + body  # "the Netherlands" -> "French Guiana", not "the French Guiana"
     if change.rule in DATE_RULES:  # "opened on 12 March 2024" -> "opened 1 year ago"; not after "since"
         body = body + _NOT_IN_RANGE
-        body = rf"(?:{_NOT_AFTER_TIME_WORD}(?:in|on)\s+{body}|{_NOT_AFTER_TIME_WORD}{_NOT_AFTER_IN_ON}{body})"
+        body = rf"{_NOT_AFTER_TIME_WORD}(?:in|on)\s+{body}"  # not "finish 2002 as the oldest": only "in 2002"
         body = _NOT_AFTER_RANGE + body
     if change.rule in ("number_words", "perturbed_value"):  # only where the number stands alone
         body = _NOT_AFTER_VALUE + body + _NOT_BEFORE_VALUE_OF[change.rule]
