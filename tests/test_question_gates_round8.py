@@ -238,3 +238,13 @@ def test_whom_with_no_clause_after_it_is_asked(nlp):
         "Azerbaijan, whom in 1993?"
     )
     assert question_failure(question, "PERSON", nlp(question))[0] == "wh_in_clause"
+
+
+def test_a_fronted_date_without_a_comma_stays_a_date():
+    # Alaska (page 624): "In 2006 Alaska had ..." asks "... of any U.S. state in 2006?", not "... state
+    # 10 years ago", which would read as the state's
+    text = "In 2006 Alaska had the highest number of pilots per capita of any U.S. state."
+    triples = [Triple(head="Alaska", head_type="Location", relation="had in", tail="2006", tail_type="Date")]
+    hop = plan_hop("624:327:0", text, "Alaska", "Location", triples=triples)
+    plan = QuestionPlan(id="s:624:327:0", kind="single_hop", hops=[hop])
+    assert paraphrase_changes(plan, date(2016, 5, 1)) == []

@@ -522,10 +522,11 @@ def _fronted_date(plan: QuestionPlan, node: str) -> bool:
     """ "In 1998, Andre Agassi won five titles and leapt ... during a calendar year.": the question moves
     the fronted date to its end, after a noun, where "18 years ago" would read as part of that noun's
     phrase ("a calendar year 18 years ago"); "in 1998" does not."""
+    opening = re.compile(rf"^(?:In|On)\s+(?:[\w-]+\s+){{0,2}}{re.escape(node)}\b")  # "In 1987 Allan ..."
     for hop in plan.hops:
         for text in hop.keypoints:
             match = _FRONTED.match(text)
-            if match and normalize(node) in normalize(match.group("phrase")):
+            if match and normalize(node) in normalize(match.group("phrase")) or opening.match(text):
                 return True
     return False
 
