@@ -526,7 +526,7 @@ def _fronted_date(plan: QuestionPlan, node: str) -> bool:
     for hop in plan.hops:
         for text in hop.keypoints:
             match = _FRONTED.match(text)
-            if match and normalize(node) in normalize(match.group("phrase")) or opening.match(text):
+            if (match and normalize(node) in normalize(match.group("phrase"))) or opening.match(text):
                 return True
     return False
 

@@ -402,7 +402,6 @@ def _change_pattern(change: NodeChange) -> str:
 
 _NOT_IN_RANGE = r"(?!\s*[-–]\s*\d)"
 _NOT_AFTER_RANGE = r"(?<!\d[-–])(?<!\d\s[-–]\s)"
-_NOT_AFTER_IN_ON = r"(?<!\bin\s)(?<!\bon\s)"
 
 
 _TIME_WORDS = (
