@@ -928,6 +928,11 @@ def class_membership(doc: Any) -> str | None:
     return None
 
 
+def _rank_word(token: Any) -> bool:
+    """A superlative or "first", "last", "only", "sole": a word that picks one out."""
+    return token.tag_ in ("JJS", "RBS") or token.lower_ in ("first", "last", "only", "sole")
+
+
 _BECOME = frozenset("become became becomes becoming".split())
 _MEMBER_NOUNS = frozenset("member citizen fellow resident".split())
 
@@ -941,10 +946,7 @@ def one_of_many_members(doc: Any) -> str | None:
         return None
     for verb in (token for token in doc if token.lower_ in _BECOME):
         for role in (c for c in verb.children if c.dep_ in ("attr", "oprd", "acomp", "dobj")):
-            ranked = any(
-                c.tag_ in ("JJS", "RBS") or c.lower_ in ("first", "last", "only", "sole")
-                for c in role.subtree
-            )
+            ranked = any(_rank_word(c) for c in role.subtree)
             if role.lower_ in _MEMBER_NOUNS and not ranked:
                 return f"many became a {role.lower_}: {doc[verb.i : role.i + 1].text!r}"
     for candidate in (token for token in doc if token.lower_ == "candidate"):
@@ -982,10 +984,9 @@ def _verb_chain(verb: Any) -> list[Any]:
 
 
 def _ranked(doc: Any) -> str | None:
+    """The first word of `doc` that ranks: a superlative, "first", "only", ... or an ordinal ("12th")."""
     for token in doc:
-        if token.tag_ in ("JJS", "RBS") or token.lower_ in ("first", "last", "only", "sole"):
-            return token.text
-        if re.fullmatch(r"\d+(st|nd|rd|th)", token.lower_):
+        if _rank_word(token) or re.fullmatch(r"\d+(st|nd|rd|th)", token.lower_):
             return token.text
     return None
 
