@@ -174,7 +174,7 @@ def test_each_second_hop_uses_the_shortest_description_of_its_bridge():
     assert len(ids) == len(set(ids))
     assert realize_plan(party[0]).question == (
         "The place that has the largest Quaker population (by percentage) of any state has an independence "
-        "movement favoring a vote on secession from the United States, with which organization?"
+        "movement favoring a vote on secession from the United States, with which party?"
     )
 
 

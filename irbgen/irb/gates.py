@@ -196,6 +196,9 @@ def _vague_modifier(token: Any) -> bool:
     return token.dep_ == "amod" and token.lower_ in _VAGUE_MODIFIERS
 
 
+_RELATIVE_WORDS = frozenset(("whose", "that", "which", "who", "whom", "where"))
+
+
 def _bare_description(token: Any) -> bool:
     """A common noun led by "the" with nothing that says which one (no modifier, clause or of-phrase)."""
     if token.tag_ not in _NOUN_TAGS or not (token.is_lower and token.is_alpha):
@@ -209,6 +212,9 @@ def _bare_description(token: Any) -> bool:
         return False  # an adjective, compound, of-phrase, relative clause or apposition narrows it
     if token.dep_ in ("compound", "appos") or token.head.tag_ in _NAME_TAGS:
         return False
+    following = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+    if following is not None and following.lower_ in _RELATIVE_WORDS:
+        return False  # "the country whose capital is Baku": a clause the parser hung elsewhere narrows it
     earlier = {_nounnormalize(t) for t in token.doc[: children[0].i] if t.tag_ in _NOUN_TAGS | _NAME_TAGS}
     return _nounnormalize(token) not in earlier
 
@@ -414,6 +420,27 @@ def lone_surname(doc: Any, title: str = "") -> str | None:
     return None
 
 
+_CONDITIONAL_OPENERS = frozenset(("should", "were", "had"))
+_FORECAST_MODALS = frozenset(("would", "could", "might", "should", "will", "may"))
+
+
+def conditional_claim(doc: Any) -> str | None:
+    """A claim under a condition is no fact to ask about: "Should the GDP remain at an average of 2.2%
+    ..., Alberta's GDP should exceed $430 Billion"; "If the trend continues, X will ...": an inverted
+    "Should/Were/Had" or an "if"/"unless" clause on a main verb with a modal."""
+    if len(doc) and doc[0].lower_ in _CONDITIONAL_OPENERS and doc[0].dep_ in ("aux", "auxpass"):
+        if doc[0].head.dep_ == "advcl":
+            return f"a condition, not a fact: {doc[: doc[0].head.i + 1].text!r} ..."
+    for token in doc:
+        if token.lower_ in ("if", "unless") and token.dep_ == "mark" and token.head.dep_ == "advcl":
+            main = token.head.head  # the sentence's own verb: not "predicted that, if ..., X would"
+            if main.dep_ == "ROOT" and any(
+                c.dep_ == "aux" and c.lower_ in _FORECAST_MODALS for c in main.children
+            ):
+                return f"a claim under a condition ({token.text!r} ...), not a fact"
+    return None
+
+
 def keypoint_failure(
     text: str, doc: Any, title: str = "", person: tuple[str, str] | None = None
 ) -> tuple[str, str] | None:
@@ -426,6 +453,7 @@ def keypoint_failure(
         ("unresolved_reference", unresolved_reference(doc, person)),
         ("unresolved_reference", unanchored_subject(doc, title)),
         ("unresolved_reference", lone_surname(doc, title)),
+        ("conditional_claim", conditional_claim(doc)),
     ):
         if detail is not None:
             return name, detail
@@ -1666,6 +1694,31 @@ def shared_with_others(answer: str, answer_type: str, keypoints: Sequence[str], 
         rest = _after_opening(text)
         if rest.lower().startswith(answer.lower()) and not identifies_one(rest[len(answer) :]):
             return f"what the page says of its subject {answer!r} may fit other places too: {text[:80]!r}"
+    return None
+
+
+_BEFORE_SURNAMES = frozenset(
+    "sir dame lord lady dr mr mrs ms general admiral captain colonel major governor president senator king "
+    "queen prince princess emperor sultan shah".split()
+)
+
+
+def surname_alone(node: str, node_type: str, page_text: Sequence[str], linked: str | None) -> str | None:
+    """A person asked for by one word that the article writes in full elsewhere: "Howe" where the page
+    also says "Sir William Howe" or "General Howe", "Durrani" linked to the page "Durrani dynasty". The
+    answer would be a piece of a name; a one-word name the page keeps ("Plato", linked to "Plato") stays."""
+    word = node.strip()
+    if node_type != "Person" or " " in word or not word[:1].isupper():
+        return None
+    page = normalize(re.sub(r"\s*\([^)]*\)$", "", linked or ""))
+    if page != normalize(word) and re.search(rf"\b{re.escape(normalize(word))}\b", page):
+        return f"{word!r} alone links to the page {linked!r}"  # not "Zhuangzi" for "Zhuang Zhou"
+    fuller = re.compile(rf"\b([A-Z][\w'’-]*)\.?\s+{re.escape(word)}\b")
+    for text in page_text:
+        for match in fuller.finditer(text):
+            before = match.group(1).lower()
+            if before in _BEFORE_SURNAMES or (before in given_names() and before != word.lower()):
+                return f"{word!r} alone: the page writes {match.group(0)!r}"
     return None
 
 

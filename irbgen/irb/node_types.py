@@ -96,6 +96,26 @@ def name_type(node: str) -> str | None:
     return None
 
 
+# A name's head word that a question may ask with: "Chilton County" -> "which county".
+_HEAD_NOUNS = frozenset(
+    "University College School Museum Company Council Club Foundation Academy Agency Party Bank Ministry "
+    "Commission Committee Court Hospital Award Prize Army Navy Church Cathedral Airline Newspaper Magazine "
+    "River Lake Bridge Observatory Airport County District Province Region Sea Ocean Strait Canal Gulf "
+    "Valley Island Peninsula Desert Castle Stadium".split()
+)
+
+
+def name_noun(node: str) -> str | None:
+    """The kind of thing a name says it is by its head word, lower case: "Chilton County" -> "county",
+    "the University of Alabama" -> "university", "the Academy Award" -> "award"; None when its head
+    is no such word ("Meadows Bank Group", "NATO")."""
+    words = re.sub(r"^the\s+", "", node.strip(), flags=re.IGNORECASE).split()
+    head = words[: words.index("of")] if "of" in words else words
+    if len(words) < 2 or not head or head[-1] not in _HEAD_NOUNS:
+        return None
+    return head[-1].lower()
+
+
 def digit_type(node: str, current: str) -> str | None:
     """Date for a bare year; Quantity for a number-led node typed as something a number cannot be.
 

@@ -26,6 +26,7 @@ from irbgen.irb.gates import (
     identifies_one,
     opens_sentence,
     shared_with_others,
+    surname_alone,
 )
 from irbgen.irb.leads import is_lead_fact
 from irbgen.irb.masking import (
@@ -80,13 +81,17 @@ def _reject_detail(graph: KnowledgeGraph, keypoints: Sequence[str]) -> str:
 
 
 def single_hop_plans(
-    facts: Iterable[Fact], graphs: Iterable[KnowledgeGraph], pages: Mapping[str, str] | None = None
+    facts: Iterable[Fact],
+    graphs: Iterable[KnowledgeGraph],
+    pages: Mapping[str, str] | None = None,
+    page_text: Mapping[int, Sequence[str]] | None = None,
 ) -> tuple[list[QuestionPlan], list[Reject]]:
     """One plan per fact with a graph, masking its first maskable head (else tail), in fact order.
 
     A fact without a maskable node is a reject "no_maskable_node" naming each node's failed criterion;
     a graph whose fact is missing is a reject "missing_fact"; a fact without a graph is skipped (the
-    graph stage wrote its reject).
+    graph stage wrote its reject). `page_text` (page id -> its facts' keypoints) shows where the page
+    writes a name in full (gates.surname_alone).
     """
     by_fact: dict[str, KnowledgeGraph] = {}
     for graph in graphs:
@@ -105,11 +110,14 @@ def single_hop_plans(
             detail = _reject_detail(graph, keypoints)
             rejects.append(Reject(stage=STAGE, reason="no_maskable_node", key=fact.id, detail=detail))
             continue
-        gated = gated_nodes(graph, keypoints, pages, fact.title)
+        text = (page_text or {}).get(fact.page_id, ())
+        gated = gated_nodes(graph, keypoints, pages, fact.title, text, fact.links)
         if not gated:
             shared = shared_with_others(target[0], target[1], keypoints, fact.title)
+            alone = surname_alone(target[0], target[1], text, fact.links.get(target[0]))
             reason, detail = (
                 answer_failure(target[0], keypoints, graph.entities)
+                or (("answer_surname_alone", alone) if alone else None)
                 or (("answer_shared_with_others", shared) if shared else None)
                 or (
                     "answer_type_conflict",
@@ -139,11 +147,18 @@ def single_hop_plans(
 
 
 def gated_nodes(
-    graph: KnowledgeGraph, keypoints: Sequence[str], pages: Mapping[str, str] | None = None, title: str = ""
+    graph: KnowledgeGraph,
+    keypoints: Sequence[str],
+    pages: Mapping[str, str] | None = None,
+    title: str = "",
+    page_text: Sequence[str] = (),
+    links: Mapping[str, str] | None = None,
 ) -> list[Node]:
     """The maskable nodes that pass the answer gates, each typed only as far as spaCy's label, the
     run's pages (`pages`: see node_types.page_types) and the node's name agree; with the fact's page
-    `title`, not its subject where other places may share what is said of it (gates.shared_with_others)."""
+    `title`, not its subject where other places may share what is said of it (gates.shared_with_others);
+    no person by one word that the page's keypoints (`page_text`) or the fact's wikilinks (`links`:
+    text -> page) name in full (gates.surname_alone)."""
     nodes = []
     for node, node_type in maskable_nodes(graph, keypoints):
         page_type = (pages or {}).get(normal_title(node))
@@ -152,6 +167,8 @@ def gated_nodes(
         if asked is None or answer_failure(node, keypoints, graph.entities) is not None:
             continue
         if title and shared_with_others(node, asked, keypoints, title) is not None:
+            continue
+        if surname_alone(node, asked, page_text, (links or {}).get(node)) is not None:
             continue
         nodes.append((node, asked))
     return nodes
@@ -697,15 +714,26 @@ def make_plans(
         raise BadInputError(f"max_multi_hop must not be negative, got {max_multi_hop}")
     facts, graphs = list(facts), list(graphs)
     pages = page_types(facts)
-    single, rejects = single_hop_plans(facts, graphs, pages)
+    page_text: dict[int, list[str]] = {}
+    for fact in facts:
+        page_text.setdefault(fact.page_id, []).extend(keypoint.text for keypoint in fact.keypoints)
+    single, rejects = single_hop_plans(facts, graphs, pages, page_text)
     leads = {fact.id for fact in facts if fact.source == "lead"}
     asked = [plan for plan in single if plan.hops[0].fact_id not in leads]  # leads only describe bridges
     keypoints = {fact.id: [keypoint.text for keypoint in fact.keypoints] for fact in facts}
     graph_of = {graph.fact_id: graph for graph in reversed(graphs)}  # the first graph of a fact wins
     planned = [plan.hops[0].fact_id for plan in single]
     titles = {fact.id: fact.title if fact.source == "citation" else "" for fact in facts}  # leads pick one
+    fact_of = {fact.id: fact for fact in facts}
     maskable = {
-        fact_id: gated_nodes(graph_of[fact_id], keypoints[fact_id], pages, titles[fact_id])
+        fact_id: gated_nodes(
+            graph_of[fact_id],
+            keypoints[fact_id],
+            pages,
+            titles[fact_id],
+            page_text[fact_of[fact_id].page_id],
+            fact_of[fact_id].links,
+        )
         for fact_id in planned
     }
     more = more_single_hop_plans(asked, maskable, graph_of, per_fact=answers_per_fact)

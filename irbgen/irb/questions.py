@@ -10,6 +10,7 @@ rejected if it still fails. Either way a question that contains its own answer i
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -30,7 +31,7 @@ from irbgen.irb.gates import (
 )
 from irbgen.irb.leads import is_lead_fact
 from irbgen.irb.records import GeneratedQuestion, KnowledgeGraph, PlanHop, QuestionPlan, Triple
-from irbgen.irb.rules.questions import BridgeNotWritable, NodeNotFound, realize_plan
+from irbgen.irb.rules.questions import BridgeNotWritable, NodeNotFound, generic_wh, realize_plan
 from irbgen.irb.transforms import apply_changes
 from irbgen.llm.stage import LLMStage
 from irbgen.records import Reject
@@ -274,8 +275,9 @@ class WriteQuestions(LLMStage):
     def _gate_failure(self, plan: QuestionPlan, sub_questions: Sequence[str]) -> tuple[int, str, str] | None:
         """(sub-question index, gate, detail) of the first question gate failed (irb/gates.py), or None."""
         nlp = self._parser()
-        for index, (question, hop) in enumerate(zip(sub_questions, plan.hops, strict=True)):
+        for index, (written, hop) in enumerate(zip(sub_questions, plan.hops, strict=True)):
             inner = index < len(plan.hops) - 1
+            question = generic_wh(written, hop.answer, hop.answer_type)
             doc = nlp(question)
             failure = question_failure(
                 question,
@@ -287,7 +289,7 @@ class WriteQuestions(LLMStage):
                 keypoints=hop.keypoints,
                 described=inner,
             )
-            if failure is not None:
+            if failure is not None and not self._description_misread(plan, index, failure[0], question):
                 return index, failure[0], failure[1]
             described = described_badly(question) if inner else None
             if described is not None:
@@ -300,12 +302,46 @@ class WriteQuestions(LLMStage):
                 return index, "multi_hop_answer_without_bridge", source
         return None
 
+    def _description_misread(self, plan: QuestionPlan, index: int, gate: str, question: str) -> bool:
+        """Whether the outer hop `index` failed only because the parser read its question word into the
+        bridge's description ("... growth for the country whose capital is Tirana in what year"): the
+        gate is the main-clause one, the question is the hop's own with its bridge described, the
+        description has no comma (", where its robots inspect ... each
+        year in what year" would mislead a reader too), and the hop's own question, its bridge named,
+        passes every gate."""
+        if index == 0 or gate != "question_wh_outside_main_clause":
+            return False
+        hop = plan.hops[index]
+        alone = QuestionPlan(id=f"s:{hop.fact_id}", kind="single_hop", hops=[hop], changes=plan.changes)
+        try:
+            named = generic_wh(realize_plan(alone, self._parser()).question, hop.answer, hop.answer_type)
+        except (NodeNotFound, BridgeNotWritable):
+            return False
+        asked, alone_words = question.split(), named.split()
+        start = len(os.path.commonprefix([asked, alone_words]))
+        end = len(os.path.commonprefix([asked[start:][::-1], alone_words[start:][::-1]]))
+        if normalize(" ".join(alone_words[start : len(alone_words) - end])) != normalize(hop.bridge or ""):
+            return False  # not the hop's own question with its bridge described (an llm's wording)
+        description = " ".join(asked[start : len(asked) - end])
+        if "," in re.sub(r"\b\d{1,2}, (?=\d{3,4}\b)", "", description):
+            return False  # a comma of its own, not a date's ("born on April 29, 1970")
+        found = question_failure(
+            named,
+            hop.answer_label,
+            self._parser()(named),
+            answer=hop.answer,
+            answer_type=hop.answer_type,
+            keypoints=hop.keypoints,
+        )
+        return found is None
+
     def _premise_failure(self, plan: QuestionPlan, question: str) -> tuple[str, str] | None:
         """(reason, detail) when the false-premise change leaves the final question's claim true or makes
         it nonsense (irb/gates.py), or None; the question is parsed once."""
         from irbgen.wikipedia.stages import load_parser
 
         changes = [change for change in plan.changes if change.kind == "false_premise"]
+        question = generic_wh(question, plan.hops[-1].answer, plan.hops[-1].answer_type)
         doc = load_parser(self.parser_model)(question) if changes else None
         for change in changes:
             true = false_premise_still_true(doc, change.node, change.replacement, change.rule)

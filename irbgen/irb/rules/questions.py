@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from irbgen.irb.node_types import name_noun
 from irbgen.irb.records import NodeChange, PlanHop, QuestionPlan
 from irbgen.irb.transforms import apply_changes
 from irbgen.text import IRREGULAR, STOPWORDS, clean
@@ -314,6 +315,9 @@ def wh_phrase(slot: Slot, answer: str, answer_type: str, *, subject: bool) -> st
         if slot.possessive:
             return _with_prep(slot.prep, "whose")
         return f"{slot.prep} whom" if slot.prep else ("who" if subject else "whom")
+    noun = name_noun(answer) if answer_type in ("Location", "Organization") else None
+    if noun is not None:  # "Chilton County": "which county", not "which place"
+        return _with_prep(slot.prep, f"which {noun}" + ("'s" if slot.possessive else ""))
     if answer_type == "Location":
         if slot.possessive:
             return _with_prep(slot.prep, "which place's")
@@ -322,6 +326,17 @@ def wh_phrase(slot: Slot, answer: str, answer_type: str, *, subject: bool) -> st
     if slot.possessive:
         return _with_prep(slot.prep, f"{base}'s" if base != "what" else "whose")
     return _with_prep(slot.prep, base)
+
+
+def generic_wh(question: str, answer: str, answer_type: str) -> str:
+    """The question with "which county" (from the answer's name: wh_phrase) put back as "which place",
+    "which university" as "which organization": what the question gates parse. The small parser reads
+    "at which university claims" as a relative clause, so gates judge the wording they were written on."""
+    noun = name_noun(answer) if answer_type in ("Location", "Organization") else None
+    if noun is None:
+        return question
+    kind = "place" if answer_type == "Location" else "organization"
+    return re.sub(rf"\b([Ww])hich {noun}\b", lambda match: f"{match.group(1)}hich {kind}", question)
 
 
 def _date_wh(prep: str | None, kind: str) -> str:
