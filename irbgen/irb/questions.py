@@ -306,9 +306,8 @@ class WriteQuestions(LLMStage):
         """Whether the outer hop `index` failed only because the parser read its question word into the
         bridge's description ("... growth for the country whose capital is Tirana in what year"): the
         gate is the main-clause one, the question is the hop's own with its bridge described, the
-        description has no comma (", where its robots inspect ... each
-        year in what year" would mislead a reader too), and the hop's own question, its bridge named,
-        passes every gate."""
+        description has no comma of its own (", where its robots inspect ... each year in what year"
+        would mislead a reader too), and the hop's own question, its bridge named, passes every gate."""
         if index == 0 or gate != "question_wh_outside_main_clause":
             return False
         hop = plan.hops[index]
