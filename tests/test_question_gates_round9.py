@@ -1,5 +1,6 @@
-"""Issue 26, round 9: a person asked by one word the page writes in full, a claim under a condition, and
-organizations and places asked by their name's head noun ("which sea"). Examples are keypoints and
+"""Issue 26, round 9: a person asked by one word the page writes in full, a claim under a condition,
+organizations and places asked by their name's head noun ("which sea"), bridge descriptions as the parser
+reads them, and links that stop where a longer name goes on. Examples are keypoints and
 questions of the realdata tuning half (even page ids), their page in the comment, unless the comment
 says they are made up."""
 
@@ -15,6 +16,7 @@ from irbgen.irb.records import QuestionPlan, Triple
 from irbgen.irb.rules.questions import generic_wh, realize_plan
 from irbgen.spacy_models import DEFAULT_MODEL
 from irbgen.wikipedia.stages import load_parser
+from irbgen.wikipedia.subjects import links_in
 
 
 @pytest.fixture(scope="module")
@@ -174,3 +176,17 @@ def test_a_question_word_in_a_clause_of_the_hop_itself_stays_rejected():
     outer = _hop("358:133:0", text, "1830", "Date", rows, bridge="Algeria", answer_label="DATE")
     failure = WriteQuestions("rules").rules_failure(_chain(lead, outer))
     assert failure is not None and failure.reason == "question_wh_outside_main_clause"
+
+
+# --- links: a name goes on in a capitalised word ------------------------------------------------------
+
+
+def test_a_linked_name_before_a_capitalised_word_is_another_name():
+    # Azerbaijan (page 746): "[[Socialist realism|Soviet]]" elsewhere on the page is not the Soviet Union
+    links = {"Soviet": "Socialist realism", "Soviet Union": "Soviet Union", "NASA": "NASA"}
+    assert links_in("It joined the Soviet Union in 1920.", links) == {"Soviet Union": "Soviet Union"}
+    assert links_in("It was a Soviet republic.", links) == {"Soviet": "Socialist realism"}
+    # made up: a common-noun link keeps its page before a name ("economic historian Angus Maddison")
+    links = {"economic historian": "Economic historian", "Perry": "Fred Perry"}
+    found = links_in("The economic historian Angus Maddison met Perry Rogers.", links)
+    assert found == {"economic historian": "Economic historian"}

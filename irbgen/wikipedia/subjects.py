@@ -52,13 +52,16 @@ def defining_noun(doc: Any) -> str | None:
 
 def links_in(text: str, links: Mapping[str, str], own_name: str = "") -> dict[str, str]:
     """The links whose text occurs in `text` as whole words, longest first, never inside a longer one's
-    ("German" is not found in "German Empire"); sorted by link text. The page's `own_name` is the page
+    ("German" is not found in "German Empire") nor a name before a capitalised word that continues it
+    ("Perry" is not found in "Perry Rogers"); sorted by link text. The page's `own_name` is the page
     itself wherever its text says it: one "[[Alabama people|Alabama]]" early in "Alabama" does not make
     every later "Alabama" the people."""
     found: dict[str, str] = {}
     present = [anchor for anchor in links if anchor in text and anchor != own_name]  # few of hundreds
     for anchor in sorted(present, key=lambda anchor: (-len(anchor), anchor)):
-        pattern = re.compile(rf"(?<!\w){re.escape(anchor)}(?!\w)")
+        # a name goes on in a capitalised word: "[[Fred Perry|Perry]]" is not the Perry of "Perry Rogers"
+        named = anchor.split()[-1][:1].isupper()
+        pattern = re.compile(rf"(?<!\w){re.escape(anchor)}(?!\w)" + (r"(?! [A-Z][a-z])" if named else ""))
         if pattern.search(text):
             found[anchor] = links[anchor]
             text = pattern.sub(" ", text)
