@@ -17,6 +17,7 @@ from irbgen.irb.node_types import name_type
 from irbgen.irb.places import known_place
 from irbgen.irb.records import Entity
 from irbgen.irb.rules.graph import node_type as label_type
+from irbgen.irb.rules.questions import HONORIFICS
 from irbgen.irb.rules.referents import lone_name
 from irbgen.irb.transforms import english_words, given_names, parse_date, surnames_known
 from irbgen.wikipedia.leads import subject_name, topic_of
@@ -428,9 +429,10 @@ def conditional_claim(doc: Any) -> str | None:
     """A claim under a condition is no fact to ask about: "Should the GDP remain at an average of 2.2%
     ..., Alberta's GDP should exceed $430 Billion"; "If the trend continues, X will ...": an inverted
     "Should/Were/Had" or an "if"/"unless" clause on a main verb with a modal."""
-    if len(doc) and doc[0].lower_ in _CONDITIONAL_OPENERS and doc[0].dep_ in ("aux", "auxpass"):
-        if doc[0].head.dep_ == "advcl":
-            return f"a condition, not a fact: {doc[: doc[0].head.i + 1].text!r} ..."
+    opener = doc[0] if len(doc) else None
+    inverted = opener is not None and opener.dep_ in ("aux", "auxpass")
+    if inverted and opener.lower_ in _CONDITIONAL_OPENERS and opener.head.dep_ == "advcl":
+        return f"a condition, not a fact: {doc[: opener.head.i + 1].text!r} ..."
     for token in doc:
         if token.lower_ in ("if", "unless") and token.dep_ == "mark" and token.head.dep_ == "advcl":
             main = token.head.head  # the sentence's own verb: not "predicted that, if ..., X would"
@@ -1697,9 +1699,9 @@ def shared_with_others(answer: str, answer_type: str, keypoints: Sequence[str], 
     return None
 
 
-_BEFORE_SURNAMES = frozenset(
-    "sir dame lord lady dr mr mrs ms general admiral captain colonel major governor president senator king "
-    "queen prince princess emperor sultan shah".split()
+_BEFORE_SURNAMES = HONORIFICS | frozenset(
+    "general admiral captain colonel major governor president senator king queen prince princess emperor "
+    "sultan shah".split()
 )
 
 

@@ -315,7 +315,7 @@ def wh_phrase(slot: Slot, answer: str, answer_type: str, *, subject: bool) -> st
         if slot.possessive:
             return _with_prep(slot.prep, "whose")
         return f"{slot.prep} whom" if slot.prep else ("who" if subject else "whom")
-    noun = name_noun(answer) if answer_type in ("Location", "Organization") else None
+    noun = asked_noun(answer, answer_type)
     if noun is not None:  # "Chilton County": "which county", not "which place"
         return _with_prep(slot.prep, f"which {noun}" + ("'s" if slot.possessive else ""))
     if answer_type == "Location":
@@ -328,11 +328,17 @@ def wh_phrase(slot: Slot, answer: str, answer_type: str, *, subject: bool) -> st
     return _with_prep(slot.prep, base)
 
 
+def asked_noun(answer: str, answer_type: str) -> str | None:
+    """The noun an organization or place is asked with when its name says what it is ("county" for
+    "Chilton County"), else None."""
+    return name_noun(answer) if answer_type in ("Location", "Organization") else None
+
+
 def generic_wh(question: str, answer: str, answer_type: str) -> str:
     """The question with "which county" (from the answer's name: wh_phrase) put back as "which place",
     "which university" as "which organization": what the question gates parse. The small parser reads
     "at which university claims" as a relative clause, so gates judge the wording they were written on."""
-    noun = name_noun(answer) if answer_type in ("Location", "Organization") else None
+    noun = asked_noun(answer, answer_type)
     if noun is None:
         return question
     kind = "place" if answer_type == "Location" else "organization"
