@@ -14,7 +14,7 @@ from typing import Any
 
 from irbgen.irb.masking import normalize
 from irbgen.irb.node_types import name_type
-from irbgen.irb.places import known_place
+from irbgen.irb.places import known_place, names_its_people
 from irbgen.irb.records import Entity
 from irbgen.irb.rules.graph import node_type as label_type
 from irbgen.irb.rules.questions import HONORIFICS
@@ -287,6 +287,38 @@ def unplaced_institution(doc: Any) -> str | None:
         )
         if adjectives and plain and dated:
             return f"'{doc[children[0].i : token.i + 1].text}' of which country is not said"
+    return None
+
+
+# Offices and bodies every country has: "the President" alone says not whose.
+_STATE_OFFICES = frozenset(
+    """president government parliament king queen emperor cabinet senate congress chancellor premier
+    governor legislature constitution monarch minister""".split()
+)
+_PLACE_WH = re.compile(r"\b(?:which|what) (?:country|state|place|province|city|nation)\b|\bwhere\b", re.I)
+
+
+def unplaced_office(doc: Any) -> str | None:
+    """ "... an agency subordinate to the President?": a capitalised office or body every country has
+    ("the President", "the Prime Minister", "the Government"), led by "the", owned by no name or
+    of-phrase, in a question that names no place, nationality or abbreviation and does not ask for a
+    place (whose office it could be)."""
+    if _PLACE_WH.search(doc.text) or any(_says_where(token) for token in doc):
+        return None
+    for token in doc:
+        if token.lower_ not in _STATE_OFFICES or not token.text[:1].isupper() or token.is_sent_start:
+            continue
+        first = token.left_edge
+        if first.lower_ != "the" or first.head.i != token.i:
+            continue
+        titled = [child for child in token.children if child.i < token.i and child.dep_ != "det"]
+        if any(child.text[:1].islower() or child.lower_ not in ("prime", "vice") for child in titled):
+            continue  # "the Azerbaijani President", "the state Government"
+        if any(child.dep_ in ("prep", "poss", "appos", "relcl", "acl") for child in token.children):
+            continue
+        if token.dep_ == "compound" or token.head.tag_ in _NAME_TAGS and token.head.i > token.i:
+            continue  # part of a longer name ("the Senate Armed Services Committee")
+        return f"'{doc[first.i : token.i + 1].text}' of which country is not said"
     return None
 
 
@@ -819,6 +851,7 @@ def question_failure(
     if doc is not None:
         checks.append(("question_unresolved_reference", lambda: unresolved_reference(doc)))
         checks.append(("question_unresolved_reference", lambda: unplaced_institution(doc)))
+        checks.append(("question_unresolved_reference", lambda: unplaced_office(doc)))
         checks.append(("question_unresolved_reference", lambda: compound_description(doc)))
         if not described:
             checks.append(("question_unanchored", lambda: unanchored(doc)))
@@ -838,6 +871,7 @@ def question_failure(
         checks.append(("question_wrong_wh", lambda: organization_by_kind(doc)))
         if answer:
             checks.append(("question_answer_in_name", lambda: answer_in_name(doc, answer, keypoints)))
+            checks.append(("answer_leak", lambda: answer_by_its_people(question, answer, answer_type)))
         checks.append(("question_wh_outside_main_clause", lambda: wh_outside_main_clause(doc)))
         checks.append(("question_wh_outside_main_clause", lambda: wh_in_participle(doc)))
         if answer:
@@ -855,6 +889,15 @@ def question_failure(
         if detail is not None:
             return name, detail
     return None
+
+
+def answer_by_its_people(question: str, answer: str, answer_type: str) -> str | None:
+    """ "A. Einstein settled in which country, becoming an American citizen ...?" (the U.S.): a word for
+    the answer place's people or things gives the answer away."""
+    if answer_type not in ("Country", "Location"):
+        return None
+    word = names_its_people(answer, question)
+    return None if word is None else f"{word!r} gives the answer {answer!r} away"
 
 
 _SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"})

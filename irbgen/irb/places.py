@@ -55,27 +55,46 @@ _DEMONYMS = {
 }  # fmt: skip
 
 
+_CONTINENTAL = frozenset("north south central latin native african asian anglo".split())  # "North American"
+
+
+def _country_names(country: str) -> list[str]:
+    """The name as written and, for a country pycountry knows ("the U.S."), its common name."""
+    from irbgen.irb.rules.graph import country_code
+
+    name = re.sub(r"^the\s+", "", country.strip(), flags=re.IGNORECASE)
+    names = [name]
+    code = country_code(country)
+    if code is not None:
+        import pycountry
+
+        known = pycountry.countries.get(alpha_2=code)
+        if known is not None:
+            names.append(getattr(known, "common_name", None) or known.name)
+    return list(dict.fromkeys(names))
+
+
 def names_its_people(country: str, text: str) -> str | None:
     """The word of `text` that names `country`'s people or things ("Afghan security forces", "the
-    Albanian side"), or None: beside a description of the country it gives the country away. Read from
-    the name's stem ("Afgh-", "Alban-") and a short list of irregular ones ("French", "Dutch")."""
-    name = re.sub(r"^the\s+", "", country.strip(), flags=re.IGNORECASE)
-    if " " in name:
-        stem = None
-    else:
-        stem = name[:4] if len(name) == 5 else name[:5] if len(name) > 5 else name
-    irregular = _DEMONYMS.get(name)
-    for word in re.findall(r"\b[A-Z][a-z]+\b", text):
-        if word == name:
+    Albanian side", "an American citizen" for the U.S.), or None: beside a description of the country, or
+    in a question asking for it, it gives the country away. Read from the name's stem ("Afgh-", "Alban-")
+    and a short list of irregular ones ("French", "Dutch"); "North American" names a continent's."""
+    if not country.strip():
+        return None
+    names = _country_names(country)
+    for match in re.finditer(r"\b[A-Z][a-z]+\b", text):
+        word = match.group(0)
+        before = text[: match.start()].split()
+        if word in names or (before and before[-1].strip("-").lower() in _CONTINENTAL):
             continue
-        if irregular is not None and word == irregular:
-            return word
-        if (
-            stem is not None
-            and word.startswith(stem)
-            and word.endswith(("an", "ans", "ese", "ish", "i", "is", "ic", "k", "ks"))
-        ):
-            return word
+        for name in names:
+            stem = None if " " in name else name[: 4 if len(name) == 5 else 5]
+            if word == _DEMONYMS.get(name) or (
+                stem is not None
+                and word.startswith(stem)
+                and word.endswith(("an", "ans", "ese", "ish", "i", "is", "ic", "k", "ks"))
+            ):
+                return word
     return None
 
 
