@@ -1,16 +1,26 @@
-"""Issue 26, round 10: an office every country has, named without its country ("the President"), and a
-country asked for beside the word for its people ("an American citizen"). Examples are questions of the
-realdata tuning half (even page ids), their page in the comment, unless the comment says they are made
-up."""
+"""Issue 26, round 10: an office every country has, named without its country ("the President"), a
+country asked for beside the word for its people or another name of it, "another of", a part of a
+whole, a page's surname beside a namesake, and a compass point that ends a sentence. Examples are
+questions of the realdata tuning half or of the unseen wtf set's tuning half (even page ids), their page
+in the comment, unless the comment says they are made up."""
 
 from __future__ import annotations
 
 import pytest
 
-from irbgen.irb.gates import answer_by_its_people, question_failure, unplaced_office
-from irbgen.irb.places import names_its_people
+from irbgen.irb.gates import (
+    answer_by_its_people,
+    part_of_many,
+    question_failure,
+    unplaced_office,
+    unresolved_reference,
+)
+from irbgen.irb.places import names_it_otherwise, names_its_people
+from irbgen.irb.rules.keypoints import page_of
+from irbgen.irb.rules.referents import situate
 from irbgen.spacy_models import DEFAULT_MODEL
 from irbgen.wikipedia.stages import load_parser
+from irbgen.wikipedia.wikitext import split_sentences
 
 
 @pytest.fixture(scope="module")
@@ -70,3 +80,63 @@ def test_a_continent_or_another_country_is_no_give_away():
     person = "Who became an American citizen in 1940?"
     assert answer_by_its_people(person, "Albert Einstein", "Person") is None
     assert answer_by_its_people(asked, "", "Country") is None
+
+
+# --- round 10, from the unseen wtf set's tuning half (even page ids) -----------------------------------
+# These rules were written on that set's tuning half (34 pages); its test half was not looked at.
+
+
+def test_a_compass_point_ends_a_sentence():
+    # United Kingdom (page 52): two sentences were one keypoint, "... 2° E. Northern Ireland shares ..."
+    text = (
+        "The United Kingdom lies between latitudes 49° to 61° N, and longitudes 9° W to 2° E. Northern "
+        "Ireland shares a 360 km land boundary with the Republic of Ireland. John F. Kennedy visited."
+    )
+    spans = split_sentences(text)
+    assert [text[start:end] for start, end in spans][1:] == [
+        "Northern Ireland shares a 360 km land boundary with the Republic of Ireland.",
+        "John F. Kennedy visited.",  # an initial still does not end one
+    ]
+
+
+def test_another_of_presupposes_one_named_before(nlp):
+    # United Kingdom (page 52): "Snooker is another of the UK's popular sporting exports, ..."
+    question = "What is another of the UK's popular sporting exports, with championships held in Sheffield?"
+    assert unresolved_reference(nlp(question)) == "'another of' presupposes one named before"
+    # a count is no reference: Azerbaijan (page 746 of the realdata tuning half)
+    counted = "Azerbaijan deployed 151 of its Peacekeeping Forces in Iraq and another 184 in which country?"
+    assert unresolved_reference(nlp(counted)) is None
+
+
+def test_a_part_of_something_is_one_of_many(nlp):
+    # United Kingdom (page 52): "Northern Ireland remained part of the United Kingdom."
+    asked = nlp("Which place remained part of the United Kingdom?")
+    assert part_of_many(asked) == "many things are 'part of the United Kingdom'"
+    described = nlp("Which place remained part of the sovereign country that led the Industrial Revolution?")
+    assert part_of_many(described) is not None
+    # the whole is asked for, or a date picks the part out (made up)
+    assert part_of_many(nlp("Northern Ireland remained part of which country?")) is None
+    assert part_of_many(nlp("Which place became part of the United Kingdom in 1801?")) is None
+
+
+def test_a_lone_surname_beside_a_namesake_is_rejected(nlp):
+    # Clint Murchison Sr. (page 18): "Murchison, the third child of John Weldon and Clara Lee Murchison,
+    # was born April 11, 1895 in Tyler, Texas." and then "During World War I, Murchison served as ..."
+    lead = "Clint Murchison Sr. (April 11, 1895 – June 20, 1969) was a noted oil magnate."
+    before = "Murchison, the third child of John Weldon and Clara Lee Murchison, was born April 11, 1895."
+    text = "During World War I, Murchison served as a first lieutenant in the United States Army."
+    page = page_of("Clint Murchison Sr.", lead)
+    result = situate(nlp(text), page, [lead, before, text], "Clint Murchison Sr.")
+    assert result.reason == "unresolved_referent" and "'Clara Lee Murchison'" in result.detail
+
+
+def test_another_name_of_a_country_gives_it_away():
+    # United Kingdom (page 52): "... speak languages brought to the UK ..." beside "the sovereign country
+    # whose capital is London"; "The UK has a partially regulated market economy of which country?"
+    assert names_it_otherwise("United Kingdom", "languages brought to the UK as a result") == "UK"
+    asked = "The UK has a partially regulated market economy of which country?"
+    found = answer_by_its_people(asked, "The United Kingdom", "Country")
+    assert found == "'UK' gives the answer 'The United Kingdom' away"
+    # the same name with "the", or another country (made up)
+    assert names_it_otherwise("United States", "The United States Census Bureau estimates") is None
+    assert names_it_otherwise("United Kingdom", "a boundary with the Republic of Ireland") is None

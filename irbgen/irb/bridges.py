@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from irbgen.irb.gates import described_badly, identifies_one, person_nodes
 from irbgen.irb.masking import normalize
-from irbgen.irb.places import names_its_people
+from irbgen.irb.places import names_it_otherwise, names_its_people
 from irbgen.irb.records import Fact, PlanHop
 from irbgen.irb.rules.questions import (
     HEADS,
@@ -60,7 +60,8 @@ def picks_one_out(question: str, hop: PlanHop) -> bool:
 def bridge_named_once(inner: PlanHop, outer: PlanHop) -> bool:
     """Whether the outer hop names the bridge once and nowhere else gives the inner answer away: the
     description replaces one mention, so a second ("the University of Alabama" beside "Alabama") leaks, and
-    so does its people's name ("According to the Albanian Institute of Statistics" for Albania). A later
+    so does its people's name ("According to the Albanian Institute of Statistics" for Albania) or another
+    name of it ("the UK" for the United Kingdom). A later
     possessive of a thing is no leak: the question says "its" there ("almost all of its revenue")."""
     bridge = outer.bridge or ""
     for text in outer.keypoints:
@@ -71,8 +72,10 @@ def bridge_named_once(inner: PlanHop, outer: PlanHop) -> bool:
             later = later_possessives(rest, bridge, start) if inner.answer_type != "Person" else []
             for later_start, later_end in reversed(later):  # a later "Angola's revenue" is "its revenue"
                 rest = rest[:later_start] + "its" + rest[later_end:]
-            leaks = contains_answer(rest, inner.answer, inner.answer_type) or names_its_people(
-                inner.answer, rest
+            leaks = (
+                contains_answer(rest, inner.answer, inner.answer_type)
+                or names_its_people(inner.answer, rest)
+                or names_it_otherwise(inner.answer, rest)
             )
             return len(spans) == 1 + len(later) and not leaks
     return False

@@ -14,7 +14,7 @@ from typing import Any
 
 from irbgen.irb.masking import normalize
 from irbgen.irb.node_types import name_type
-from irbgen.irb.places import known_place, names_its_people
+from irbgen.irb.places import known_place, names_it_otherwise, names_its_people
 from irbgen.irb.records import Entity
 from irbgen.irb.rules.graph import node_type as label_type
 from irbgen.irb.rules.questions import HONORIFICS
@@ -220,6 +220,21 @@ def _bare_description(token: Any) -> bool:
     return _nounnormalize(token) not in earlier
 
 
+def _another_of_before(token: Any) -> bool:
+    """ "Snooker is another of the UK's popular sporting exports", "another city": one more of something
+    the text before named; not a count ("another 184 in Afghanistan") nor a kind the text names itself
+    ("One theory ..., another theory ...")."""
+    following = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+    if following is None or following.like_num:
+        return False
+    if following.lower_ == "of":
+        return True
+    if token.dep_ != "det" or token.head.tag_ not in _NOUN_TAGS:
+        return False
+    earlier = {_nounnormalize(t) for t in token.doc[: token.i] if t.tag_ in _NOUN_TAGS}
+    return _nounnormalize(token.head) not in earlier
+
+
 def unresolved_reference(doc: Any, person: tuple[str, str] | None = None) -> str | None:
     """A pronoun, demonstrative or bare definite description whose referent is not in the text.
 
@@ -237,6 +252,8 @@ def unresolved_reference(doc: Any, person: tuple[str, str] | None = None) -> str
                 return f"pronoun {token.text!r} refers outside the text"
             if _means_the_page(doc, token.i, person):
                 return f"pronoun {token.text!r} means {person[0]}, whom the text does not name"  # type: ignore[index]
+        elif lower == "another" and _another_of_before(token):
+            return f"'{doc[token.i : token.i + 2].text}' presupposes one named before"
         elif lower == "such" and token.dep_ in ("amod", "predet") and token.head.tag_ in _NOUN_TAGS:
             return f"'such {token.head.text}' points outside the text"
         elif (lower in _DEMONSTRATIVES and token.dep_ in ("det", "nsubj", "nsubjpass", "dobj", "pobj")) or (
@@ -859,6 +876,7 @@ def question_failure(
         checks.append(("wh_in_clause", lambda: wh_after_noun(doc)))
         checks.append(("question_not_unique", lambda: class_membership(doc)))
         checks.append(("question_not_unique", lambda: one_of_many_members(doc)))
+        checks.append(("question_not_unique", lambda: part_of_many(doc)))
         checks.append(("question_no_inversion", lambda: no_inversion(doc)))
         checks.append(("question_no_inversion", lambda: wh_adverb_left_in_place(doc)))
         checks.append(("question_two_sentences", lambda: two_sentences(doc)))
@@ -893,10 +911,11 @@ def question_failure(
 
 def answer_by_its_people(question: str, answer: str, answer_type: str) -> str | None:
     """ "A. Einstein settled in which country, becoming an American citizen ...?" (the U.S.): a word for
-    the answer place's people or things gives the answer away."""
+    the answer place's people or things, or another name of it ("the United Kingdom" for "the UK"),
+    gives the answer away."""
     if answer_type not in ("Country", "Location"):
         return None
-    word = names_its_people(answer, question)
+    word = names_its_people(answer, question) or names_it_otherwise(answer, question)
     return None if word is None else f"{word!r} gives the answer {answer!r} away"
 
 
@@ -999,6 +1018,29 @@ def class_membership(doc: Any) -> str | None:
         if role is not asked[0] and any(d.dep_ == "det" and d.lower_ in ("a", "an") for d in role.children):
             return f"asks for one member of a class: {root.text} {role.text!r}"
     return None
+
+
+_STAYING = frozenset("is was are were remain remains remained become becomes became".split())
+
+
+def part_of_many(doc: Any) -> str | None:
+    """ "Which place remained part of the United Kingdom?": the asked subject is only said to be part of
+    something, which many parts are; a rank of the part ("the largest part"), a date or any other word of
+    the clause may pick one out."""
+    root = next((token for token in doc if token.dep_ == "ROOT"), None)
+    if root is None or root.lower_ not in _STAYING:
+        return None
+    subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    part = next(
+        (c for c in root.children if c.lower_ == "part" and c.dep_ in ("attr", "acomp", "oprd")), None
+    )
+    if subject is None or part is None or not any(t.lower_ in _WH_WORDS for t in subject.subtree):
+        return None
+    others = [c for c in root.children if c.i not in (subject.i, part.i) and c.dep_ != "punct"]
+    ranked = any(_rank_word(child) for child in part.children)  # "the largest part of ..."
+    if others or ranked or any(c.dep_ != "prep" or c.lower_ != "of" for c in part.children):
+        return None
+    return f"many things are {doc[part.i : part.right_edge.i + 1].text!r}"
 
 
 def _rank_word(token: Any) -> bool:

@@ -98,4 +98,27 @@ def names_its_people(country: str, text: str) -> str | None:
     return None
 
 
+_CAPITALISED_RUN = re.compile(r"\b[A-Z][\w.]*(?:\s+(?:of\s+)?[A-Z][\w.]*)*")
+
+
+def names_it_otherwise(country: str, text: str) -> str | None:
+    """Another name of `country` in `text` ("the UK" beside a description of the United Kingdom), by
+    ISO code; None for a name that is no country."""
+    from irbgen.irb.rules.graph import country_code
+
+    code = country_code(country)
+    if code is None:
+        return None
+    written = re.sub(r"^the\s+", "", country.strip(), flags=re.IGNORECASE).lower()
+    for match in _CAPITALISED_RUN.finditer(text):
+        if text[match.end() : match.end() + 1] == "$":
+            continue  # a currency: "US$600 million"
+        words = match.group(0).split()
+        for end in range(len(words), 0, -1):  # "the U.S. Congress": "U.S."
+            name = re.sub(r"^the\s+", "", " ".join(words[:end]), flags=re.IGNORECASE)
+            if name.lower() != written and country_code(name) == code:
+                return name
+    return None
+
+
 _NAME_PARTICLES = r"(?:la|le|de|del|di|da|do|du|von|van|al|el)"

@@ -429,6 +429,8 @@ def _is_abbreviation(text: str, dot: int) -> bool:
     if not m:
         return False
     word = m.group(1)
+    if re.search(r"[°′″]\s*[NSEW]$", text[max(0, dot - 4) : dot]):
+        return False  # "longitudes 9° W to 2° E. Northern Ireland ...": a compass point ends the sentence
     if word.lower() in _ABBREVIATIONS or re.fullmatch(r"[A-Z]", word):
         return True
     return bool(re.fullmatch(r"(?:[A-Za-z]\.)+[A-Za-z]", word))

@@ -508,7 +508,8 @@ def situate(doc: Any, page: Page, context: Sequence[str], person: str | None = N
     place's page) takes the page's name when the keypoint does not name the page (other bare
     descriptions are left to the `unresolved_reference` gate); a lone surname is completed from
     `context` (the lead and the sentences around) when a full name there ends with it, or, on a page
-    about one `person` (their name), from that name when it is theirs; sequencing adverbs
+    about one `person` (their name), from that name when it is theirs, and it is rejected when the
+    sentences around name someone else with it (`unresolved_referent`); sequencing adverbs
     ("subsequently", "eventually") are dropped.
     """
     again = next((t for t in doc if t.lower_ == "again" and t.dep_ == "advmod"), None)
@@ -530,6 +531,9 @@ def situate(doc: Any, page: Page, context: Sequence[str], person: str | None = N
             edits.update(found)
             mentioned = True  # one name is enough: "the state budget of Azerbaijan"
     for token in doc:
+        doubt = _doubted_surname(token, person, context)
+        if doubt is not None:
+            return Situated(None, "unresolved_referent", doubt)
         if token.i not in edits:
             full = _full_name(token, page, context) or _page_surname(token, person, context)
             if full is not None:
@@ -722,23 +726,41 @@ def lone_name(token: Any) -> bool:
     return not (token.i > 0 and token.doc[token.i - 1].tag_ in _NAME_TAGS)
 
 
+def _page_person_parts(token: Any, person: str | None) -> list[str] | None:
+    """The page person's name without its suffix ("Clint Murchison" of "Clint Murchison Sr.") when the lone
+    name `token` is their surname and the text does not name them in full already, else None."""
+    if person is None or not lone_name(token) or person in token.doc.text:
+        return None
+    parts = [word for word in person.split() if word.lower() not in _SUFFIXES]
+    return parts if len(parts) >= 2 and token.text == parts[-1] else None
+
+
 def _page_surname(token: Any, person: str | None, context: Sequence[str]) -> str | None:
     """ "Elizabeth Gilbert" for a lone "Gilbert" on her page: after the lead an article names its subject
     by surname, so a keypoint standing alone (or an answer) needs the whole name. None when the keypoint
-    names them in full already, or when the sentences around name someone else with that surname ("Marc
-    Emery" on Jodie Emery's page)."""
-    if person is None or not lone_name(token):
-        return None
-    parts = [word for word in person.split() if word.lower() not in _SUFFIXES]
-    if len(parts) < 2 or token.text != parts[-1] or person in token.doc.text:
-        return None
-    pattern = re.compile(rf"\b((?:[A-Z][a-z]+ )+){re.escape(token.text)}\b")
+    names them in full already, or when the sentences around name someone else with that surname."""
+    parts = _page_person_parts(token, person)
+    return person if parts is not None and _namesake(token.text, parts, context) is None else None
+
+
+def _doubted_surname(token: Any, person: str | None, context: Sequence[str]) -> str | None:
+    """Why a lone surname of the page's person cannot be completed: the sentences around name someone else
+    with it ("Marc Emery" on Jodie Emery's page, his mother "Clara Lee Murchison" beside "Murchison served
+    as ..." on Clint Murchison Sr.'s), so which one is meant is not sure."""
+    parts = _page_person_parts(token, person)
+    other = None if parts is None else _namesake(token.text, parts, context)
+    return None if other is None else f"{token.text!r} alone beside {other!r}: which {token.text} is not sure"
+
+
+def _namesake(surname: str, parts: Sequence[str], context: Sequence[str]) -> str | None:
+    """Someone else the sentences around name with the page person's surname, or None."""
+    pattern = re.compile(rf"\b((?:[A-Z][a-z]+ )+){re.escape(surname)}\b")
     for text in context:
         for match in pattern.finditer(clean(text)):
             named = match.group(1).split()
             if not set(named) & set(parts) and any(word.lower() in given_names() for word in named):
-                return None  # "Marc Emery" beside Jodie Emery: which Emery is not sure
-    return person
+                return match.group(0)
+    return None
 
 
 def _person(match: re.Match[str]) -> str | None:
