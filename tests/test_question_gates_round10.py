@@ -19,6 +19,7 @@ from irbgen.irb.places import names_it_otherwise, names_its_people
 from irbgen.irb.rules.keypoints import page_of
 from irbgen.irb.rules.referents import situate
 from irbgen.spacy_models import DEFAULT_MODEL
+from irbgen.wikipedia.render import convert_text
 from irbgen.wikipedia.stages import load_parser
 from irbgen.wikipedia.wikitext import split_sentences
 
@@ -140,3 +141,13 @@ def test_another_name_of_a_country_gives_it_away():
     # the same name with "the", or another country (made up)
     assert names_it_otherwise("United States", "The United States Census Bureau estimates") is None
     assert names_it_otherwise("United Kingdom", "a boundary with the Republic of Ireland") is None
+
+
+def test_a_converted_value_reads_as_the_page_shows_it():
+    # Alaska (page 624, realdata tuning half): "{{convert|400000|oilbbl/d}}" and "{{convert|1.2|PD/sqmi}}"
+    # were rendered "400000 oilbbl/d" and "1.2 PD/sqmi"; the wtf set's United Kingdom (page 52) "130395 km2"
+    assert convert_text("400000", "oilbbl/d") == "400,000 barrels per day"
+    assert convert_text("1.2", "PD/sqmi") == "1.2 people per square mile"
+    assert convert_text("130395", "km2") == "130,395 km²"
+    assert convert_text("1.5", "e6acre") == "1.5 million acres"  # a scaled unit, not "1.5 e6acre"
+    assert convert_text("6", "km") == "6 km"  # a unit as written

@@ -55,7 +55,7 @@ EXPECTED = {
         "README.md": "69d50578c444b0a8f3d9adc4d6f4b698e70cb887a33f1226f461d395b08c13a3",
         "queries_hops.jsonl": "107f085cc8ea921104f2f9d621993403f9008d926e1d66a6c5102d45f241e3f3",
         "qrels/hops.tsv": "7483a66d9b332a32e0e9435b38e9f0704ff948b0a5e4b85ef217d0ed4f1d08d6",
-        "../rejects.jsonl": "0bc14826d215d79f5fe3eaf37353b7989ddaf8054e2ecca8a50b3a05b62a2aa7",
+        "../rejects.jsonl": "a67c4112dcb98728a7f09bfc892aa6f0bd3854e64ce338751b266177d73cf270",
     },
     "wikidata": {
         "samples.jsonl": "4939143d3836a2e2e39904e6da5c129ee22df7edbc9d08bd72a9af4b791a2701",

@@ -303,6 +303,30 @@ def _plain(value: Any) -> str:
     return _WS.sub(" ", _STYLE.sub("", value.strip_code())).strip()
 
 
+# How a page shows a {{convert}} unit code; a code not here is shown as written ("km", "ft").
+_UNIT_WORDS = {
+    "km2": "km²", "m2": "m²", "km3": "km³", "m3": "m³", "sqmi": "sq mi", "sqft": "sq ft", "ft3": "cu ft",
+    "acre": "acres", "C": "°C", "F": "°F", "nmi": "nautical miles", "LT": "long tons", "MT": "tonnes",
+    "oilbbl": "barrels", "oilbbl/d": "barrels per day", "bbl/d": "barrels per day", "cuft": "cubic feet",
+    "PD/sqmi": "people per square mile", "PD/km2": "people per km²", "USgal": "US gallons", "carat": "carats",
+}  # fmt: skip
+_UNIT_SCALES = {"e3": "thousand", "k": "thousand", "e6": "million", "M": "million", "e9": "billion",
+                "G": "billion", "T": "trillion"}  # fmt: skip
+
+
+def convert_text(number: str, unit: str) -> str:
+    """A {{convert}} value as the page shows it: "400000", "oilbbl/d" -> "400,000 barrels per day";
+    "1.5", "e6acre" -> "1.5 million acres"; "-27", "F" -> "-27 °F"."""
+    scale = ""
+    for prefix, word in _UNIT_SCALES.items() if unit not in _UNIT_WORDS else ():
+        if unit.startswith(prefix) and unit[len(prefix) :] in _UNIT_WORDS:
+            scale, unit = word + " ", unit[len(prefix) :]
+            break
+    if re.fullmatch(r"\d{4,}", number):
+        number = f"{int(number):,}"
+    return f"{number} {scale}{_UNIT_WORDS.get(unit, unit)}"
+
+
 def _render_inline(name: str, node: Any) -> str:
     """Text for the few inline templates whose words belong to the sentence; "" for all others."""
     if name in _FIXED_TEMPLATES:
@@ -316,8 +340,8 @@ def _render_inline(name: str, node: Any) -> str:
         return ""
     if name in ("convert", "cvt"):
         if len(args) >= 4 and args[1] in ("-", "–", "to", "and", "or"):
-            return f"{args[0]} {args[1]} {args[2]} {args[3]}".replace(" - ", "–")
-        return " ".join(args[:2])
+            return f"{args[0]} {args[1]} {convert_text(args[2], args[3])}".replace(" - ", "–")
+        return convert_text(args[0], args[1]) if len(args) > 1 else args[0]
     if name in ("lang", "transl", "transliteration"):
         return args[-1]
     if name == "as of":
