@@ -12,9 +12,11 @@ from irbgen.irb.gates import (
     answer_by_its_people,
     part_of_many,
     question_failure,
+    undated_figure,
     unplaced_office,
     unresolved_reference,
 )
+from irbgen.irb.node_types import name_noun
 from irbgen.irb.places import names_it_otherwise, names_its_people
 from irbgen.irb.rules.keypoints import page_of
 from irbgen.irb.rules.referents import situate
@@ -151,3 +153,26 @@ def test_a_converted_value_reads_as_the_page_shows_it():
     assert convert_text("130395", "km2") == "130,395 km²"
     assert convert_text("1.5", "e6acre") == "1.5 million acres"  # a scaled unit, not "1.5 e6acre"
     assert convert_text("6", "km") == "6 km"  # a unit as written
+
+
+def test_a_building_is_asked_by_its_head_noun():
+    # the wtf set's Royal Cinema (page 66): "Which organization was built 80 years ago ...?"
+    assert name_noun("The Royal Cinema") == "cinema"
+    assert name_noun("the Newberry Library") == "library"  # made up beside the set's Chicago page
+
+
+def test_a_past_figure_with_no_date_is_not_one_figure(nlp):
+    # Alaska (page 624): "Hispanics or Latinos of any race made up 5.5% of the population of Alaska."
+    question = "Hispanics or Latinos of any race made up what percentage of the population of Alaska?"
+    assert undated_figure(nlp(question), "5.5%", None, "Quantity") is not None
+    # an event says when: Astronaut (page 664)
+    dated = (
+        "The farthest distance from Earth an astronaut has traveled was what amount, when J. Lovell, "
+        "J. Swigert, and F. Haise went around the Moon during the Apollo 13 emergency?"
+    )
+    assert undated_figure(nlp(dated), "401,056 km", None, "Quantity") is None
+    # a year, or the present tense (Azerbaijan, page 746)
+    dated_by_year = nlp("Foreign-born people made up what percentage in 2011?")
+    assert undated_figure(dated_by_year, "49.9%", None, "") is None
+    present = "What percentage of the population of Azerbaijan are Muslims?"
+    assert undated_figure(nlp(present), "Around 95%", None, "Quantity") is None

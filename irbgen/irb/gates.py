@@ -897,6 +897,9 @@ def question_failure(
                 ("question_garbled_wh", lambda: garbled_amount(doc, answer, answer_label, answer_type))
             )
             checks.append(
+                ("question_not_unique", lambda: undated_figure(doc, answer, answer_label, answer_type))
+            )
+            checks.append(
                 (
                     "question_wrong_wh",
                     lambda: person_word_for_thing(doc, answer, answer_type, answer_label, keypoints),
@@ -1917,6 +1920,25 @@ def _counted_answer(answer: str, answer_label: str | None, answer_type: str) -> 
     if answer_type in _NOT_AMOUNTS or answer_label in ("DATE", "TIME", "ORDINAL"):
         return False
     return answer_label in VALUE_LABELS or answer_type == "Quantity" or bool(_COUNT_ANSWER.match(answer))
+
+
+_DATED = re.compile(  # a year, a relative date, or an event or report that says when
+    r"\b(?:1\d{3}|20\d{2})s?\b|\b(?:years?|months?|decades?) ago\b|\blast year\b"
+    r"|\b(?:what|which) (?:year|date)\b|\b(?:as of|since|until|by|during|when)\b"
+    r"|\b(?:century|era|period|war|reign|census|survey|study|report)\b",
+    re.I,
+)
+
+
+def undated_figure(doc: Any, answer: str, answer_label: str | None, answer_type: str = "") -> str | None:
+    """ "Hispanics or Latinos of any race made up what percentage of the population of Alaska?": a figure
+    asked in the past tense with no date, census or report to say when; the page gave the year before."""
+    if not answer or not _counted_answer(answer, answer_label, answer_type) or _DATED.search(doc.text):
+        return None
+    root = next((token for token in doc if token.dep_ == "ROOT"), None)
+    if root is None or root.tag_ != "VBD" or any(c.dep_ in ("aux", "auxpass") for c in root.children):
+        return None
+    return f"a past figure with no date: {doc[root.i].text!r} when is not said"
 
 
 def garbled_amount(doc: Any, answer: str, answer_label: str | None, answer_type: str = "") -> str | None:

@@ -101,7 +101,8 @@ _HEAD_NOUNS = frozenset(
     "University College School Museum Company Council Club Foundation Academy Agency Party Bank Ministry "
     "Commission Committee Court Hospital Award Prize Army Navy Church Cathedral Airline Newspaper Magazine "
     "River Lake Bridge Observatory Airport County District Province Region Sea Ocean Strait Canal Gulf "
-    "Valley Island Peninsula Desert Castle Stadium".split()
+    "Valley Island Peninsula Desert Castle Stadium Cinema Theatre Theater Hotel Tower Library Station Palace "
+    "Mosque Temple Prison Hall Festival Park Arena Zoo Monument Harbour Forest".split()
 )
 
 
