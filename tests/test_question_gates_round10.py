@@ -19,6 +19,7 @@ from irbgen.irb.gates import (
 from irbgen.irb.node_types import name_noun
 from irbgen.irb.places import names_it_otherwise, names_its_people
 from irbgen.irb.rules.keypoints import page_of
+from irbgen.irb.rules.questions import _move_fronted
 from irbgen.irb.rules.referents import situate
 from irbgen.spacy_models import DEFAULT_MODEL
 from irbgen.wikipedia.render import convert_text
@@ -176,3 +177,25 @@ def test_a_past_figure_with_no_date_is_not_one_figure(nlp):
     assert undated_figure(dated_by_year, "49.9%", None, "") is None
     present = "What percentage of the population of Azerbaijan are Muslims?"
     assert undated_figure(nlp(present), "Around 95%", None, "Quantity") is None
+
+
+def test_a_fronted_date_moves_before_a_trailing_participle_not_after_it():
+    # Astronaut (page 664): "In 1988, Abdul Ahad Mohmand became the first Afghan to reach space, spending
+    # nine days aboard the Mir space station." asked "... spending nine days aboard ... in 1988?"
+    moved = _move_fronted(
+        "In 1988, Abdul Ahad Mohmand became the first Afghan to reach space, spending nine days aboard "
+        "the Mir space station."
+    )
+    assert moved == (
+        "Abdul Ahad Mohmand became the first Afghan to reach space in 1988, spending nine days aboard the "
+        "Mir space station."
+    )
+    # Andorra (page 600): a source after a comma is the clause's too
+    lancet = "In 2013, the people of Andorra had the highest life expectancy, according to The Lancet."
+    assert (
+        _move_fronted(lancet)
+        == "the people of Andorra had the highest life expectancy in 2013, according to The Lancet."
+    )
+    # an apposition belongs to the noun before it: the date still goes last (Azerbaijan, page 746)
+    games = "On 8 December 2012, Baku was selected to host the 2015 European Games, the first to be held."
+    assert _move_fronted(games).endswith("the first to be held on 8 December 2012.")

@@ -445,14 +445,29 @@ def _mark(text: str, answer: str, bridge: str | None) -> str | None:
     return None
 
 
+# A comma that sets off a participle or a source after the main clause: ", spending nine days ...",
+# ", according to The Lancet" (an apposition or relative clause after a comma belongs to the noun before).
+_TRAILING_COMMA = re.compile(r",\s+(?=(?:[a-z]+ing|according to)\b)")
+_LEADING_PHRASE = re.compile(
+    r"^(?:As|According|In|On|At|During|After|Before|Since|With|Despite|Following|Under)\b"
+)
+
+
 def _move_fronted(text: str) -> str:
-    """Move a fronted adverbial to the end: 'In 2024 the X awarded Y.' -> 'the X awarded Y in 2024.'."""
+    """Move a fronted adverbial to the end of the main clause: 'In 2024 the X awarded Y.' -> 'the X
+    awarded Y in 2024.'; before a trailing participle or source, which it would otherwise seem to date:
+    'In 1988, M became the first Afghan to reach space, spending nine days ...' -> 'M became the first
+    Afghan to reach space in 1988, spending nine days ...'."""
     match = _FRONT_COMMA.match(text) or _FRONT_BARE.match(text)
     if match is None:
         return text
     phrase = match.group("phrase")
+    phrase = phrase[0].lower() + phrase[1:]
     rest = match.group("rest").rstrip().rstrip(".")
-    return f"{rest} {phrase[0].lower()}{phrase[1:]}."
+    trailing = None if _LEADING_PHRASE.match(rest) else _TRAILING_COMMA.search(rest)
+    if trailing is not None:
+        return f"{rest[: trailing.start()]} {phrase}{rest[trailing.start() :]}."
+    return f"{rest} {phrase}."
 
 
 def prepare_hop(hop: PlanHop, index: int, changes: Sequence[NodeChange] = ()) -> str:
