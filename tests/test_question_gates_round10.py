@@ -7,6 +7,7 @@ in the comment, unless the comment says they are made up."""
 from __future__ import annotations
 
 import pytest
+from plan_hops import plan_hop
 
 from irbgen.irb.gates import (
     answer_by_its_people,
@@ -18,6 +19,8 @@ from irbgen.irb.gates import (
 )
 from irbgen.irb.node_types import name_noun
 from irbgen.irb.places import names_it_otherwise, names_its_people
+from irbgen.irb.plans import _quoted
+from irbgen.irb.records import QuestionPlan
 from irbgen.irb.rules.keypoints import page_of
 from irbgen.irb.rules.questions import _move_fronted
 from irbgen.irb.rules.referents import situate
@@ -199,3 +202,24 @@ def test_a_fronted_date_moves_before_a_trailing_participle_not_after_it():
     # an apposition belongs to the noun before it: the date still goes last (Azerbaijan, page 746)
     games = "On 8 December 2012, Baku was selected to host the 2015 European Games, the first to be held."
     assert _move_fronted(games).endswith("the first to be held on 8 December 2012.")
+
+
+def test_the_economy_alone_says_not_whose(nlp):
+    # the wtf set's United Kingdom (page 52): "From 1984, the economy was helped by the inflow of
+    # substantial North Sea oil revenues." (an economy, like an army or a population, is a country's)
+    question = "The economy was helped by the inflow of substantial North Sea oil revenues from what year?"
+    assert unresolved_reference(nlp(question)) == "'the economy' refers outside the text"
+    assert unresolved_reference(nlp("The world's economy grew in what year?")) is None  # made up
+
+
+def test_a_quoted_name_keeps_its_words():
+    # the wtf set's United Kingdom (page 52): 'In Welsh, the long form name of the United Kingdom is
+    # "Teyrnas Unedig Prydain Fawr a Gogledd Iwerddon", ...' was asked with "T. U. P. Fawr"
+    text = (
+        'In Welsh, the long form name of the United Kingdom is "Teyrnas Unedig Prydain Fawr a Gogledd '
+        'Iwerddon", with "Teyrnas Unedig" being used as a short form name on government websites.'
+    )
+    hop = plan_hop("52:51:0", text, "the United Kingdom", "Country")
+    plan = QuestionPlan(id="s:52:51:0", kind="single_hop", hops=[hop])
+    assert _quoted(plan, "Teyrnas Unedig Prydain Fawr")
+    assert not _quoted(plan, "the United Kingdom")

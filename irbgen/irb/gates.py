@@ -84,8 +84,8 @@ _PRONOUNS = frozenset("he she they them him his her hers its their theirs it".sp
 _DEMONSTRATIVES = frozenset("this these those such".split())
 # Nouns whose one referent every reader knows, so "the <noun>" needs no antecedent.
 _UNIQUE_NOUNS = frozenset(
-    """world sun moon earth universe internet web public past future present sea weather economy
-    environment media press police military army navy population majority minority rest""".split()
+    """world sun moon earth universe internet web public past future present sea weather environment
+    media press majority minority rest""".split()
 )
 _NOUN_TAGS = frozenset(("NN", "NNS"))
 _NAME_TAGS = frozenset(("NNP", "NNPS"))

@@ -524,7 +524,7 @@ def paraphrase_changes(plan: QuestionPlan, reference: date, labels: Labels | Non
             continue
         if change.rule == "relative_date" and _fronted_date(plan, node):
             continue
-        if change.rule == "initials" and _named_as_place(plan, node):
+        if change.rule == "initials" and (_named_as_place(plan, node) or _quoted(plan, node)):
             continue
         if not any(apply_changes(text, [change]) != text for hop in plan.hops for text in hop.keypoints):
             continue  # "finish 2002 as the oldest": a date the question keeps as written
@@ -553,6 +553,17 @@ def _named_as_place(plan: QuestionPlan, node: str) -> bool:
     Stijena in Montenegro" (spaCy's PERSON); initials would make a person of it."""
     pattern = re.compile(rf"\b(?:at|near|in)\s+{re.escape(node)}\b(?!['’]s)")
     return any(pattern.search(text) for hop in plan.hops for text in hop.keypoints)
+
+
+_QUOTED = re.compile(r"[\"“]([^\"“”]*)[\"”]")
+
+
+def _quoted(plan: QuestionPlan, node: str) -> bool:
+    """A keypoint quotes the name: 'the long form name ... is "Teyrnas Unedig Prydain Fawr a Gogledd
+    Iwerddon"' (spaCy's PERSON); a quotation keeps its words, never initials."""
+    return any(
+        node in quoted for hop in plan.hops for text in hop.keypoints for quoted in _QUOTED.findall(text)
+    )
 
 
 _FUTURE = re.compile(r"\b(?:will|would|shall|is expected to|are expected to|plans? to|scheduled to)\b", re.I)
