@@ -446,8 +446,9 @@ def _mark(text: str, answer: str, bridge: str | None) -> str | None:
 
 
 # A comma that sets off a participle or a source after the main clause: ", spending nine days ...",
-# ", according to The Lancet" (an apposition or relative clause after a comma belongs to the noun before).
-_TRAILING_COMMA = re.compile(r",\s+(?=(?:[a-z]+ing|according to)\b)")
+# ", according to The Lancet" (an apposition, a relative clause or ", including ..." after a comma belongs
+# to the noun before).
+_TRAILING_COMMA = re.compile(r",\s+(?=(?:(?!including\b)[a-z]+ing|according to)\b)")  # "including" lists
 _LEADING_PHRASE = re.compile(
     r"^(?:As|According|In|On|At|During|After|Before|Since|With|Despite|Following|Under)\b"
 )
