@@ -13,6 +13,7 @@ from irbgen.irb.gates import (
     answer_by_its_people,
     part_of_many,
     question_failure,
+    thing_word_for_person,
     undated_figure,
     unplaced_office,
     unresolved_reference,
@@ -178,6 +179,12 @@ def test_a_past_figure_with_no_date_is_not_one_figure(nlp):
     # a year, or the present tense (Azerbaijan, page 746)
     dated_by_year = nlp("Foreign-born people made up what percentage in 2011?")
     assert undated_figure(dated_by_year, "49.9%", None, "") is None
+    # "by" is no date: "(by percentage)" in a bridge's description (Alaska, page 624)
+    quakers = (
+        "Hispanics or Latinos of any race made up what percentage of the population of the state that has "
+        "the largest Quaker population (by percentage) of any state?"
+    )
+    assert undated_figure(nlp(quakers), "5.5%", None, "Quantity") is not None
     present = "What percentage of the population of Azerbaijan are Muslims?"
     assert undated_figure(nlp(present), "Around 95%", None, "Quantity") is None
 
@@ -223,3 +230,15 @@ def test_a_quoted_name_keeps_its_words():
     plan = QuestionPlan(id="s:52:51:0", kind="single_hop", hops=[hop])
     assert _quoted(plan, "Teyrnas Unedig Prydain Fawr")
     assert not _quoted(plan, "the United Kingdom")
+
+
+def test_what_for_a_persons_name_is_the_wrong_question_word(nlp):
+    # Anarchism (page 12): "In Europe the main propagandist of free love within individualist anarchism
+    # was Emile Armand." asked "... was what?" (the answer typed as no kind of thing)
+    asked = nlp("In Europe the main propagandist of free love within individualist anarchism was what?")
+    assert (
+        thing_word_for_person(asked, "Emile Armand", "Other") == "'what' for 'Emile Armand', a person's name"
+    )
+    # a name whose head word says what it is (made up in the form of the realdata test half's stadium)
+    home = nlp("What is the home of the Vellmouth football team?")
+    assert thing_word_for_person(home, "Bryant-Denny Stadium", "Other") is None

@@ -334,28 +334,28 @@ def random_order(bench: Path, seed: int = 0) -> tuple[Draw, list[str]]:
 
 def test_scoring_reviews_writes_the_card_and_the_benchmark_stays_valid(wiki_copy):
     draw, ids = random_order(wiki_copy)
-    alice = {sid: (True, n % 5 != 0, True) for n, sid in enumerate(ids[:17])}
+    alice = {sid: (True, n % 5 != 0, True) for n, sid in enumerate(ids[:16])}
     bob = {sid: (True, n % 4 != 0, True) for n, sid in enumerate(ids[:10])}
-    bob[ids[17]] = (True, True, None)  # not fully judged: left out
+    bob[ids[16]] = (True, True, None)  # not fully judged: left out
     write_reviews(wiki_copy, "alice", alice, draw)
     write_reviews(wiki_copy, "bob", bob, draw)
     result = run("review", wiki_copy, "--score")
     assert result.exit_code == 0, result.output
-    # alice fails 0, 5, 10, 15; bob fails 0, 4, 8: together 0, 4, 5, 8, 10, 15 of 17
+    # alice fails 0, 5, 10, 15; bob fails 0, 4, 8: together 0, 4, 5, 8, 10, 15 of 16
     lines = result.output.splitlines()
     assert lines[0].startswith(
-        f"reviewed 17 of {len(ids)} samples of run (wikipedia) by alice, bob: 11 valid, 64.7% [41.3%, 82.7%]"
+        f"reviewed 16 of {len(ids)} samples of run (wikipedia) by alice, bob: 10 valid, 62.5% [38.6%, 81.5%]"
     )
-    assert "drawn: a random sample of 17 with seed 0\n" in result.output
+    assert "drawn: a random sample of 16 with seed 0\n" in result.output
     # on the 10 shared: alice 8 valid, bob 7, 7 agree; chance .8*.7 + .2*.3 = .62; kappa (.7-.62)/.38 = .21
     assert "agreement alice / bob: 7 of 10 shared samples, Cohen's kappa 0.21" in result.output
     card = (wiki_copy / "README.md").read_text()
-    assert "2 reviewers (alice, bob) judged 17 of the" in card and "with `irbgen review`" in card
+    assert "2 reviewers (alice, bob) judged 16 of the" in card and "with `irbgen review`" in card
     assert (
-        "How the samples were drawn: a random sample of 17 with seed 0. Intervals are Wilson 95% score "
+        "How the samples were drawn: a random sample of 16 with seed 0. Intervals are Wilson 95% score "
         "intervals." in card
     )
-    assert "| all | 17 | 11 | 64.7% | [41.3%, 82.7%] |" in card
+    assert "| all | 16 | 10 | 62.5% | [38.6%, 81.5%] |" in card
     assert "| alice, bob | 10 | 7 | 0.21 |" in card
     assert run("validate", wiki_copy).exit_code == 0
     again = run("audit", "--score", wiki_copy)
@@ -432,7 +432,7 @@ def test_bad_input_is_one_line_and_exit_2(wiki_copy, tmp_path):
 def test_the_command_serves_on_loopback_and_stops_on_ctrl_c(wiki_copy):
     server = ReviewServer(wiki_copy, "--reviewer", "carol")
     try:
-        assert server.lines[0].startswith("reviewing 18 samples of run as carol (0 judged; judgments go to ")
+        assert server.lines[0].startswith("reviewing 17 samples of run as carol (0 judged; judgments go to ")
         page = httpx.get(server.url, follow_redirects=True, timeout=10)
         assert page.status_code == 200 and 'name="review-token"' in page.text
         token = page.text.split('name="review-token" content="')[1].split('"')[0]
@@ -444,7 +444,7 @@ def test_the_command_serves_on_loopback_and_stops_on_ctrl_c(wiki_copy):
     finally:
         code, out, err = server.stop()
     assert code == 0, err
-    assert out.strip() == "stopped; 0 of 18 samples judged by carol" and "Traceback" not in err
+    assert out.strip() == "stopped; 0 of 17 samples judged by carol" and "Traceback" not in err
     (line,) = (wiki_copy / "reviews" / "carol.jsonl").read_text().splitlines()
     assert json.loads(line)["sample"] == sample
 
@@ -477,7 +477,7 @@ def test_review_shows_a_random_order_by_default_and_file_order_on_request(wiki_c
     ids = BenchmarkIndex.samples_only(wiki_copy).samples.ids
     drawn = open_session(wiki_copy)
     assert drawn.order == random_order(wiki_copy)[1] and sorted(drawn.order) == sorted(ids)
-    assert drawn.order != ids  # 18 samples: a random order is not file order
+    assert drawn.order != ids  # 17 samples: a random order is not file order
     assert open_session(wiki_copy, "bob", seed=7).order == random_order(wiki_copy, 7)[1] != drawn.order
     in_file_order = open_session(wiki_copy, "carol", size=4, order="file")
     assert in_file_order.order == ids[:4]

@@ -548,6 +548,22 @@ def _fronted_date(plan: QuestionPlan, node: str) -> bool:
     return False
 
 
+_LAST_APPOSITION = re.compile(r",\s+(?:the|a|an|which|who|whose|where)\b[^,]*$")
+
+
+def _fronted_before_apposition(plan: QuestionPlan, node: str) -> bool:
+    """ "On 8 December 2012, Baku was selected to host the 2015 European Games, the first to be held in
+    competition's history.": the question moves the fronted date to the end, after the apposition, where
+    a false "7 years ago" reads as the apposition's date."""
+    for hop in plan.hops:
+        for text in hop.keypoints:
+            match = _FRONTED.match(text)
+            if match and normalize(node) in normalize(match.group("phrase")):
+                if _LAST_APPOSITION.search(text[match.end() :].rstrip(" .")):
+                    return True
+    return False
+
+
 def _named_as_place(plan: QuestionPlan, node: str) -> bool:
     """A keypoint puts the name right after "at", "near" or "in", as a place: "objects found at Crvena
     Stijena in Montenegro" (spaCy's PERSON); initials would make a person of it."""
@@ -616,10 +632,23 @@ def _false_change(plan: QuestionPlan, reference: date, seed: int) -> NodeChange 
             hop = plan.hops[0]
             held = value_of_the_answer(node, change.replacement, hop.answer, hop.triples, texts)
             change = Refusal("value_of_the_answer", f"{node!r}: {held}") if held else change
+        if isinstance(change, NodeChange) and node_type == "Date":
+            change = _moved_date_refusal(plan, node) or change
         if isinstance(change, NodeChange):
             return change
         refusals.append(change)
     return refusals
+
+
+def _moved_date_refusal(plan: QuestionPlan, node: str) -> Refusal | None:
+    """Why a false date would read wrongly where the question puts it: beside the asked date ("in what
+    year and 3.2% 14 years ago"), or moved from the front to the end, after an apposition it would seem
+    to date."""
+    if plan.hops[0].answer_type == "Date":
+        return Refusal("date_beside_asked_date", f"{node!r} beside the asked date: two times")
+    if _fronted_before_apposition(plan, node):
+        return Refusal("fronted_date", f"{node!r} moves to the end, after an apposition it seems to date")
+    return None
 
 
 def _date_refusal(plan: QuestionPlan, node: str) -> Refusal | None:
