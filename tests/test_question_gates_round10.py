@@ -11,7 +11,9 @@ from plan_hops import plan_hop
 
 from irbgen.irb.gates import (
     answer_by_its_people,
+    included_member,
     part_of_many,
+    person_word_for_thing,
     question_failure,
     thing_word_for_person,
     undated_figure,
@@ -242,3 +244,21 @@ def test_what_for_a_persons_name_is_the_wrong_question_word(nlp):
     # a name whose head word says what it is (made up in the form of the realdata test half's stadium)
     home = nlp("What is the home of the Vellmouth football team?")
     assert thing_word_for_person(home, "Bryant-Denny Stadium", "Other") is None
+
+
+# --- round 10, from the 196 dump's tuning half (even page ids) -----------------------------------------
+
+
+def test_what_a_whole_includes_is_one_of_many(nlp):
+    # Odanad (page 3046850): "Festivals in Odanad include the Jeevatha Nritham."
+    assert included_member(nlp("Festivals in Odanad include what?")) == (
+        "one member of what 'include' lists: 'include what'"
+    )
+    # the whole asked for is one (made up)
+    assert included_member(nlp("Which festival includes the Jeevatha Nritham?")) is None
+
+
+def test_a_person_word_after_in_is_a_place_taken_for_a_person(nlp):
+    # Odanad (page 3046850), spaCy's PERSON for the village: "Festivals in whom include ...?"
+    found = person_word_for_thing(nlp("Festivals in whom include the Jeevatha Nritham?"), "Odanad", "Person")
+    assert found == "'in whom': a person is not a place"

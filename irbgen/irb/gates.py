@@ -877,6 +877,7 @@ def question_failure(
         checks.append(("question_not_unique", lambda: class_membership(doc)))
         checks.append(("question_not_unique", lambda: one_of_many_members(doc)))
         checks.append(("question_not_unique", lambda: part_of_many(doc)))
+        checks.append(("question_not_unique", lambda: included_member(doc)))
         checks.append(("question_no_inversion", lambda: no_inversion(doc)))
         checks.append(("question_no_inversion", lambda: wh_adverb_left_in_place(doc)))
         checks.append(("question_two_sentences", lambda: two_sentences(doc)))
@@ -1021,6 +1022,23 @@ def class_membership(doc: Any) -> str | None:
     for role in roles:
         if role is not asked[0] and any(d.dep_ == "det" and d.lower_ in ("a", "an") for d in role.children):
             return f"asks for one member of a class: {root.text} {role.text!r}"
+    return None
+
+
+_INCLUDING = frozenset("include includes included comprise comprises comprised".split())
+
+
+def included_member(doc: Any) -> str | None:
+    """ "Festivals in Odanad include what?": the question word is what a whole includes, one of its
+    members, which the others would answer as well."""
+    for token in doc:
+        if token.lower_ not in _INCLUDING or not token.tag_.startswith("VB"):
+            continue
+        for obj in (c for c in token.children if c.dep_ in ("dobj", "attr")):
+            if obj.lower_ in _WH_WORDS or any(
+                c.dep_ == "det" and c.lower_ in _WH_WORDS for c in obj.children
+            ):
+                return f"one member of what '{token.text}' lists: {doc[token.i : obj.i + 1].text!r}"
     return None
 
 
@@ -1975,7 +1993,7 @@ _WORK_NOUNS = (
     "novel|book|film|movie|album|song|single|play|poem|opera|series|show|game|magazine|newspaper"
     "|painting|documentary|musical|novella|comic|manga|anime|sitcom|symphony|record"
 )
-_PLACE_PREPOSITIONS = frozenset(("at", "near", "inside", "outside", "across", "beneath"))
+_WHERE_PREPOSITIONS = frozenset(("at", "near", "inside", "outside", "across", "beneath"))
 
 
 def _written_as_work(answer: str, keypoints: Sequence[str]) -> str | None:
@@ -2005,6 +2023,10 @@ def person_word_for_thing(
     """ "who" or "whom" for a work or a place that spaCy took for a person: the answer's type is Work,
     the keypoint writes it as a work ("the novel X", in quotes), or the question word is the object of
     a place preposition ("found at whom in Montenegro")."""
+    for token in doc:  # "Festivals in whom include ...?": the parse may not take it for a question word
+        before = doc[token.i - 1].lower_ if token.i > 0 else ""
+        if token.lower_ in ("who", "whom") and before in _WHERE_PREPOSITIONS | {"in"}:
+            return f"'{doc[token.i - 1].text} {token.text}': a person is not a place"
     for token in question_words(doc):
         if token.lower_ not in ("who", "whom"):
             continue
@@ -2013,7 +2035,7 @@ def person_word_for_thing(
         work = _written_as_work(answer, keypoints) if answer else None
         if work is not None:
             return f"{token.text!r} for {answer!r}, written as a work: {work!r}"
-        if token.dep_ == "pobj" and token.head.lower_ in _PLACE_PREPOSITIONS:
+        if token.dep_ == "pobj" and token.head.lower_ in _WHERE_PREPOSITIONS:
             return f"'{token.head.text} {token.text}': a person is not a place"
     return None
 
