@@ -248,10 +248,10 @@ def unresolved_reference(doc: Any, person: tuple[str, str] | None = None) -> str
     for token in doc:
         lower = token.lower_
         if lower in _PRONOUNS and token.tag_ in ("PRP", "PRP$") and not _dummy_it(token):
+            if _means_the_page(doc, token.i, person):  # with or without a name before it to mean
+                return f"pronoun {token.text!r} means {person[0]}, whom the text does not name"  # type: ignore[index]
             if not _has_antecedent(doc, token.i, person):
                 return f"pronoun {token.text!r} refers outside the text"
-            if _means_the_page(doc, token.i, person):
-                return f"pronoun {token.text!r} means {person[0]}, whom the text does not name"  # type: ignore[index]
         elif lower == "another" and _another_of_before(token):
             return f"'{doc[token.i : token.i + 2].text}' presupposes one named before"
         elif lower == "such" and token.dep_ in ("amod", "predet") and token.head.tag_ in _NOUN_TAGS:

@@ -322,9 +322,12 @@ def convert_text(number: str, unit: str) -> str:
         if unit.startswith(prefix) and unit[len(prefix) :] in _UNIT_WORDS:
             scale, unit = word + " ", unit[len(prefix) :]
             break
-    if re.fullmatch(r"\d{4,}", number):
-        number = f"{int(number):,}"
-    return f"{number} {scale}{_UNIT_WORDS.get(unit, unit)}"
+    return f"{_grouped(number)} {scale}{_UNIT_WORDS.get(unit, unit)}"
+
+
+def _grouped(number: str) -> str:
+    """A whole number of four or more digits with thousands separators, as a page shows it: "130,395"."""
+    return f"{int(number):,}" if re.fullmatch(r"\d{4,}", number) else number
 
 
 def _render_inline(name: str, node: Any) -> str:
@@ -340,7 +343,7 @@ def _render_inline(name: str, node: Any) -> str:
         return ""
     if name in ("convert", "cvt"):
         if len(args) >= 4 and args[1] in ("-", "–", "to", "and", "or"):
-            return f"{args[0]} {args[1]} {convert_text(args[2], args[3])}".replace(" - ", "–")
+            return f"{_grouped(args[0])} {args[1]} {convert_text(args[2], args[3])}".replace(" - ", "–")
         return convert_text(args[0], args[1]) if len(args) > 1 else args[0]
     if name in ("lang", "transl", "transliteration"):
         return args[-1]
