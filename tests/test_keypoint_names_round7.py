@@ -20,8 +20,6 @@ from irbgen.irb.stages import MakeSamples
 from irbgen.language import foreign_language
 from irbgen.pipeline.stage import Batch, StageContext
 from irbgen.records import Reject
-from irbgen.spacy_models import DEFAULT_MODEL
-from irbgen.wikipedia.stages import load_parser
 from irbgen.wikipedia.subjects import defining_noun
 
 GILBERT_LEAD = (
@@ -32,11 +30,6 @@ HUXLEY_LEAD = (
     "Aldous Leonard Huxley (26 July 1894 – 22 November 1963) was an English writer, novelist, "
     "philosopher, and prominent member of the Huxley family."
 )  # realdata page 628 (Aldous Huxley), shortened
-
-
-@pytest.fixture(scope="module")
-def nlp():
-    return load_parser(DEFAULT_MODEL)
 
 
 def situated(nlp, text, title, lead, person):

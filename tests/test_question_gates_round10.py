@@ -6,7 +6,6 @@ in the comment, unless the comment says they are made up."""
 
 from __future__ import annotations
 
-import pytest
 from plan_hops import plan_hop
 
 from irbgen.irb.gates import (
@@ -27,16 +26,8 @@ from irbgen.irb.records import QuestionPlan
 from irbgen.irb.rules.keypoints import page_of
 from irbgen.irb.rules.questions import _move_fronted
 from irbgen.irb.rules.referents import situate
-from irbgen.spacy_models import DEFAULT_MODEL
 from irbgen.wikipedia.render import convert_text
-from irbgen.wikipedia.stages import load_parser
 from irbgen.wikipedia.wikitext import split_sentences
-
-
-@pytest.fixture(scope="module")
-def nlp():
-    return load_parser(DEFAULT_MODEL)
-
 
 # --- an office without its country ---------------------------------------------------------------------
 

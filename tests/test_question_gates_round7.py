@@ -16,13 +16,6 @@ from irbgen.irb.gates import (
 )
 from irbgen.irb.questions import WriteQuestions
 from irbgen.irb.records import QuestionPlan
-from irbgen.spacy_models import DEFAULT_MODEL
-from irbgen.wikipedia.stages import load_parser
-
-
-@pytest.fixture(scope="module")
-def nlp():
-    return load_parser(DEFAULT_MODEL)
 
 
 @pytest.mark.parametrize(

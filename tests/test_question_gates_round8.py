@@ -30,11 +30,6 @@ from irbgen.spacy_models import DEFAULT_MODEL
 from irbgen.wikipedia.stages import load_parser
 
 
-@pytest.fixture(scope="module")
-def nlp():
-    return load_parser(DEFAULT_MODEL)
-
-
 @pytest.mark.parametrize(
     "question",
     [

@@ -14,15 +14,7 @@ from irbgen.irb.node_types import name_noun
 from irbgen.irb.questions import WriteQuestions
 from irbgen.irb.records import QuestionPlan, Triple
 from irbgen.irb.rules.questions import generic_wh, realize_plan
-from irbgen.spacy_models import DEFAULT_MODEL
-from irbgen.wikipedia.stages import load_parser
 from irbgen.wikipedia.subjects import links_in
-
-
-@pytest.fixture(scope="module")
-def nlp():
-    return load_parser(DEFAULT_MODEL)
-
 
 # --- a person by one word ------------------------------------------------------------------------------
 
