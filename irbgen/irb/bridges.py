@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from irbgen.irb.gates import described_badly, identifies_one, person_nodes
 from irbgen.irb.masking import normalize
-from irbgen.irb.places import names_it_otherwise, names_its_people
+from irbgen.irb.places import gives_country_away
 from irbgen.irb.records import Fact, PlanHop
 from irbgen.irb.rules.questions import (
     HEADS,
@@ -72,10 +72,8 @@ def bridge_named_once(inner: PlanHop, outer: PlanHop) -> bool:
             later = later_possessives(rest, bridge, start) if inner.answer_type != "Person" else []
             for later_start, later_end in reversed(later):  # a later "Angola's revenue" is "its revenue"
                 rest = rest[:later_start] + "its" + rest[later_end:]
-            leaks = (
-                contains_answer(rest, inner.answer, inner.answer_type)
-                or names_its_people(inner.answer, rest)
-                or names_it_otherwise(inner.answer, rest)
+            leaks = contains_answer(rest, inner.answer, inner.answer_type) or gives_country_away(
+                inner.answer, rest
             )
             return len(spans) == 1 + len(later) and not leaks
     return False

@@ -14,7 +14,7 @@ from typing import Any
 
 from irbgen.irb.masking import normalize
 from irbgen.irb.node_types import name_noun, name_type
-from irbgen.irb.places import known_place, names_it_otherwise, names_its_people
+from irbgen.irb.places import gives_country_away, known_place
 from irbgen.irb.records import Entity
 from irbgen.irb.rules.graph import node_type as label_type
 from irbgen.irb.rules.questions import HONORIFICS
@@ -920,7 +920,7 @@ def answer_by_its_people(question: str, answer: str, answer_type: str) -> str | 
     gives the answer away."""
     if answer_type not in ("Country", "Location"):
         return None
-    word = names_its_people(answer, question) or names_it_otherwise(answer, question)
+    word = gives_country_away(answer, question)
     return None if word is None else f"{word!r} gives the answer {answer!r} away"
 
 

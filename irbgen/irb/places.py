@@ -121,4 +121,9 @@ def names_it_otherwise(country: str, text: str) -> str | None:
     return None
 
 
+def gives_country_away(country: str, text: str) -> str | None:
+    """The word of `text` that names `country` without its name: its people's word or another name of it."""
+    return names_its_people(country, text) or names_it_otherwise(country, text)
+
+
 _NAME_PARTICLES = r"(?:la|le|de|del|di|da|do|du|von|van|al|el)"

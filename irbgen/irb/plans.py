@@ -540,12 +540,19 @@ def _fronted_date(plan: QuestionPlan, node: str) -> bool:
     the fronted date to its end, after a noun, where "18 years ago" would read as part of that noun's
     phrase ("a calendar year 18 years ago"); "in 1998" does not."""
     opening = re.compile(rf"^(?:In|On)\s+(?:[\w-]+\s+){{0,2}}{re.escape(node)}\b")  # "In 1987 Allan ..."
+    texts = [text for hop in plan.hops for text in hop.keypoints]
+    return bool(_after_fronted(plan, node)) or any(opening.match(text) for text in texts)
+
+
+def _after_fronted(plan: QuestionPlan, node: str) -> list[str]:
+    """What follows the fronted phrase ("In 1998, ...") of each keypoint whose fronted phrase holds `node`."""
+    rests = []
     for hop in plan.hops:
         for text in hop.keypoints:
             match = _FRONTED.match(text)
-            if (match and normalize(node) in normalize(match.group("phrase"))) or opening.match(text):
-                return True
-    return False
+            if match and normalize(node) in normalize(match.group("phrase")):
+                rests.append(text[match.end() :])
+    return rests
 
 
 _LAST_APPOSITION = re.compile(r",\s+(?:the|a|an|which|who|whose|where)\b[^,]*$")
@@ -555,13 +562,7 @@ def _fronted_before_apposition(plan: QuestionPlan, node: str) -> bool:
     """ "On 8 December 2012, Baku was selected to host the 2015 European Games, the first to be held in
     competition's history.": the question moves the fronted date to the end, after the apposition, where
     a false "7 years ago" reads as the apposition's date."""
-    for hop in plan.hops:
-        for text in hop.keypoints:
-            match = _FRONTED.match(text)
-            if match and normalize(node) in normalize(match.group("phrase")):
-                if _LAST_APPOSITION.search(text[match.end() :].rstrip(" .")):
-                    return True
-    return False
+    return any(_LAST_APPOSITION.search(rest.rstrip(" .")) for rest in _after_fronted(plan, node))
 
 
 def _named_as_place(plan: QuestionPlan, node: str) -> bool:

@@ -531,11 +531,13 @@ def situate(doc: Any, page: Page, context: Sequence[str], person: str | None = N
             edits.update(found)
             mentioned = True  # one name is enough: "the state budget of Azerbaijan"
     for token in doc:
-        doubt = _doubted_surname(token, person, context)
-        if doubt is not None:
-            return Situated(None, "unresolved_referent", doubt)
+        parts = _page_person_parts(token, person)  # a lone surname of the page's person
+        other = None if parts is None else _namesake(token.text, parts, context)
+        if other is not None:  # "Murchison served as ..." beside his mother "Clara Lee Murchison"
+            detail = f"{token.text!r} alone beside {other!r}: which {token.text} is not sure"
+            return Situated(None, "unresolved_referent", detail)
         if token.i not in edits:
-            full = _full_name(token, page, context) or _page_surname(token, person, context)
+            full = _full_name(token, page, context) or (person if parts is not None else None)
             if full is not None:
                 edits[token.i] = full + token.whitespace_
             elif token.lower_ in _SEQUENCE_ADVERBS and token.dep_ == "advmod" and token.i > 0:
@@ -728,32 +730,19 @@ def lone_name(token: Any) -> bool:
 
 def _page_person_parts(token: Any, person: str | None) -> list[str] | None:
     """The page person's name without its suffix ("Clint Murchison" of "Clint Murchison Sr.") when the lone
-    name `token` is their surname and the text does not name them in full already, else None."""
+    name `token` is their surname and the text does not name them in full already, else None. After the
+    lead an article names its subject by surname, so a keypoint standing alone needs the whole name
+    ("Elizabeth Gilbert" for a lone "Gilbert" on her page), unless the sentences around name someone
+    else with it (`_namesake`)."""
     if person is None or not lone_name(token) or person in token.doc.text:
         return None
     parts = [word for word in person.split() if word.lower() not in _SUFFIXES]
     return parts if len(parts) >= 2 and token.text == parts[-1] else None
 
 
-def _page_surname(token: Any, person: str | None, context: Sequence[str]) -> str | None:
-    """ "Elizabeth Gilbert" for a lone "Gilbert" on her page: after the lead an article names its subject
-    by surname, so a keypoint standing alone (or an answer) needs the whole name. None when the keypoint
-    names them in full already, or when the sentences around name someone else with that surname."""
-    parts = _page_person_parts(token, person)
-    return person if parts is not None and _namesake(token.text, parts, context) is None else None
-
-
-def _doubted_surname(token: Any, person: str | None, context: Sequence[str]) -> str | None:
-    """Why a lone surname of the page's person cannot be completed: the sentences around name someone else
-    with it ("Marc Emery" on Jodie Emery's page, his mother "Clara Lee Murchison" beside "Murchison served
-    as ..." on Clint Murchison Sr.'s), so which one is meant is not sure."""
-    parts = _page_person_parts(token, person)
-    other = None if parts is None else _namesake(token.text, parts, context)
-    return None if other is None else f"{token.text!r} alone beside {other!r}: which {token.text} is not sure"
-
-
 def _namesake(surname: str, parts: Sequence[str], context: Sequence[str]) -> str | None:
-    """Someone else the sentences around name with the page person's surname, or None."""
+    """Someone else the sentences around name with the page person's surname ("Marc Emery" on Jodie
+    Emery's page), or None."""
     pattern = re.compile(rf"\b((?:[A-Z][a-z]+ )+){re.escape(surname)}\b")
     for text in context:
         for match in pattern.finditer(clean(text)):
