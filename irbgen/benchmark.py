@@ -176,17 +176,17 @@ def _write_files(
     stats = BenchmarkStats()
     files: dict[str, str] = {}
     doc_ids: Container[str]
-    with _Sink(tmp / CORPUS) as corpus:
-        if isinstance(documents, WrittenCorpus):
-            doc_ids = documents.ids
-            for part in documents.parts:
-                _append_file(corpus, part.path)
-                stats.documents += part.documents
-                stats.document_tokens += part.tokens
-        else:
-            doc_ids = set()
+    if isinstance(documents, WrittenCorpus):
+        doc_ids = documents.ids
+        files[CORPUS] = _place_corpus(documents.parts, tmp / CORPUS)
+        for part in documents.parts:
+            stats.documents += part.documents
+            stats.document_tokens += part.tokens
+    else:
+        doc_ids = set()
+        with _Sink(tmp / CORPUS) as corpus:
             _write_documents(corpus, documents, stats, doc_ids)
-    files[CORPUS] = corpus.digest
+        files[CORPUS] = corpus.digest
 
     (tmp / "qrels").mkdir()
     sample_ids: set[str] = set()
@@ -270,6 +270,7 @@ class CorpusPart:
     path: Path
     documents: int
     tokens: int  # whitespace tokens over the part's document texts
+    digest: str = ""  # the file's sha256
 
 
 @dataclass(frozen=True)
@@ -284,12 +285,41 @@ class WrittenCorpus:
     ids: Container[str]
 
 
-def write_corpus_part(path: Path, documents: Iterable[Document], first: int = 0) -> CorpusPart:
-    """Write DOCUMENTS as corpus.jsonl lines to PATH, with the writer's checks; FIRST numbers them."""
+def write_corpus_part(
+    path: Path,
+    documents: Iterable[Document],
+    first: int = 0,
+    then: Callable[[], Iterable[CorpusPart]] = tuple,
+) -> CorpusPart:
+    """Write DOCUMENTS as corpus.jsonl lines to PATH, with the writer's checks; FIRST numbers them.
+
+    THEN, called once they are written, gives the parts that follow this one (written meanwhile by
+    others): each is appended to PATH and removed, so PATH ends as their join.
+    """
     stats = BenchmarkStats()
     with _Sink(path) as part:
         _write_documents(part, documents, stats, set(), first)
-    return CorpusPart(Path(path), stats.documents, stats.document_tokens)
+        for later in then():
+            _append_file(part, later.path)
+            later.path.unlink()
+            stats.documents += later.documents
+            stats.document_tokens += later.tokens
+    return CorpusPart(Path(path), stats.documents, stats.document_tokens, part.digest)
+
+
+def _place_corpus(parts: list[CorpusPart], path: Path) -> str:
+    """Join PARTS into PATH; returns its sha256. A single part with its digest (already the whole
+    corpus, joined by its writer) is moved there, not copied."""
+    if len(parts) == 1 and parts[0].digest:
+        try:
+            os.replace(parts[0].path, path)
+            return parts[0].digest
+        except OSError:  # on another file system: copied below
+            pass
+    with _Sink(path) as corpus:
+        for part in parts:
+            _append_file(corpus, part.path)
+    return corpus.digest
 
 
 def _append_file(sink: _Sink, path: Path) -> None:

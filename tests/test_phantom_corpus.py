@@ -42,7 +42,7 @@ def test_parts_written_by_processes_give_the_same_benchmark(tmp_path, small_bloc
     write_output(alone, tmp_path / "alone")
     (tmp_path / "parts").mkdir()
     parted = build_phantom(CONFIG, vocabulary, parts=tmp_path / "parts")
-    assert len(parted.documents.parts) == 2 and parted.timings.keys() >= {"articles"}
+    assert len(parted.documents.parts) == 1 and parted.timings.keys() >= {"articles"}
     write_output(parted, tmp_path / "parted")
     assert files(tmp_path / "parted") == files(tmp_path / "alone")
 
@@ -68,6 +68,44 @@ def test_a_writer_that_fails_is_named_in_one_line(tmp_path):
     finally:
         writers.stop()
     assert "\n" not in str(raised.value) and not isinstance(raised.value, BadInputError)
+
+
+def _failing_after_the_first(monkeypatch, fail):
+    """Writers other than the first call FAIL instead of rendering their articles."""
+    import irbgen.phantom.corpus as corpus_module
+
+    real = corpus_module.articles
+
+    def articles(index, dob_text, first, end):
+        if first > 0:
+            fail()
+        return real(index, dob_text, first, end)
+
+    monkeypatch.setattr(corpus_module, "articles", articles)
+
+
+@pytest.mark.parametrize("how", ["raises", "killed"])
+def test_a_later_writer_that_fails_is_named_by_the_one_joining(tmp_path, monkeypatch, how):
+    def raises():
+        raise OSError("disk full")
+
+    def killed():
+        os.kill(os.getpid(), 9)
+
+    _failing_after_the_first(monkeypatch, raises if how == "raises" else killed)
+    stage = AskTemplates(CONFIG, generate_universe(CONFIG, load_vocabulary()))
+    (tmp_path / "parts").mkdir()
+    writers = CorpusWriters(stage.index, stage.attributes.dob_text, tmp_path / "parts", 3)
+    expected = {
+        "raises": r"^article writer corpus-1: disk full$",
+        "killed": r"^article writer corpus-1 stopped \(exit code -9\) before finishing its part",
+    }[how]
+    try:
+        with pytest.raises(IrbgenError, match=expected):
+            writers.join()
+    finally:
+        writers.stop()
+    assert not any(process.is_alive() for process in writers.writers)
 
 
 def test_document_ids_hold_exactly_the_ids_of_the_world():

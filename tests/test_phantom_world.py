@@ -11,7 +11,7 @@ import pytest
 from irbgen.errors import BadInputError
 from irbgen.phantom.config import PhantomConfig
 from irbgen.phantom.relations import RelationIndex
-from irbgen.phantom.universe import generate_universe
+from irbgen.phantom.universe import _friendships, generate_universe
 from irbgen.phantom.vocabulary import load_vocabulary
 
 
@@ -120,6 +120,47 @@ def test_friendships_form_a_sparse_random_graph(vocabulary):
     assert 2.8 < mean_degree < 3.2
     crossing = (universe.tree[edges[:, 0]] != universe.tree[edges[:, 1]]).mean()
     assert crossing > 0.9  # friends are drawn from the whole world, not from the family
+
+
+def _friendships_by_definition(size, k, rng):
+    """The graph as first written: rounds of draws, np.unique's first appearances, then a lexsort."""
+    if size < 2 or k <= 0:
+        return np.zeros((0, 2), dtype=np.int32)
+    wanted = int(rng.binomial(size * (size - 1) // 2, min(k / size, 1.0)))
+    edges = np.zeros((0, 2), dtype=np.int64)
+    while len(edges) < wanted:
+        draw = max(2 * (wanted - len(edges)), 16)
+        a, b = rng.integers(0, size, draw), rng.integers(0, size, draw)
+        keep = a != b
+        merged = np.concatenate([edges, np.stack([np.minimum(a, b)[keep], np.maximum(a, b)[keep]], axis=1)])
+        _, first = np.unique(merged[:, 0] * size + merged[:, 1], return_index=True)
+        edges = merged[np.sort(first)]
+    edges = edges[:wanted]
+    return edges[np.lexsort((edges[:, 1], edges[:, 0]))].astype(np.int32)
+
+
+@pytest.mark.parametrize(
+    "size, k",
+    [
+        (0, 3),
+        (1, 3),
+        (2, 3),
+        (2, 1000),
+        (5, 3),
+        (7, 50),
+        (20, 1000),
+        (100, 60),
+        (1000, 500),
+        (5000, 3),
+        (50000, 3),
+    ],
+)
+def test_friendships_are_the_graph_of_their_definition(size, k):
+    """Sparse (a repeat is rare) and dense (most draws repeat, the last round overshoots) alike."""
+    for seed in range(3):
+        fast = _friendships(size, k, np.random.default_rng(seed))
+        plain = _friendships_by_definition(size, k, np.random.default_rng(seed))
+        assert fast.dtype == plain.dtype and fast.shape == plain.shape and (fast == plain).all()
 
 
 def test_attributes_cover_the_vocabulary(world, vocabulary):

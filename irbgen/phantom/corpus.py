@@ -11,8 +11,10 @@ from __future__ import annotations
 import multiprocessing
 import signal
 import sys
+from collections.abc import Iterator
 from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import Any
 
 from irbgen.benchmark import CorpusPart, WrittenCorpus, write_corpus_part
 from irbgen.errors import IrbgenError
@@ -28,7 +30,11 @@ def can_fork() -> bool:
 
 
 class CorpusWriters:
-    """WRITERS forked processes, each writing the articles of one range of people to a part file."""
+    """WRITERS forked processes, each writing the articles of one range of people to a part file.
+
+    The first writer, once its own part is written, appends the others' parts to it as they finish, so
+    the corpus is joined (and hashed) while the parent still asks questions: `join` gets one part.
+    """
 
     def __init__(self, index: RelationIndex, dob_text: list[str], folder: Path, writers: int = WRITERS):
         for shape in ARTICLE_SHAPES:  # built once, here, and shared with every writer
@@ -36,57 +42,104 @@ class CorpusWriters:
         size = index.size
         self.ids = DocumentIds(size)
         bounds = [size * number // writers for number in range(writers + 1)]
+        ranges = list(zip(bounds, bounds[1:], strict=False))
         context = multiprocessing.get_context("fork")
         sys.stdout.flush()  # a forked child must not write out the parent's buffered text again
         sys.stderr.flush()
-        self.writers: list[tuple[multiprocessing.Process, Connection]] = []
-        for number, (first, end) in enumerate(zip(bounds, bounds[1:], strict=False)):
+        self.writers: list[multiprocessing.Process] = []
+        later: list[tuple[str, Connection]] = []  # the pipes from writers 1.. to writer 0
+        for number in range(writers - 1, 0, -1):
             receive, send = context.Pipe(duplex=False)
-            path = Path(folder) / f"corpus-{number}.jsonl"
-            process = context.Process(
-                target=_write, args=(index, dob_text, first, end, path, send), name=f"corpus-{number}"
-            )
-            process.start()
+            self._start(context, number, (index, dob_text, *ranges[number], folder, send, []))
             send.close()
-            self.writers.append((process, receive))
+            later.insert(0, (f"corpus-{number}", receive))
+        self.receive, send = context.Pipe(duplex=False)
+        self._start(context, 0, (index, dob_text, *ranges[0], folder, send, later))
+        send.close()
+        for _, receive in later:
+            receive.close()
+        self.writers.sort(key=lambda process: process.name)
+
+    def _start(self, context: Any, number: int, args: tuple) -> None:
+        process = context.Process(target=_write, args=(number, *args), name=f"corpus-{number}")
+        process.start()
+        self.writers.append(process)
 
     def join(self) -> WrittenCorpus:
-        """Wait for every writer; the parts in order, or IrbgenError naming the writer that failed."""
-        parts: list[CorpusPart] = []
-        for process, receive in self.writers:
-            try:
-                outcome, value = receive.recv()
-            except EOFError:  # died without a word: killed, or out of memory
-                process.join()
-                raise IrbgenError(
-                    f"article writer {process.name} stopped (exit code {process.exitcode}) before "
-                    "finishing its part of corpus.jsonl"
-                ) from None
+        """Wait for every writer; the joined corpus, or IrbgenError naming the writer that failed."""
+        try:
+            outcome, value = self.receive.recv()
+        except EOFError:  # the first writer died without a word: killed, or out of memory
+            outcome, value = "stopped", "corpus-0"
+        for process in self.writers:
             process.join()
-            if outcome != "done":
-                raise IrbgenError(f"article writer {process.name}: {value}")
-            parts.append(value)
-        return WrittenCorpus(parts, self.ids)
+        if outcome == "stopped":
+            (process,) = [process for process in self.writers if process.name == value]
+            raise IrbgenError(
+                f"article writer {process.name} stopped (exit code {process.exitcode}) before "
+                "finishing its part of corpus.jsonl"
+            )
+        if outcome != "done":
+            raise IrbgenError(f"article writer {value[0]}: {value[1]}")
+        return WrittenCorpus([value], self.ids)
 
     def stop(self) -> None:
         """End the writers still running (the build failed meanwhile)."""
-        for process, receive in self.writers:
+        for process in self.writers:
             if process.is_alive():
                 process.terminate()
             process.join()
-            receive.close()
+        self.receive.close()
 
 
 def _write(
-    index: RelationIndex, dob_text: list[str], first: int, end: int, path: Path, send: Connection
+    number: int,
+    index: RelationIndex,
+    dob_text: list[str],
+    first: int,
+    end: int,
+    folder: Path,
+    send: Connection,
+    later: list[tuple[str, Connection]],
 ) -> None:
-    """In the forked writer: render people FIRST..END-1 to PATH and send back the part or the failure."""
+    """In a forked writer: render people FIRST..END-1 to its part file, then (the first writer) append
+    the LATER writers' parts as they come; send back the part, or the failure and whose it was."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the parent, which ends its writers
+    name = f"corpus-{number}"
     try:
-        part = write_corpus_part(path, articles(index, dob_text, first, end), first)
+        path = Path(folder) / f"{name}.jsonl"
+        part = write_corpus_part(path, articles(index, dob_text, first, end), first, lambda: _parts(later))
+    except _WriterStopped as stopped:
+        send.send(("stopped", stopped.name))
+    except _WriterFailed as failed:
+        send.send(("failed", (failed.name, failed.message)))
     except Exception as error:  # reported by the parent in one line
-        send.send(("failed", str(error) or type(error).__name__))
+        send.send(("failed", (name, str(error) or type(error).__name__)))
     else:
         send.send(("done", part))
     finally:
         send.close()
+
+
+class _WriterStopped(Exception):
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+class _WriterFailed(Exception):
+    def __init__(self, name: str, message: str) -> None:
+        self.name, self.message = name, message
+
+
+def _parts(later: list[tuple[str, Connection]]) -> Iterator[CorpusPart]:
+    """The later writers' parts, in order, as each finishes."""
+    for name, receive in later:
+        try:
+            outcome, value = receive.recv()
+        except EOFError:  # died without a word: killed, or out of memory
+            raise _WriterStopped(name) from None
+        if outcome == "stopped":
+            raise _WriterStopped(value)
+        if outcome != "done":
+            raise _WriterFailed(*value)
+        yield value

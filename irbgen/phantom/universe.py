@@ -229,25 +229,55 @@ class _TreeBuilder:
 
 
 def _friendships(size: int, k: float, rng: np.random.Generator) -> np.ndarray:
-    """An Erdos-Renyi G(n, p = k / n) graph: a binomial number of edges, drawn uniformly without repeats."""
+    """An Erdos-Renyi G(n, p = k / n) graph: a binomial number of edges, drawn uniformly without repeats.
+
+    Pairs are drawn in rounds until `wanted` distinct ones have come; the graph is the first `wanted`
+    distinct pairs in draw order, sorted. A pair is kept as one int64 key, a * size + b (a < b), whose
+    order is the pairs' order.
+    """
     if size < 2 or k <= 0:
         return np.zeros((0, 2), dtype=np.int32)
     p = min(k / size, 1.0)
     pairs_total = size * (size - 1) // 2
     wanted = int(rng.binomial(pairs_total, p))
-    edges = np.zeros((0, 2), dtype=np.int64)
-    while len(edges) < wanted:
-        draw = max(2 * (wanted - len(edges)), 16)
+    if wanted == 0:
+        return np.zeros((0, 2), dtype=np.int32)
+    rounds: list[np.ndarray] = []
+    distinct = 0
+    while distinct < wanted:
+        draw = max(2 * (wanted - distinct), 16)
         a = rng.integers(0, size, draw)
         b = rng.integers(0, size, draw)
         keep = a != b
-        pairs = np.stack([np.minimum(a, b)[keep], np.maximum(a, b)[keep]], axis=1)
-        merged = np.concatenate([edges, pairs])
-        _, first = np.unique(merged[:, 0] * size + merged[:, 1], return_index=True)
-        edges = merged[np.sort(first)]  # keep draw order so truncation stays uniform
-    edges = edges[:wanted]
-    order = np.lexsort((edges[:, 1], edges[:, 0]))
-    return edges[order].astype(np.int32)
+        rounds.append(np.minimum(a, b)[keep] * size + np.maximum(a, b)[keep])
+        keys = np.concatenate(rounds)
+        ordered = np.sort(keys)
+        new_value = np.concatenate(([True], ordered[1:] != ordered[:-1]))
+        distinct = int(np.count_nonzero(new_value))
+    chosen = _first_distinct(keys, ordered, new_value, wanted)
+    return np.stack([chosen // size, chosen % size], axis=1).astype(np.int32)
+
+
+def _first_distinct(keys: np.ndarray, ordered: np.ndarray, new_value: np.ndarray, wanted: int) -> np.ndarray:
+    """The first WANTED distinct values of KEYS in order of first appearance, sorted. ORDERED is KEYS
+    sorted and NEW_VALUE marks where a value starts in it.
+
+    A repeated key is rare in a sparse graph, so only the positions of repeated values are looked at
+    one by one to find which appearance of a value comes first.
+    """
+    first = np.ones(len(keys), dtype=bool)  # whether a position holds its value's first appearance
+    repeated = ordered[1:][~new_value[1:]]
+    if len(repeated):
+        at = np.flatnonzero(np.isin(keys, repeated))
+        seen: set[int] = set()
+        for position, key in zip(at.tolist(), keys[at].tolist(), strict=True):
+            first[position] = key not in seen
+            seen.add(key)
+    end = int(np.searchsorted(np.cumsum(first), wanted)) + 1  # the prefix that holds WANTED values
+    if end == len(keys):
+        return ordered[new_value]
+    prefix = np.sort(keys[:end])
+    return prefix[np.concatenate(([True], prefix[1:] != prefix[:-1]))]
 
 
 def generate_universe(
