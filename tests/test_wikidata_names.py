@@ -13,7 +13,7 @@ from irbgen.records import Reject
 from irbgen.wikidata.answerable import why_unusable
 from irbgen.wikidata.entity_ids import split_half
 from irbgen.wikidata.knowledge import KnowledgeBase
-from irbgen.wikidata.names import Names, head_noun, without_nationality
+from irbgen.wikidata.names import NameIndex, Names, head_noun, name_key, without_nationality
 from irbgen.wikidata.records import ChainQuestion, Value, WikidataEntity
 
 
@@ -171,3 +171,33 @@ def test_a_shared_person_name_is_not_described_by_the_nationality_the_chain_asks
     assert "Denise Ramsden (sprinter)" in out.question and "English" not in out.question
     dated = ask(kb, one(kb, "Q30274958", "P585"))  # was "What is the point in time of Grenfell Tower fire?"
     assert dated.question == "On what date did Grenfell Tower fire take place?"
+
+
+def _names_by_definition(kb):
+    """Normalised label or alias -> the ids of the items that go by it, from the items themselves."""
+    index: dict[str, set[str]] = {}
+    for item in kb.items():
+        for name in {item.label, *item.aliases}:
+            if name:
+                index.setdefault(name_key(name), set()).add(item.id)
+    return index
+
+
+def _same_answers(found: NameIndex, expected: dict[str, set[str]], every: int = 1) -> None:
+    for key, ids in list(expected.items())[::every]:
+        assert key in found and found.ids(key) == ids, key
+    for key in ("", "the", "new york city x", *[f"{key} x" for key in list(expected)[:200]]):
+        assert (key in found) == (key in expected) and found.ids(key) == expected.get(key, set()), key
+
+
+def test_the_name_index_finds_the_items_of_each_label_and_alias(kb):
+    expected = _names_by_definition(kb)
+    assert sum(len(ids) > 1 for ids in expected.values()) > 0  # some names are shared
+    _same_answers(NameIndex(kb), expected)
+
+
+def test_a_name_hash_shared_by_other_names_never_counts_them(kb, monkeypatch):
+    import irbgen.wikidata.names as names_module
+
+    monkeypatch.setattr(names_module, "_hash", lambda key: sum(map(ord, key[:2])))  # names collide
+    _same_answers(NameIndex(kb), _names_by_definition(kb), every=10)

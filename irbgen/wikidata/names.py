@@ -26,6 +26,7 @@ chain is rejected "ambiguous".
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Sequence
 
@@ -80,26 +81,92 @@ def _is_derived(word: str, piece: str) -> bool:
     return shared == len(piece) == len(word) or shared >= max(4, len(piece) - 2)
 
 
+def name_key(text: str) -> str:
+    """How names are compared: normalised (case, accents and punctuation aside)."""
+    return normalize(text) or fold(text).strip()
+
+
+def _hash(key: str) -> int:
+    return int.from_bytes(
+        hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little"
+    )
+
+
+class NameIndex:
+    """Which items go by a name (their label or an alias, compared by `name_key`).
+
+    Held as two sorted arrays, a 64-bit hash of each item's name and the item's row, about 12 bytes a
+    name: a dict of sets, or the items themselves, would take gigabytes in each worker on a large base.
+    A hash found is checked against the item's own names, so a collision never counts.
+    """
+
+    def __init__(self, kb: KnowledgeBase) -> None:
+        self.kb = kb
+        c = kb.columns
+        order = np.asarray(c.order)
+        rows = order[np.asarray(c.kind)[order] == 1]  # the items, in reading order
+        offsets = np.asarray(c.alias_offsets)
+        starts, counts = offsets[rows], offsets[rows + 1] - offsets[rows]
+        ends = np.cumsum(counts)
+        at = (
+            np.arange(int(ends[-1]) if len(ends) else 0)
+            - np.repeat(ends - counts, counts)
+            + np.repeat(starts, counts)
+        )
+        terms = np.concatenate([np.asarray(c.label)[rows], np.asarray(c.aliases)[at]]).astype(np.int64)
+        owners = np.concatenate([rows, np.repeat(rows, counts)]).astype(np.int32)
+        by_term = np.argsort(terms, kind="stable")
+        terms, owners = terms[by_term], owners[by_term]
+        starts_of_term = (
+            np.flatnonzero(np.concatenate(([True], terms[1:] != terms[:-1]))) if len(terms) else terms
+        )
+        table = c.tables["terms"]
+        hashes = np.zeros(len(starts_of_term), dtype=np.uint64)
+        named = np.zeros(len(starts_of_term), dtype=bool)  # an empty label names nothing
+        for number, term in enumerate(terms[starts_of_term].tolist()):
+            text = table[term]
+            if text:
+                hashes[number], named[number] = _hash(name_key(text)), True
+        runs = np.diff(np.append(starts_of_term, len(terms)))
+        keep = np.repeat(named, runs)
+        name_hashes, owners = np.repeat(hashes, runs)[keep], owners[keep]
+        order_by_hash = np.lexsort((owners, name_hashes))
+        self._hashes, self._rows = name_hashes[order_by_hash], owners[order_by_hash]
+
+    def _rows_named(self, key: str) -> list[int]:
+        wanted = np.uint64(_hash(key))
+        low, high = (
+            np.searchsorted(self._hashes, wanted, "left"),
+            np.searchsorted(self._hashes, wanted, "right"),
+        )
+        return [row for row in dict.fromkeys(self._rows[low:high].tolist()) if key in self._keys_of(row)]
+
+    def _keys_of(self, row: int) -> set[str]:
+        entity = self.kb.entity(row)
+        return {name_key(name) for name in (entity.label, *entity.aliases) if name}
+
+    def ids(self, key: str) -> set[str]:
+        """The ids of the items that go by KEY (a `name_key`)."""
+        return {self.kb.id_of(row) for row in self._rows_named(key)}
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and bool(self._rows_named(key))
+
+
 class Names:
     """Entity names for questions (see the module's docstring)."""
 
     def __init__(self, kb: KnowledgeBase) -> None:
         self.kb = kb
-        self._index: dict[str, set[str]] | None = None
+        self._index: NameIndex | None = None
         self._classes: frozenset[str] | None = None
 
-    @staticmethod
-    def _key(text: str) -> str:
-        return normalize(text) or fold(text).strip()
+    _key = staticmethod(name_key)
 
-    def index(self) -> dict[str, set[str]]:
+    def index(self) -> NameIndex:
         """Normalised label or alias -> the items that go by it (built on first use)."""
         if self._index is None:
-            self._index = {}
-            for item in self.kb.items():
-                for name in {item.label, *item.aliases}:
-                    if name:
-                        self._index.setdefault(self._key(name), set()).add(item.id)
+            self._index = NameIndex(self.kb)
         return self._index
 
     def class_names(self) -> frozenset[str]:
@@ -177,7 +244,7 @@ class Names:
         """(how a question names the entity, "") or (None, why it cannot be named): `answers` are the
         values the question asks for, which the name must not give away."""
         label = self.kb.label(entity_id)
-        others = self.index().get(self._key(label), set()) - {entity_id}
+        others = self.index().ids(self._key(label)) - {entity_id}
         generic = self.is_generic(entity_id)
         if not others and not generic:  # a person still gets a description: see the module's docstring
             if not self._is_person(entity_id):
