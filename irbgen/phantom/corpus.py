@@ -1,9 +1,9 @@
 """The articles written to corpus.jsonl parts by forked processes while the parent asks the questions.
 
 Each writer renders a contiguous range of people with the same code as the in-process path and writes
-their lines with the benchmark writer's own `write_corpus_part`; the writer joins the parts in order,
-so the file is byte-identical to one written in a single pass. Forking shares the finished world (and
-the relation shapes the articles use) without copying or pickling it.
+their lines with the benchmark writer's own `write_corpus_part`; the first writer then appends the
+others' parts in order, so the file is byte-identical to one written in a single pass. Forking shares
+the finished world (and the relation shapes the articles use) without copying or pickling it.
 """
 
 from __future__ import annotations

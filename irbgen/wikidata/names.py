@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -92,6 +93,41 @@ def _hash(key: str) -> int:
     )
 
 
+def _item_names(c: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(term, row) for each label and alias of the base's items: two arrays."""
+    order = np.asarray(c.order)
+    rows = order[np.asarray(c.kind)[order] == 1]  # the items, in reading order
+    offsets = np.asarray(c.alias_offsets)
+    starts, counts = offsets[rows], offsets[rows + 1] - offsets[rows]
+    ends = np.cumsum(counts)
+    at = (
+        np.arange(int(ends[-1]) if len(ends) else 0)
+        - np.repeat(ends - counts, counts)
+        + np.repeat(starts, counts)
+    )
+    terms = np.concatenate([np.asarray(c.label)[rows], np.asarray(c.aliases)[at]]).astype(np.int64)
+    owners = np.concatenate([rows, np.repeat(rows, counts)]).astype(np.int32)
+    return terms, owners
+
+
+def _name_hashes(terms: np.ndarray, table: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(the `_hash` of each term's `name_key`, whether the term names anything: an empty one does not);
+    each distinct term is read and normalised once."""
+    by_term = np.argsort(terms, kind="stable")
+    ordered = terms[by_term]
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1]))) if len(terms) else by_term
+    hashes = np.zeros(len(starts), dtype=np.uint64)
+    named = np.zeros(len(starts), dtype=bool)
+    for number, term in enumerate(ordered[starts].tolist()):
+        text = table[term]
+        if text:
+            hashes[number], named[number] = _hash(name_key(text)), True
+    runs = np.diff(np.append(starts, len(terms)))
+    spread_hashes, spread_named = np.empty_like(terms, dtype=np.uint64), np.empty_like(terms, dtype=bool)
+    spread_hashes[by_term], spread_named[by_term] = np.repeat(hashes, runs), np.repeat(named, runs)
+    return spread_hashes, spread_named
+
+
 class NameIndex:
     """Which items go by a name (their label or an alias, compared by `name_key`).
 
@@ -102,36 +138,11 @@ class NameIndex:
 
     def __init__(self, kb: KnowledgeBase) -> None:
         self.kb = kb
-        c = kb.columns
-        order = np.asarray(c.order)
-        rows = order[np.asarray(c.kind)[order] == 1]  # the items, in reading order
-        offsets = np.asarray(c.alias_offsets)
-        starts, counts = offsets[rows], offsets[rows + 1] - offsets[rows]
-        ends = np.cumsum(counts)
-        at = (
-            np.arange(int(ends[-1]) if len(ends) else 0)
-            - np.repeat(ends - counts, counts)
-            + np.repeat(starts, counts)
-        )
-        terms = np.concatenate([np.asarray(c.label)[rows], np.asarray(c.aliases)[at]]).astype(np.int64)
-        owners = np.concatenate([rows, np.repeat(rows, counts)]).astype(np.int32)
-        by_term = np.argsort(terms, kind="stable")
-        terms, owners = terms[by_term], owners[by_term]
-        starts_of_term = (
-            np.flatnonzero(np.concatenate(([True], terms[1:] != terms[:-1]))) if len(terms) else terms
-        )
-        table = c.tables["terms"]
-        hashes = np.zeros(len(starts_of_term), dtype=np.uint64)
-        named = np.zeros(len(starts_of_term), dtype=bool)  # an empty label names nothing
-        for number, term in enumerate(terms[starts_of_term].tolist()):
-            text = table[term]
-            if text:
-                hashes[number], named[number] = _hash(name_key(text)), True
-        runs = np.diff(np.append(starts_of_term, len(terms)))
-        keep = np.repeat(named, runs)
-        name_hashes, owners = np.repeat(hashes, runs)[keep], owners[keep]
-        order_by_hash = np.lexsort((owners, name_hashes))
-        self._hashes, self._rows = name_hashes[order_by_hash], owners[order_by_hash]
+        terms, owners = _item_names(kb.columns)
+        hashes, named = _name_hashes(terms, kb.columns.tables["terms"])
+        hashes, owners = hashes[named], owners[named]
+        order = np.lexsort((owners, hashes))
+        self._hashes, self._rows = hashes[order], owners[order]
 
     def _rows_named(self, key: str) -> list[int]:
         wanted = np.uint64(_hash(key))
