@@ -29,7 +29,7 @@ from pydantic import BaseModel, ValidationError
 from irbgen.card import BenchmarkStats, Spread, render_card
 from irbgen.commandline import base_command, reproducing_command
 from irbgen.errors import BadInputError, IrbgenError, OutputExistsError, redact
-from irbgen.io import manifest_text
+from irbgen.io import manifest_text, move_file
 from irbgen.outputs import FINGERPRINT, Inputs, check_inputs, check_replaceable, entries, real_output
 from irbgen.schema import Document, Manifest, Sample
 
@@ -310,12 +310,8 @@ def write_corpus_part(
 def _place_corpus(parts: list[CorpusPart], path: Path) -> str:
     """Join PARTS into PATH; returns its sha256. A single part with its digest (already the whole
     corpus, joined by its writer) is moved there, not copied."""
-    if len(parts) == 1 and parts[0].digest:
-        try:
-            os.replace(parts[0].path, path)
-            return parts[0].digest
-        except OSError:  # on another file system: copied below
-            pass
+    if len(parts) == 1 and parts[0].digest and move_file(parts[0].path, path):
+        return parts[0].digest
     with _Sink(path) as corpus:
         for part in parts:
             _append_file(corpus, part.path)

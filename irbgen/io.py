@@ -8,6 +8,7 @@ rename and the folder after it, so the new content survives a power loss, not on
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import os
@@ -25,6 +26,7 @@ __all__ = [
     "atomic_path",
     "json_text",
     "manifest_text",
+    "move_file",
     "write_atomic",
     "write_json",
     "write_jsonl",
@@ -81,6 +83,18 @@ def write_atomic(
         for chunk in data:
             handle.write(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
         handle.flush()
+
+
+def move_file(source: Path, target: Path) -> bool:
+    """Move a finished file to TARGET (replacing it) by renaming it; False, and SOURCE left where it
+    is, when the two are on different file systems."""
+    try:
+        os.replace(source, target)
+    except OSError as error:
+        if error.errno == errno.EXDEV:
+            return False
+        raise
+    return True
 
 
 def json_text(data: Any, *, sort_keys: bool = False) -> str:

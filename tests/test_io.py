@@ -6,13 +6,14 @@ import json
 import math
 import os
 import stat
+import tempfile
 from pathlib import Path
 
 import pytest
 from pydantic import BaseModel
 
 from irbgen.errors import BadInputError
-from irbgen.io import atomic_path, json_text, write_atomic, write_json, write_jsonl, write_manifest
+from irbgen.io import atomic_path, json_text, move_file, write_atomic, write_json, write_jsonl, write_manifest
 from irbgen.pipeline.rundir import remove_stale_temps
 
 
@@ -99,3 +100,20 @@ def test_nothing_in_irbgen_renames_a_temporary_file_of_its_own():
         if "os.replace(" in path.read_text(encoding="utf-8") and path.name != "io.py"
     ]
     assert found == []
+
+
+def test_a_finished_file_is_moved_into_place(tmp_path):
+    (tmp_path / "part").write_bytes(b"joined")
+    (tmp_path / "corpus").write_bytes(b"old")
+    assert move_file(tmp_path / "part", tmp_path / "corpus")
+    assert (tmp_path / "corpus").read_bytes() == b"joined" and not (tmp_path / "part").exists()
+
+
+def test_a_file_on_another_file_system_is_left_for_the_caller_to_copy(tmp_path):
+    shm = Path("/dev/shm")
+    if not shm.is_dir() or shm.stat().st_dev == tmp_path.stat().st_dev:
+        pytest.skip("no second file system at hand")
+    with tempfile.TemporaryDirectory(dir=shm) as other:
+        (Path(other) / "part").write_bytes(b"joined")
+        assert not move_file(Path(other) / "part", tmp_path / "corpus")
+        assert (Path(other) / "part").read_bytes() == b"joined" and not (tmp_path / "corpus").exists()
