@@ -58,7 +58,6 @@ class CorpusWriters:
         send.close()
         for _, receive in later:
             receive.close()
-        self.writers.sort(key=lambda process: process.name)
 
     def _start(self, context: Any, number: int, args: tuple) -> None:
         process = context.Process(target=_write, args=(number, *args), name=f"corpus-{number}")
@@ -109,10 +108,8 @@ def _write(
     try:
         path = Path(folder) / f"{name}.jsonl"
         part = write_corpus_part(path, articles(index, dob_text, first, end), first, lambda: _parts(later))
-    except _WriterStopped as stopped:
-        send.send(("stopped", stopped.name))
-    except _WriterFailed as failed:
-        send.send(("failed", (failed.name, failed.message)))
+    except _LaterWriterFailed as failed:  # passed on as the later writer said it
+        send.send((failed.outcome, failed.value))
     except Exception as error:  # reported by the parent in one line
         send.send(("failed", (name, str(error) or type(error).__name__)))
     else:
@@ -121,14 +118,12 @@ def _write(
         send.close()
 
 
-class _WriterStopped(Exception):
-    def __init__(self, name: str) -> None:
-        self.name = name
+class _LaterWriterFailed(Exception):
+    """A later writer's failure, as the parent reads it: ("stopped", its name) or ("failed", (its name,
+    the message))."""
 
-
-class _WriterFailed(Exception):
-    def __init__(self, name: str, message: str) -> None:
-        self.name, self.message = name, message
+    def __init__(self, outcome: str, value: Any) -> None:
+        self.outcome, self.value = outcome, value
 
 
 def _parts(later: list[tuple[str, Connection]]) -> Iterator[CorpusPart]:
@@ -137,9 +132,7 @@ def _parts(later: list[tuple[str, Connection]]) -> Iterator[CorpusPart]:
         try:
             outcome, value = receive.recv()
         except EOFError:  # died without a word: killed, or out of memory
-            raise _WriterStopped(name) from None
-        if outcome == "stopped":
-            raise _WriterStopped(value)
+            raise _LaterWriterFailed("stopped", name) from None
         if outcome != "done":
-            raise _WriterFailed(*value)
+            raise _LaterWriterFailed(outcome, value)
         yield value
