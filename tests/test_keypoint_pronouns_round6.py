@@ -165,6 +165,10 @@ def situated(title: str, lead: str, text: str) -> str | None:
             "Pushed up by spending and demand growth, the 2007 Q1 inflation rate in Azerbaijan reached "
             "16.6%.",
         ),
+        (  # written for the test: a people's population on a country's page is the one in the country
+            "Algeria", ALGERIA, "The Muslim population grew by 2% in 1990.",
+            "The Muslim population of Algeria grew by 2% in 1990.",
+        ),
         (  # "Economy of Angola" is about Angola (an odd page id, kept here for the title's form only)
             "Economy of Angola", "The economy of Angola remains heavily influenced by the civil war.",
             "Due to the global recession the economy contracted an estimated −0.3% in 2009.",
@@ -186,6 +190,8 @@ def test_a_measure_of_the_page_place_gets_the_place(title, lead, text, expected)
         "The military expenditure was 4.3% of the gross domestic product (GDP) in 2012.",
         # the rate of what is not a measure of the place
         "The rate reached 16.6% in 2007.",
+        # 358 (tuning half): the country's own demonym says whose
+        "The Algerian economy became increasingly dependent on oil.",
     ],
 )
 def test_a_measure_already_placed_or_not_of_the_place_is_left(text):

@@ -38,6 +38,7 @@ _CONNECTIVES = (
     "|since then|until then|after that|before that|soon after(?:wards)?|shortly after(?:wards)?"
     "|in the meantime|on the other hand|at the same time|for example|for instance|in fact|in total"
     "|overall|ultimately|initially|previously|earlier|recently|currently|today|now"
+    "|(?:despite|in spite of) (?:that|this)(?=,)|even so"
 )
 _OTHER_LEAD = re.compile(  # "Other Christian denominations", "A sixth upgrader"
     r"^(?:Other|Another|Further|Similar)\s+\w|^An? (?:second|third|fourth|fifth|sixth|seventh|further)\b"

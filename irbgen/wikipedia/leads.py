@@ -43,7 +43,7 @@ _CAPITAL_IS = re.compile(
 _CAPITAL_NAMED = re.compile(
     rf"^(?:Its|The country's|The state's) capital(?: city)?,? ({_NAME}),? (?:is|was|has)\b"
 )
-_VAGUE = frozenset(
+VAGUE_NOUNS = frozenset(  # nouns that do not say what a thing is
     "name term word type kind form group member part one set series list collection family way thing".split()
 )
 _INFOBOX_START = re.compile(r"\{\{\s*infobox", re.IGNORECASE)
@@ -123,7 +123,7 @@ def _definite(first: str, name: str) -> str | None:
         return None
     phrase = match.group(3).strip()
     words = phrase.split()
-    if not 2 <= len(words) + 1 <= MAX_DEFINITE_WORDS or words[0].lower() in _VAGUE:
+    if not 2 <= len(words) + 1 <= MAX_DEFINITE_WORDS or words[0].lower() in VAGUE_NOUNS:
         return None
     return f"{match.group(1)} {match.group(2)} the {phrase}."
 

@@ -35,12 +35,14 @@ from irbgen.irb.rules.referents import (
 )
 from irbgen.irb.transforms import is_personal_name
 from irbgen.text import IRREGULAR, TOKEN, clean, fold, words
+from irbgen.wikipedia.leads import VAGUE_NOUNS
 
 # Connectives that only make sense after another sentence; the first group needs a comma after it
 # ("In addition, ..." but not "In addition to ..."), the second may be followed by a plain space.
 _COMMA_CONNECTIVES = (
     "according to the same source", "afterwards", "as a consequence", "as a result", "at the same time",
-    "besides", "by contrast", "consequently", "eventually", "finally", "for example", "for instance", "hence",
+    "besides", "by contrast", "consequently", "despite that", "despite this", "even so", "in spite of that",
+    "in spite of this", "eventually", "finally", "for example", "for instance", "hence",
     "in addition", "in contrast", "in fact", "in particular", "in turn", "indeed", "instead", "later",
     "likewise", "meanwhile", "nevertheless", "nonetheless", "notably", "on the other hand", "overall",
     "similarly", "specifically", "subsequently", "still", "then", "therefore", "thus",
@@ -95,7 +97,9 @@ _NOUN = re.compile(r"[a-z]+(?:-[a-z]+)*")
 _ADVERBS = frozenset("also later then subsequently eventually again still currently previously now".split())
 _LEAD_STOP = re.compile(
     r"[,;:()]|\b(?:that|which|who|whose|where|when|in|of|on|at|by|for|from|with|to|since|as|near|"
-    r"between|under|over|about|after|before|during|located|based|known|founded|born)\b"
+    r"between|under|over|about|after|before|during|located|based|known|founded|born|"
+    r"concerning|including|regarding|involving|featuring|covering|containing|consisting|comprising|"
+    r"depicting|describing|following|using)\b|\s[.!?](?:\s|$)"
 )
 _INTRO = re.compile(
     r"(?:in|on|at|after|before|during|by|from|since|following|upon|until|throughout|within|as of|"
@@ -134,11 +138,13 @@ def _class_nouns(lead: str) -> set[str]:
     stop = _LEAD_STOP.search(phrase)
     phrase = phrase[: stop.start()] if stop else phrase
     kept = []
-    for token in phrase.split():
+    tokens = phrase.split()
+    for token, after in zip(tokens, [*tokens[1:], ""]):
         participle = token in _PARTICIPLES or (len(token) > 4 and token.endswith(("ing", "ed")))
-        if token.islower() and participle:
+        before_noun = after.islower() and after not in _DETERMINERS | {"and", "or"}
+        if token.islower() and participle and not before_noun:
             break  # "a bridge spanning ...", "a company headquartered ...", "a film written by ..."
-        kept.append(token)
+        kept.append(token)  # "a landlocked country", "a widely used programming language"
     while kept and kept[-1].lower() in ("and", "or"):
         kept.pop()
     nouns: set[str] = set()
@@ -147,7 +153,7 @@ def _class_nouns(lead: str) -> set[str]:
         if tokens and _NOUN.fullmatch(tokens[-1]):
             noun = tokens[-1]
             nouns |= {noun, noun.rsplit("-", 1)[-1], singular(noun)}  # "singer-songwriter": "songwriter"
-    return nouns
+    return nouns - VAGUE_NOUNS  # "a proposed form of democracy": "the form" is not the page
 
 
 def _is_person_noun(noun: str) -> bool:

@@ -62,7 +62,7 @@ LABEL_NOUNS = {label: frozenset(nouns.split()) for label, nouns in _LABEL_NOUNS.
 _SYNONYMS = tuple(
     frozenset(group.split())
     for group in (
-        "country state nation kingdom republic principality",
+        "country state nation kingdom republic principality microstate",
         "city town municipality",
         "company firm corporation business manufacturer",
         "film movie picture",
@@ -681,6 +681,12 @@ def _names_a_place(doc: Any) -> bool:
     return any(known_place(name.strip()) for name in (*runs, *names))
 
 
+def _demonym_of(word: str, place: str) -> bool:
+    """ "Afghan" for "Afghanistan", "Angolan" for "Angola" (not "Chinese": the Chinese population of
+    Angola is in Angola)."""
+    return word[:1].isupper() and len(word) >= 4 and word[:4].lower() == place[:4].lower()
+
+
 def _unplaced_measure(token: Any, place: str) -> dict[int, str] | None:
     """ "the population" -> "the population of Algeria", "Voter turnout" -> "Voter turnout in Angola":
     a measure of a place, with no possessor, of- or in-phrase, in a keypoint that names no place."""
@@ -695,8 +701,8 @@ def _unplaced_measure(token: Any, place: str) -> dict[int, str] | None:
         return None
     first_word = {0} if token.doc[0].lower_ in english_words() else set()  # "Voter" opens the sentence
     named = (c for c in token.children if c.dep_ != "det" and c.i not in first_word)
-    if any(c.tag_ in _NAME_TAGS or c.tag_ == "PRP$" for c in named):
-        return None  # "Angola's population", "the Kabul population"
+    if any(c.tag_ in _NAME_TAGS or c.tag_ == "PRP$" or _demonym_of(c.text, place) for c in named):
+        return None  # "Angola's population", "the Kabul population", "the Afghan population"
     if _names_a_place(token.doc):
         return None
     linker = "of" if lower in _MEASURES_OF else "in"
