@@ -547,6 +547,12 @@ def test_answer_fragment_passes_whole_names():
     assert answer_fragment("Rudolph Nissen", [EINSTEIN_DEATH], EINSTEIN_ENTITIES) is None
     assert answer_fragment("Albert Einstein", [EINSTEIN_DEATH], EINSTEIN_ENTITIES) is None
     assert answer_fragment("Physicians for Human Rights", [PHR], []) is None
+    # Azerbaijan (746:575:0): a date before ", Baku" is no piece of a "City, Country" name
+    baku = (
+        "On 8 December 2012, Baku was selected to host the 2015 European Games, the first to be held in "
+        "competition's history."
+    )
+    assert answer_fragment("8 December 2012", [baku], []) is None
 
 
 @pytest.mark.parametrize(

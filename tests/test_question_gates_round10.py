@@ -202,6 +202,15 @@ def test_a_fronted_date_moves_before_a_trailing_participle_not_after_it():
     # an apposition belongs to the noun before it: the date still goes last (Azerbaijan, page 746)
     games = "On 8 December 2012, Baku was selected to host the 2015 European Games, the first to be held."
     assert _move_fronted(games).endswith("the first to be held on 8 December 2012.")
+    # Albert Einstein (page 736): an adverbial clause after a comma is not what the date dates
+    einstein = (
+        "In 1903, Albert Einstein's position at the Swiss Patent Office became permanent, although he was "
+        "passed over for promotion."
+    )
+    assert _move_fronted(einstein) == (
+        "Albert Einstein's position at the Swiss Patent Office became permanent in 1903, although he was "
+        "passed over for promotion."
+    )
 
 
 def test_the_economy_alone_says_not_whose(nlp):

@@ -1713,10 +1713,11 @@ def answer_fragment(answer: str, keypoints: Sequence[str], entities: Iterable[En
             name_after = (
                 name_after or re.match(r" (?:the|of) [A-Z]", after) is not None
             )  # "America the Beautiful"
-            place_after = re.match(r", ([A-Z][\w.]*(?: [A-Z][\w.]*)*)", after)
-            name_after = name_after or (place_after is not None and known_place(place_after.group(1)))
-            place_before = re.search(r"([A-Z][\w.]*(?: [A-Z][\w.]*)*), $", before)
-            name_before = name_before or (place_before is not None and known_place(place_before.group(1)))
+            if not answer.strip()[:1].isdigit():  # "On 8 December 2012, Baku was ...": a date is no place
+                place_after = re.match(r", ([A-Z][\w.]*(?: [A-Z][\w.]*)*)", after)
+                name_after = name_after or (place_after is not None and known_place(place_after.group(1)))
+                place_before = re.search(r"([A-Z][\w.]*(?: [A-Z][\w.]*)*), $", before)
+                name_before = name_before or (place_before is not None and known_place(place_before.group(1)))
             open_quote = re.search(r'["“][^"”]*$', before) is not None and re.match(r'[^"”]*["”]', after)
             quoted = open_quote and (before[-1:] not in '"“' or after[:1] not in '"”')  # more words inside
             if before.endswith("-") or name_before or name_after or quoted:
@@ -1894,7 +1895,9 @@ def _fronted_adverbial(doc: Any, token: Any) -> str | None:
     the dissolution of what, the Armed Forces ..."), whatever the parser attached the question word to."""
     first = doc[0]
     clause_when = first.lower_ == "when" and len(doc) > 1 and doc[1].tag_ in ("DT", "NNP", "NNPS", "PRP")
-    if (first.tag_ != "IN" and not clause_when) or first.lower_ in _WH_WORDS or first.lower_ == "of":
+    two_words = first.lower_ in ("prior", "due", "owing") and len(doc) > 1 and doc[1].lower_ == "to"
+    opens = first.tag_ == "IN" or clause_when or two_words  # "Prior to independence in what year, ..."
+    if not opens or first.lower_ in _WH_WORDS or first.lower_ == "of":
         return None
     comma = next((t.i for t in doc if t.text == ","), None)
     if comma is None or not 2 < token.i < comma:

@@ -448,7 +448,10 @@ def _mark(text: str, answer: str, bridge: str | None) -> str | None:
 # A comma that sets off a participle or a source after the main clause: ", spending nine days ...",
 # ", according to The Lancet" (an apposition, a relative clause or ", including ..." after a comma belongs
 # to the noun before).
-_TRAILING_COMMA = re.compile(r",\s+(?=(?:(?!including\b)[a-z]+ing|according to)\b)")  # "including" lists
+_TRAILING_COMMA = re.compile(  # "including" lists
+    r",\s+(?=(?:(?!including\b)[a-z]+ing|according to|after|before|while|whilst|when|until|as|because"
+    r"|although|though|whereas)\b)"
+)
 _LEADING_PHRASE = re.compile(
     r"^(?:As|According|In|On|At|During|After|Before|Since|With|Despite|Following|Under)\b"
 )
@@ -456,9 +459,9 @@ _LEADING_PHRASE = re.compile(
 
 def _move_fronted(text: str) -> str:
     """Move a fronted adverbial to the end of the main clause: 'In 2024 the X awarded Y.' -> 'the X
-    awarded Y in 2024.'; before a trailing participle or source, which it would otherwise seem to date:
-    'In 1988, M became the first Afghan to reach space, spending nine days ...' -> 'M became the first
-    Afghan to reach space in 1988, spending nine days ...'."""
+    awarded Y in 2024.'; before a trailing participle, source or adverbial clause, which it would
+    otherwise seem to date: 'In 1988, M became the first Afghan to reach space, spending nine days ...' ->
+    'M became the first Afghan to reach space in 1988, spending nine days ...'."""
     match = _FRONT_COMMA.match(text) or _FRONT_BARE.match(text)
     if match is None:
         return text
