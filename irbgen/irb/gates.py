@@ -1709,11 +1709,14 @@ def answer_fragment(answer: str, keypoints: Sequence[str], entities: Iterable[En
             previous = re.search(r"(?:^|\s)(\S+) $", before)
             name_before = previous is not None and previous.start(1) > 0 and _is_name_word(previous.group(1))
             name_after = re.match(r" (\S+)", after) is not None and _is_name_word(after.split()[0])
+            figure = answer.strip()[:1].isdigit()
+            if figure and re.search(r"\b(?:in|on|by|since|during|from|until|after|before) $", before, re.I):
+                name_after = False  # "In 2011 Azerbaijan saw ...": a fronted date, then the subject
             name_after = name_after or re.match(r", (?:[A-Z]\.){2}", after) is not None  # "Washington, D.C."
-            name_after = (
-                name_after or re.match(r" (?:the|of) [A-Z]", after) is not None
-            )  # "America the Beautiful"
-            if not answer.strip()[:1].isdigit():  # "On 8 December 2012, Baku was ...": a date is no place
+            name_after = (  # "America the Beautiful"; not "70% of Portuguese Angola's exports"
+                name_after or not figure and re.match(r" (?:the|of) [A-Z]", after) is not None
+            )
+            if not figure:  # "On 8 December 2012, Baku was ...": a date is no place
                 place_after = re.match(r", ([A-Z][\w.]*(?: [A-Z][\w.]*)*)", after)
                 name_after = name_after or (place_after is not None and known_place(place_after.group(1)))
                 place_before = re.search(r"([A-Z][\w.]*(?: [A-Z][\w.]*)*), $", before)

@@ -528,7 +528,8 @@ def _possessed(after: str) -> tuple[str, int] | None:
 def possessed_phrase(keypoints: Sequence[str], node: str, parse: Callable[[str], Any]) -> str | None:
     """The noun phrase that `node`'s possessive owns in the first keypoint with "<node>'s", by the parse:
     "Andorra's natural resources include ..." -> "natural resources"; None when the parse does not say
-    (the possessive is not spaCy's "poss", or the phrase is not one run of the head's modifiers)."""
+    (the possessive is not spaCy's "poss", or the phrase is not one run of the head's modifiers);
+    BridgeNotWritable when a modifier follows the phrase ("Alabama's population younger than age 1")."""
     for text in keypoints:
         for _, end in node_spans(text, node):
             if text[end : end + 2] not in ("'s", "’s"):
@@ -545,6 +546,12 @@ def possessed_phrase(keypoints: Sequence[str], node: str, parse: Callable[[str],
                 or any(token.head.i not in range(phrase.start, phrase.end) for token in phrase[:-1])
             ):
                 return None
+            after = doc[head.i + 1] if head.i + 1 < len(doc) else None
+            modified = after is not None and (
+                after.head == head and after.dep_ in ("amod", "acl") or after.tag_ == "JJR"
+            )
+            if modified:  # "Alabama's population younger than age 1": "of <description>" would split them
+                raise BridgeNotWritable(f"a modifier after the possessed {phrase.text!r}: {after.text!r}")
             return phrase.text
     return None
 
