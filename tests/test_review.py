@@ -432,7 +432,7 @@ def test_bad_input_is_one_line_and_exit_2(wiki_copy, tmp_path):
 def test_the_command_serves_on_loopback_and_stops_on_ctrl_c(wiki_copy):
     server = ReviewServer(wiki_copy, "--reviewer", "carol")
     try:
-        assert server.lines[0].startswith("reviewing 17 samples of run as carol (0 judged; judgments go to ")
+        assert server.lines[0].startswith("reviewing 18 samples of run as carol (0 judged; judgments go to ")
         page = httpx.get(server.url, follow_redirects=True, timeout=10)
         assert page.status_code == 200 and 'name="review-token"' in page.text
         token = page.text.split('name="review-token" content="')[1].split('"')[0]
@@ -444,7 +444,7 @@ def test_the_command_serves_on_loopback_and_stops_on_ctrl_c(wiki_copy):
     finally:
         code, out, err = server.stop()
     assert code == 0, err
-    assert out.strip() == "stopped; 0 of 17 samples judged by carol" and "Traceback" not in err
+    assert out.strip() == "stopped; 0 of 18 samples judged by carol" and "Traceback" not in err
     (line,) = (wiki_copy / "reviews" / "carol.jsonl").read_text().splitlines()
     assert json.loads(line)["sample"] == sample
 
