@@ -89,8 +89,8 @@ FAILING = [
     ("The North is hilly, with which river cutting a valley through it?", "the absolute phrase"),
     ("After the 2011 death of the founder in which country, the firm moved to Paris?", "'in which country"),
     # the wtf set's United Kingdom (page 52): "Prior to the Fixed-term Parliaments Act 2011, the ..."
-    ("Prior to the Fixed-term Parliaments Act of what year, the Parliament Acts 1911 and 1949 required that a "
-     "new election must be called within five years?", "'Prior to the Fixed-term Parliaments Act"),
+    ("Prior to the Fixed-term Parliaments Act of what year, the Parliament Acts 1911 and 1949 required "
+     "that a new election must be called within five years?", "'Prior to the Fixed-term Parliaments Act"),
     ("Prior to independence in what year, the colony had a community of about 10,000 settlers?",
      "'Prior to independence in what year'"),  # invented: "Prior" is tagged an adverb
     ("Whilst education in which place is the responsibility of the Department, the day-to-day "
