@@ -173,7 +173,8 @@ def test_calls_in_flight_at_a_kill_are_in_the_ledger_at_their_reserved_cost(benc
         env = {**os.environ, "OPENAI_API_KEY": "unused"}
         victim = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 60
-        while server.requests < 4 and victim.poll() is None and time.monotonic() < deadline:
+        # the bodies, not the request count: a request is counted before its body is read and recorded
+        while len(server.bodies) < 4 and victim.poll() is None and time.monotonic() < deadline:
             time.sleep(0.01)
         victim.send_signal(signal.SIGKILL)
         assert victim.wait(timeout=30) == -signal.SIGKILL

@@ -139,7 +139,7 @@ def _class_nouns(lead: str) -> set[str]:
     phrase = phrase[: stop.start()] if stop else phrase
     kept = []
     tokens = phrase.split()
-    for token, after in zip(tokens, [*tokens[1:], ""], strict=True):
+    for token, after in zip(tokens, [*tokens[1:], ""], strict=False):  # "" pads the last token
         participle = token in _PARTICIPLES or (len(token) > 4 and token.endswith(("ing", "ed")))
         before_noun = after.islower() and after not in _DETERMINERS | {"and", "or"}
         if token.islower() and participle and not before_noun:
