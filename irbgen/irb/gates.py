@@ -894,6 +894,7 @@ def question_failure(
             checks.append(("answer_leak", lambda: answer_by_its_people(question, answer, answer_type)))
         checks.append(("question_wh_outside_main_clause", lambda: wh_outside_main_clause(doc)))
         checks.append(("question_wh_outside_main_clause", lambda: wh_in_participle(doc)))
+        checks.append(("question_wh_outside_main_clause", lambda: wh_on_a_name(doc)))
         if answer:
             checks.append(
                 ("question_garbled_wh", lambda: garbled_amount(doc, answer, answer_label, answer_type))
@@ -971,6 +972,36 @@ def wh_after_noun(doc: Any) -> str | None:
         asked = token.lower_ in ("who", "whom", "what") and not clause  # "..., whom in 1993?": no clause
         if asked and previous.tag_ in _NOUN_TAGS | _NAME_TAGS:
             return f"question word after a noun: {previous.text} {token.text}"
+    return None
+
+
+def wh_on_a_name(doc: Any) -> str | None:
+    """ "P. Tuan of which country became the first Asian in space?", "Forces of whom held Kabul?": the
+    question word in an of-phrase after a name, or "of whom" after any noun. English asks "Which
+    country's P. Tuan" or "Whose forces"; "the population of which country" (a common noun led by "the")
+    is fine."""
+    for token in doc[2:]:
+        of = doc[token.i - 1]
+        if of.lower_ != "of" or token.lower_ not in ("which", "whom", "what"):
+            continue
+        before = doc[of.i - 1]
+        if token.lower_ == "whom" and before.tag_ in _NOUN_TAGS | _NAME_TAGS:
+            return f"'of whom' after a noun: {before.text} of whom"
+        start = before.i
+        while start > 0 and (
+            doc[start - 1].tag_ in _NAME_TAGS
+            or start > 1
+            and doc[start - 1].lower_ == "of"
+            and doc[start - 2].tag_ in _NAME_TAGS
+        ):
+            start -= 1  # "the Ministry of Health": the whole name
+        lead = start - 1
+        while lead > 0 and doc[lead].tag_ in ("JJ", "VBN"):
+            lead -= 1  # "A new Supreme Court of which country"
+        led = lead >= 0 and doc[lead].lower_ in ("the", "a", "an")
+        office = before.lower_ in _STATE_OFFICES  # "future President of which country" asks well
+        if before.tag_ in _NAME_TAGS and not led and not office and doc[start].ent_type_ in ("PERSON", ""):
+            return f"question word in an of-phrase after the name {doc[start : before.i + 1].text!r}"
     return None
 
 
