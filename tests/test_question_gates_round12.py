@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from irbgen.irb.gates import question_failure, wh_on_a_name
+from irbgen.irb.gates import question_failure, wh_on_a_name, year_of_a_lasting_state
 
 
 @pytest.mark.parametrize(
@@ -48,3 +48,43 @@ def test_a_question_word_on_a_name_fails(nlp, question, label, detail):
 )
 def test_an_of_phrase_a_reader_accepts_passes(nlp, question):
     assert wh_on_a_name(nlp(question)) is None
+
+
+# --- a year asked of a state that may hold for many years ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Alaska had the highest number of pilots per capita of any U.S. state in what year?",  # s:624:327:0/2
+        "Angola produced over three million carats of diamonds per year in what year?",  # s:706:64:0
+        # m:706:91:0>706:64:0: the bridge's own date does not date the state
+        "The country that became the main exporter of oil to China in the first quarter of 2008 produced "
+        "over three million carats of diamonds per year in what year?",
+    ],
+)
+def test_a_year_of_a_lasting_state_fails(nlp, question):
+    found = year_of_a_lasting_state(nlp(question))
+    assert found is not None and "may hold for many years" in found, found
+    assert question_failure(question, "DATE", nlp(question), answer="2003", answer_type="Date") is not None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Azerbaijan saw migration of −1.14/1,000 people in what year?",  # s:746:399:0: an exact figure
+        # m:52:lead:0>52:506:0 (wtf set): a boundary ("until what year")
+        "The German immigrant community was the largest group in the United Kingdom until what year, when it "
+        "became second only to Russian Jews?",
+        # s:600:9:0: a report dates it
+        "The people of Andorra had the highest life expectancy in the world at 81 years in what year, "
+        "according to The Lancet?",
+        # s:624:163:0/2: a rank from a census, read as an event
+        "Alaska ranked as the 47th state by population, ahead of North Dakota, Vermont, and Wyoming (and "
+        "Washington, D.C.) in what year?",
+        # s:710:22:0/2: an event
+        "Namibia signed a mutual defense pact with its northern neighbor Angola in what year?",
+    ],
+)
+def test_a_year_that_one_event_or_figure_picks_passes(nlp, question):
+    assert year_of_a_lasting_state(nlp(question)) is None

@@ -895,6 +895,7 @@ def question_failure(
         checks.append(("question_wh_outside_main_clause", lambda: wh_outside_main_clause(doc)))
         checks.append(("question_wh_outside_main_clause", lambda: wh_in_participle(doc)))
         checks.append(("question_wh_outside_main_clause", lambda: wh_on_a_name(doc)))
+        checks.append(("question_not_unique", lambda: year_of_a_lasting_state(doc)))
         if answer:
             checks.append(
                 ("question_garbled_wh", lambda: garbled_amount(doc, answer, answer_label, answer_type))
@@ -1997,6 +1998,39 @@ def undated_figure(doc: Any, answer: str, answer_label: str | None, answer_type:
     if root is None or root.tag_ != "VBD" or any(c.dep_ in ("aux", "auxpass") for c in root.children):
         return None
     return f"a past figure with no date: {doc[root.i].text!r} when is not said"
+
+
+_LASTING_VERBS = frozenset(
+    """is are was were has have had produced produces exceeded exceeds remained remains stayed stays held
+    holds""".split()
+)
+_YEAR_ASKED = re.compile(r"\b(?:in|during) (?:what|which) year\b|^(?:what|which) year\b", re.I)
+_LASTING = re.compile(
+    r"\b(?:over|more than|above|at least|less than|under|per year|a year|annually|exceed(?:ed|s))\b", re.I
+)
+
+
+def year_of_a_lasting_state(doc: Any) -> str | None:
+    """ "Alaska had the highest number of pilots per capita of any U.S. state in what year?", "Angola
+    produced over three million carats of diamonds per year in what year?": a year asked of a state
+    ("had", "produced", "exceeded") that a superlative or a threshold describes, which may hold for many
+    years. An exact figure ("saw migration of -1.14/1,000"), a report that dates it ("according to"), a
+    passive or a boundary ("until what year", "since what year") picks one year."""
+    asked = _YEAR_ASKED.search(doc.text)
+    if asked is None or "according to" in doc.text.lower():
+        return None
+    verb = next((t for t in doc if t.idx >= asked.start() and t.lower_ in ("what", "which")), None)
+    while verb is not None and verb.head.i != verb.i and not verb.tag_.startswith("VB"):
+        verb = verb.head
+    if verb is None or verb.lower_ not in _LASTING_VERBS or any(c.dep_ == "auxpass" for c in verb.children):
+        return None
+    text = doc.text
+    if any(_HEDGE.search(text[: figure.start()]) is None for figure in _FIGURE.finditer(text)):
+        return None
+    superlative = any(t.tag_ in ("JJS", "RBS") for t in doc)
+    if superlative or _LASTING.search(text):
+        return f"a year asked of a state ({verb.text!r}) that may hold for many years"
+    return None
 
 
 def garbled_amount(doc: Any, answer: str, answer_label: str | None, answer_type: str = "") -> str | None:
