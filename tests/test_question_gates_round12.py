@@ -1,12 +1,14 @@
 """Issue 26, round 12: a question word in an of-phrase after a name ("P. Tuan of which country"), or
-"of whom" after a noun. Examples are realdata tuning-half questions (even page ids), their sample id in
-the comment, unless the comment says they are made up."""
+"of whom" after a noun; a year asked of a lasting state; a number that counts nothing named; a date
+moved before a ranking apposition. Examples are realdata tuning-half questions (even page ids), their
+sample id in the comment, unless the comment says they are made up."""
 
 from __future__ import annotations
 
 import pytest
 
-from irbgen.irb.gates import question_failure, wh_on_a_name, year_of_a_lasting_state
+from irbgen.irb.gates import question_failure, unresolved_reference, wh_on_a_name, year_of_a_lasting_state
+from irbgen.irb.rules.questions import _move_fronted
 
 
 @pytest.mark.parametrize(
@@ -88,3 +90,34 @@ def test_a_year_of_a_lasting_state_fails(nlp, question):
 )
 def test_a_year_that_one_event_or_figure_picks_passes(nlp, question):
     assert year_of_a_lasting_state(nlp(question)) is None
+
+
+# --- a number standing alone; a date moved before a ranking apposition ---------------------------------
+
+
+def test_a_number_that_counts_nothing_named_is_an_unresolved_reference(nlp):
+    keypoint = "The Anchorage Daily News found ten set in Alaska in 2011."  # s:624:476:0
+    assert unresolved_reference(nlp(keypoint)) == "'ten' counts something the text does not name"
+    for named in (
+        "Ten films were set in Alaska in 2011.",  # made up
+        "Azerbaijan has two official languages.",  # made up
+        # s:624:304:0, shortened
+        "The U.S. Congress authorized $6 million to study the feasibility of a rail link in 2000.",
+    ):
+        assert unresolved_reference(nlp(named)) is None, named
+
+
+def test_a_fronted_date_goes_before_a_ranking_apposition():
+    keypoint = (  # s:746:575:0
+        "On 8 December 2012, Baku was selected to host the 2015 European Games, the first to be held in the "
+        "competition's history."
+    )
+    assert _move_fronted(keypoint) == (
+        "Baku was selected to host the 2015 European Games on 8 December 2012, the first to be held in the "
+        "competition's history."
+    )
+    plain = "In 2010, Alaska ranked as the 47th state by population, ahead of North Dakota."  # s:624:163:0
+    assert (
+        _move_fronted(plain)
+        == "Alaska ranked as the 47th state by population, ahead of North Dakota in 2010."
+    )

@@ -263,7 +263,26 @@ def unresolved_reference(doc: Any, person: tuple[str, str] | None = None) -> str
             return f"{token.text!r} points outside the text"
         elif _bare_description(token):
             return f"'the {token.text}' refers outside the text"
+        elif _bare_count(token):
+            return f"{token.text!r} counts something the text does not name"
     return None
+
+
+_SMALL_COUNTS = frozenset(
+    "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen twenty".split()
+)
+
+
+def _bare_count(token: Any) -> bool:
+    """ "The Anchorage Daily News found ten set in Alaska": a spelled-out number standing alone as the
+    subject or object, what it counts named in the sentence before. "two of them" is a pronoun's case;
+    "ten films" and "$6 million" count what they name."""
+    return (
+        token.lower_ in _SMALL_COUNTS
+        and token.tag_ == "CD"
+        and token.dep_ in ("nsubj", "nsubjpass", "dobj")
+        and not any(child.dep_ == "prep" for child in token.children)
+    )
 
 
 _BROKEN = re.compile(

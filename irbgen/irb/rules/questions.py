@@ -450,7 +450,7 @@ def _mark(text: str, answer: str, bridge: str | None) -> str | None:
 # to the noun before).
 _TRAILING_COMMA = re.compile(  # "including" lists
     r",\s+(?=(?:(?!including\b)[a-z]+ing|according to|after|before|while|whilst|when|until|as|because"
-    r"|although|though|whereas)\b)"
+    r"|although|though|whereas|the (?:first|second|third|last|only|[a-z]+est)|one of the)\b)"
 )
 _LEADING_PHRASE = re.compile(
     r"^(?:As|According|In|On|At|During|After|Before|Since|With|Despite|Following|Under)\b"
@@ -461,7 +461,8 @@ def _move_fronted(text: str) -> str:
     """Move a fronted adverbial to the end of the main clause: 'In 2024 the X awarded Y.' -> 'the X
     awarded Y in 2024.'; before a trailing participle, source or adverbial clause, which it would
     otherwise seem to date: 'In 1988, M became the first Afghan to reach space, spending nine days ...' ->
-    'M became the first Afghan to reach space in 1988, spending nine days ...'."""
+    'M became the first Afghan to reach space in 1988, spending nine days ...'; likewise before a ranking
+    apposition (", the first to be held ...", ", one of the ...")."""
     match = _FRONT_COMMA.match(text) or _FRONT_BARE.match(text)
     if match is None:
         return text
