@@ -199,9 +199,10 @@ def test_a_fronted_date_moves_before_a_trailing_participle_not_after_it():
         _move_fronted(lancet)
         == "the people of Andorra had the highest life expectancy in 2013, according to The Lancet."
     )
-    # an apposition belongs to the noun before it: the date still goes last (Azerbaijan, page 746)
+    # a ranking apposition: after it the date reads as its date ("the first to be held on 8 December
+    # 2012", judged invalid on the tuning half), so since round 12 it goes before (Azerbaijan, page 746)
     games = "On 8 December 2012, Baku was selected to host the 2015 European Games, the first to be held."
-    assert _move_fronted(games).endswith("the first to be held on 8 December 2012.")
+    assert _move_fronted(games).endswith("European Games on 8 December 2012, the first to be held.")
     # Albert Einstein (page 736): an adverbial clause after a comma is not what the date dates
     einstein = (
         "In 1903, Albert Einstein's position at the Swiss Patent Office became permanent, although he was "
