@@ -25,6 +25,7 @@ from irbgen.pipeline.runner import LocalExecutor, StageResult, run_one, run_stag
 from irbgen.pipeline.stage import StageContext, offload
 from irbgen.pipeline.stats import StageStats, reject_counts
 from irbgen.pipeline.steps import Step, run_steps
+from irbgen.pipeline.workers import PARENT_POLL_SECONDS
 from irbgen.records import Reject
 
 # -- toy records and stages ---------------------------------------------------------------------------
@@ -665,6 +666,9 @@ def test_resume_after_sigkill_of_a_driver_whose_workers_write_the_shards(tmp_pat
     clean = run_stage(SlowWords(delay=0), texts(), context(tmp_path / "clean"))
     run_dir, log = tmp_path / "run", tmp_path / "calls.log"
     done_at_kill = kill_midway(POOL_SIGKILL_SCRIPT, run_dir, log)
+    # the killed driver's pool workers exit once they see it gone; until then one may still open a shard
+    # folder, which would outlive the resumed run's clean-up (a race CI hit once)
+    time.sleep(3 * PARENT_POLL_SECONDS)
     assert not (run_dir / "stages" / "slow" / "done.jsonl").exists()  # the driver wrote no record
     resumed = run_stage(
         SlowWords(delay=0), texts(), context(run_dir, log=str(log)), processes=2, chunk_size=4
