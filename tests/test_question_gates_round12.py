@@ -107,7 +107,7 @@ def test_a_number_that_counts_nothing_named_is_an_unresolved_reference(nlp):
         assert unresolved_reference(nlp(named)) is None, named
 
 
-def test_a_fronted_date_goes_before_a_ranking_apposition():
+def test_a_fronted_date_goes_before_a_ranking_apposition_or_a_cause():
     keypoint = (  # s:746:575:0
         "On 8 December 2012, Baku was selected to host the 2015 European Games, the first to be held in the "
         "competition's history."
@@ -115,6 +115,13 @@ def test_a_fronted_date_goes_before_a_ranking_apposition():
     assert _move_fronted(keypoint) == (
         "Baku was selected to host the 2015 European Games on 8 December 2012, the first to be held in the "
         "competition's history."
+    )
+    toronto = (  # s:68:226:0 (wtf set, Toronto)
+        "In 2011, Toronto was rated the worst sports city in North America by ESPN, due to years of "
+        "underperformance of Toronto's professional teams."
+    )
+    assert _move_fronted(toronto).startswith(
+        "Toronto was rated the worst sports city in North America by ESPN in 2011, due to"
     )
     plain = "In 2010, Alaska ranked as the 47th state by population, ahead of North Dakota."  # s:624:163:0
     assert (

@@ -450,7 +450,7 @@ def _mark(text: str, answer: str, bridge: str | None) -> str | None:
 # to the noun before).
 _TRAILING_COMMA = re.compile(  # "including" lists
     r",\s+(?=(?:(?!including\b)[a-z]+ing|according to|after|before|while|whilst|when|until|as|because"
-    r"|although|though|whereas|the (?:first|second|third|last|only|[a-z]+est)|one of the)\b)"
+    r"|although|though|whereas|due to|owing to|the (?:first|second|third|last|only|[a-z]+est)|one of the)\b)"
 )
 _LEADING_PHRASE = re.compile(
     r"^(?:As|According|In|On|At|During|After|Before|Since|With|Despite|Following|Under)\b"
