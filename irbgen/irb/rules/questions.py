@@ -445,9 +445,9 @@ def _mark(text: str, answer: str, bridge: str | None) -> str | None:
     return None
 
 
-# A comma that sets off a participle or a source after the main clause: ", spending nine days ...",
-# ", according to The Lancet" (an apposition, a relative clause or ", including ..." after a comma belongs
-# to the noun before).
+# A comma that sets off a participle, a source, an adverbial clause, a cause or a ranking apposition after
+# the main clause: ", spending nine days ...", ", according to The Lancet", ", due to ...", ", the first to
+# be held" (a plain apposition, a relative clause or ", including ..." belongs to the noun before).
 _TRAILING_COMMA = re.compile(  # "including" lists
     r",\s+(?=(?:(?!including\b)[a-z]+ing|according to|after|before|while|whilst|when|until|as|because"
     r"|although|though|whereas|due to|owing to|the (?:first|second|third|last|only|[a-z]+est)|one of the)\b)"
