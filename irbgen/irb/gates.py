@@ -694,6 +694,11 @@ def person_nodes(triples: Iterable[Any]) -> list[str]:
     ]
 
 
+def exact_figure(text: str) -> bool:
+    """`text` gives a figure exactly ("1.2 people per square mile", "$22,984"), not hedged ("about 2%")."""
+    return any(_HEDGE.search(text[: match.start()]) is None for match in _FIGURE.finditer(text))
+
+
 def identifies_one(text: str, people: Iterable[str] = (), answer: str = "") -> bool:
     """Whether what `text` says can fit one thing only: a rank (not "among the highest", not "the first
     round"), an exact figure (not "about 2% of GDP", which many share), a full date, a span of years
@@ -701,7 +706,7 @@ def identifies_one(text: str, people: Iterable[str] = (), answer: str = "") -> b
     alone does not: many people "became a Foreign Member of the Royal Netherlands Academy in 1920"."""
     if any(_SHARED_RANK.search(text[: match.start()]) is None for match in _RANK.finditer(text)):
         return True
-    if any(_HEDGE.search(text[: match.start()]) is None for match in _FIGURE.finditer(text)):
+    if exact_figure(text):
         return True
     if any(pattern.search(text) for pattern in (_FULL_DATE, _SPAN, _NAME_LIST, _ONE_OF_A_KIND)):
         return True
@@ -2043,11 +2048,10 @@ def year_of_a_lasting_state(doc: Any) -> str | None:
         verb = verb.head
     if verb is None or verb.lower_ not in _LASTING_VERBS or any(c.dep_ == "auxpass" for c in verb.children):
         return None
-    text = doc.text
-    if any(_HEDGE.search(text[: figure.start()]) is None for figure in _FIGURE.finditer(text)):
+    if exact_figure(doc.text):
         return None
     superlative = any(t.tag_ in ("JJS", "RBS") for t in doc)
-    if superlative or _LASTING.search(text):
+    if superlative or _LASTING.search(doc.text):
         return f"a year asked of a state ({verb.text!r}) that may hold for many years"
     return None
 
