@@ -300,10 +300,23 @@ _EVERY_COUNTRY_HAS = frozenset(
 )
 
 
+# Capitalised adjectives that many countries' institutions share: "the new Communist regime" says not whose.
+_SHARED_BY_MANY = frozenset(
+    "communist socialist fascist nazi marxist islamist nationalist royalist republican military".split()
+)
+
+
+def _says_not_whose(adjective: Any) -> bool:
+    """A lowercase adjective ("civil", "new"), or a capitalised one that names a kind of rule many countries
+    had ("Communist"), not a people or a place ("Soviet", "Algerian")."""
+    return adjective.tag_ == "JJ" and (adjective.is_lower or adjective.lower_ in _SHARED_BY_MANY)
+
+
 def unplaced_institution(doc: Any) -> str | None:
-    """ "since the end of the civil war", "by the constitutional amendment of what date": a definite
-    description of what many countries have, with lowercase adjectives only (no name, possessor or
-    clause, a date or the question word at most), says neither whose nor which."""
+    """ "since the end of the civil war", "by the constitutional amendment of what date", "repressed by the
+    new Communist regime": a definite description of what many countries have, with lowercase or shared
+    adjectives only (no name, possessor or clause, a date or the question word at most), says neither
+    whose nor which."""
     for token in doc:
         if token.tag_ not in _NOUN_TAGS or _nounnormalize(token) not in _EVERY_COUNTRY_HAS:
             continue
@@ -311,7 +324,7 @@ def unplaced_institution(doc: Any) -> str | None:
         if not children or children[0].dep_ != "det" or children[0].lower_ != "the":
             continue
         adjectives = [c for c in children if c.dep_ == "amod"]
-        plain = all(c.tag_ == "JJ" and c.is_lower and not list(c.children) for c in adjectives)
+        plain = all(_says_not_whose(c) and not list(c.children) for c in adjectives)
         others = [c for c in children if c.dep_ not in ("det", "punct", "amod")]
         dated = all(
             c.dep_ == "prep"
@@ -2029,6 +2042,8 @@ _LASTING_VERBS = frozenset(
     holds""".split()
 )
 _YEAR_ASKED = re.compile(r"\b(?:in|during) (?:what|which) year\b|^(?:what|which) year\b", re.I)
+_BY_YEAR = re.compile(r"\bby (?:what|which) year\b", re.I)
+_POSSESSION = frozenset(("has", "have", "had"))
 _LASTING = re.compile(
     r"\b(?:over|more than|above|at least|less than|under|per year|a year|annually|exceed(?:ed|s))\b", re.I
 )
@@ -2039,7 +2054,12 @@ def year_of_a_lasting_state(doc: Any) -> str | None:
     produced over three million carats of diamonds per year in what year?": a year asked of a state
     ("had", "produced", "exceeded") that a superlative or a threshold describes, which may hold for many
     years. An exact figure ("saw migration of -1.14/1,000"), a report that dates it ("according to"), a
-    passive or a boundary ("until what year", "since what year") picks one year."""
+    passive or a boundary ("until what year", "since what year") picks one year. "By what year" asked of
+    what a place had ("had air links ... but no regular domestic air service by what year?") fits every
+    later year as well."""
+    by_year = _by_year_of_a_possession(doc)
+    if by_year is not None:
+        return by_year
     asked = _YEAR_ASKED.search(doc.text)
     if asked is None or "according to" in doc.text.lower():
         return None
@@ -2054,6 +2074,18 @@ def year_of_a_lasting_state(doc: Any) -> str | None:
     if superlative or _LASTING.search(doc.text):
         return f"a year asked of a state ({verb.text!r}) that may hold for many years"
     return None
+
+
+def _by_year_of_a_possession(doc: Any) -> str | None:
+    asked = _BY_YEAR.search(doc.text)
+    if asked is None:
+        return None
+    verb = next((t for t in doc if t.idx >= asked.start() and t.lower_ in ("what", "which")), None)
+    while verb is not None and verb.head.i != verb.i and not verb.tag_.startswith("VB"):
+        verb = verb.head
+    if verb is None or verb.lower_ not in _POSSESSION or verb.dep_ == "aux":
+        return None
+    return f"'by what year' asked of what something {verb.text!r}, which every later year may fit too"
 
 
 def garbled_amount(doc: Any, answer: str, answer_label: str | None, answer_type: str = "") -> str | None:
