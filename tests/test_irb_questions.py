@@ -505,7 +505,7 @@ def test_llm_valid_run_one_call_per_triple_then_check_and_refine():
     assert out.sub_questions == ["Which node is x0 after step 2?", "Which node is x1 after step 3, polished?"]
     assert out.question == out.sub_questions[-1] and out.method == "llm" and out.model == "stub"
     assert [(p.name, p.version) for p in out.prompts] == [
-        ("irb_question_step", "3"), ("irb_question_check", "2"), ("irb_question_refine", "4")
+        ("irb_question_step", "4"), ("irb_question_check", "2"), ("irb_question_refine", "5")
     ]  # fmt: skip
     assert "Next triple: (I. Marrow [Person]; joined; ?x0 [Organization])" in users[0]
     assert "Question so far: (none yet)" in users[0] and "Unknown nodes: ?x0 (Organization)" in users[0]
