@@ -2063,9 +2063,7 @@ def year_of_a_lasting_state(doc: Any) -> str | None:
     asked = _YEAR_ASKED.search(doc.text)
     if asked is None or "according to" in doc.text.lower():
         return None
-    verb = next((t for t in doc if t.idx >= asked.start() and t.lower_ in ("what", "which")), None)
-    while verb is not None and verb.head.i != verb.i and not verb.tag_.startswith("VB"):
-        verb = verb.head
+    verb = _verb_of_question_word(doc, asked.start())
     if verb is None or verb.lower_ not in _LASTING_VERBS or any(c.dep_ == "auxpass" for c in verb.children):
         return None
     if exact_figure(doc.text):
@@ -2076,13 +2074,19 @@ def year_of_a_lasting_state(doc: Any) -> str | None:
     return None
 
 
+def _verb_of_question_word(doc: Any, start: int) -> Any | None:
+    """The verb that the first "what" or "which" at or after character `start` hangs on, or None."""
+    verb = next((t for t in doc if t.idx >= start and t.lower_ in ("what", "which")), None)
+    while verb is not None and verb.head.i != verb.i and not verb.tag_.startswith("VB"):
+        verb = verb.head
+    return verb
+
+
 def _by_year_of_a_possession(doc: Any) -> str | None:
     asked = _BY_YEAR.search(doc.text)
     if asked is None:
         return None
-    verb = next((t for t in doc if t.idx >= asked.start() and t.lower_ in ("what", "which")), None)
-    while verb is not None and verb.head.i != verb.i and not verb.tag_.startswith("VB"):
-        verb = verb.head
+    verb = _verb_of_question_word(doc, asked.start())
     if verb is None or verb.lower_ not in _POSSESSION or verb.dep_ == "aux":
         return None
     return f"'by what year' asked of what something {verb.text!r}, which every later year may fit too"
