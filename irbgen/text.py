@@ -48,6 +48,8 @@ def clean(text: str) -> str:
 
 def fold(text: str) -> str:
     """Lowercase without accents ("Zürich" -> "zurich"), so spellings compare equal."""
+    if text.isascii():  # nothing to decompose: the common case, and much cheaper
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
 

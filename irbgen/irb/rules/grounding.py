@@ -35,6 +35,7 @@ _DATE_PATTERNS = [
     re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}\b", re.I),
     re.compile(rf"\b{_MONTH}\s+{_DAY}\b(?!\d)", re.I),
 ]
+_DIGIT = re.compile(r"\d")
 _NUMBER_WORDS = {
     "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
     "eleven": 11, "twelve": 12, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
@@ -86,9 +87,11 @@ def numbers(text: str) -> dict[str, str]:
 def dates(text: str) -> tuple[dict[tuple[int, ...], str], str]:
     """(date key -> as written, the text with dates blanked); keys are (y, m, d), (y, m) or (0, m, d)."""
     found: dict[tuple[int, ...], str] = {}
-    chars = list(text)
-    for pattern in _DATE_PATTERNS:
-        for match in pattern.finditer("".join(chars)):
+    if not _DIGIT.search(text):  # every pattern has a day, a year or a numeric month
+        return found, text
+    for pattern in _DATE_PATTERNS:  # each pattern reads the text as the ones before it blanked it
+        chars: list[str] | None = None
+        for match in pattern.finditer(text):
             parts = match.groupdict()
             month_text = parts["month"].lower()
             month = int(month_text) if month_text.isdigit() else _MONTHS[month_text]
@@ -98,8 +101,11 @@ def dates(text: str) -> tuple[dict[tuple[int, ...], str], str]:
                 continue
             key = (year, month, day) if day is not None else (year, month)
             found.setdefault(key, match.group(0))
+            chars = list(text) if chars is None else chars
             chars[match.start() : match.end()] = " " * (match.end() - match.start())
-    return found, "".join(chars)
+        if chars is not None:
+            text = "".join(chars)
+    return found, text
 
 
 def _date_keys(key: tuple[int, ...]) -> set[tuple[int, ...]]:

@@ -523,9 +523,10 @@ def situate(doc: Any, page: Page, context: Sequence[str], person: str | None = N
     edits: dict[int, str] = {}  # token index -> replacement text (with its trailing space)
     mentioned = _mentions_page(doc, page)
     place = place_of_page(page)
+    unplaced = place is not None and place.lower() not in doc.text.lower()
     for token in doc:
         found = _page_named_again(token, page) if mentioned else _page_description(token, page)
-        if found is None and not mentioned and place is not None and place.lower() not in doc.text.lower():
+        if found is None and not mentioned and unplaced:
             found = _unplaced_measure(token, place)
         if found is not None:
             edits.update(found)
