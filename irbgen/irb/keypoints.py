@@ -7,7 +7,7 @@ Two backends (`irbgen.llm.stage.LLMStage`): "rules" (offline, `irbgen.irb.rules.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from irbgen.irb.rules.referents import (
     unresolved_description,
 )
 from irbgen.llm.stage import LLMStage
+from irbgen.pipeline.stage import StageContext
 from irbgen.records import Reject
 from irbgen.spacy_models import DEFAULT_MODEL, unpack_parse
 from irbgen.text import clean
@@ -45,10 +46,45 @@ class KeypointReply(BaseModel):
     reason: str = ""
 
 
+MAX_PARSE_ROUNDS = 4  # batches of parses per chunk of segments; what is still missing is parsed alone
+
+
 @lru_cache(maxsize=512)
 def _parse(nlp: Any, text: str) -> Any:
     """One parse per sentence: the segments of a sentence share the sentences before them."""
     return nlp(text)
+
+
+class _Wanted(Exception):
+    """A parse that the chunk's batches have not made yet (raised while they are being gathered)."""
+
+
+class _ChunkParses:
+    """The parses one chunk of segments needs, made with `nlp.pipe` in batches, which costs a text about
+    a third of a parse on its own (and gives the same parse)."""
+
+    def __init__(self) -> None:
+        self.docs: dict[tuple[int, str], Any] = {}
+        self.wanted: dict[int, tuple[Any, list[str]]] | None = None  # set while gathering
+
+    def get(self, nlp: Any, text: str) -> Any:
+        """The parse of `text`: a batch's, else (gathering) `_Wanted`, else a parse on its own."""
+        doc = self.docs.get((id(nlp), text))
+        if doc is not None:
+            return doc
+        if self.wanted is not None:
+            self.wanted.setdefault(id(nlp), (nlp, []))[1].append(text)
+            raise _Wanted(text)
+        return _parse(nlp, text)
+
+    def parse_wanted(self) -> bool:
+        """Parse what was wanted, one batch per pipeline; False when nothing was."""
+        wanted, self.wanted = self.wanted or {}, {}
+        for nlp, texts in wanted.values():
+            unique = list(dict.fromkeys(texts))
+            for text, doc in zip(unique, nlp.pipe(unique), strict=True):
+                self.docs[id(nlp), text] = doc
+        return bool(wanted)
 
 
 def _context_before(segment: Segment) -> list[str]:
@@ -90,6 +126,47 @@ class MakeKeypoints(LLMStage):
     def key(self, record: Segment) -> str:
         """The segment id."""
         return record.id
+
+    def process_many(self, segments: Sequence[Segment], context: StageContext) -> list[Iterator[Any]]:
+        """Each segment's results, as `process` gives them, with the parses the rules need made in batches:
+        every segment runs until it needs a parse not made yet; those are parsed together, and the
+        segments run again (MAX_PARSE_ROUNDS times at most; a segment's error is raised by its results)."""
+        if self.backend != "rules":
+            raise TypeError(f"backend {self.backend!r} is asynchronous: call aprocess")
+        chunk = self._chunk = _ChunkParses()
+        results: dict[int, list[Any]] = {}
+        todo = list(range(len(segments)))
+        for _ in range(MAX_PARSE_ROUNDS):
+            chunk.wanted = {}
+            waiting = []
+            for index in todo:
+                try:
+                    results[index] = self.process(segments[index], context)
+                except _Wanted:
+                    waiting.append(index)
+                except Exception:  # raised again by its results, where the runner makes it a reject
+                    pass
+            todo = waiting
+            if not chunk.parse_wanted():
+                break
+        chunk.wanted = None
+        return [
+            iter(results[index]) if index in results else self._later(segment, context)
+            for index, segment in enumerate(segments)
+        ]
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Without the last chunk's parses: they stay in the process that made them."""
+        state = dict(self.__dict__)
+        state.pop("_chunk", None)
+        return state
+
+    def _later(self, segment: Segment, context: StageContext) -> Iterator[Any]:
+        yield from self.process(segment, context)
+
+    def _parse(self, nlp: Any, text: str) -> Any:
+        chunk: _ChunkParses | None = getattr(self, "_chunk", None)
+        return _parse(nlp, text) if chunk is None else chunk.get(nlp, text)
 
     def _keypoint(self, segment: Segment, text: str) -> Keypoint:
         return Keypoint(
@@ -139,7 +216,7 @@ class MakeKeypoints(LLMStage):
             doc = unpack_parse(nlp, self.parser_model, text, segment.parse)
             if doc is not None:
                 return doc
-        return _parse(nlp, text)
+        return self._parse(nlp, text)
 
     def _resolver(self, segment: Segment) -> Callable[[Reference], Resolution]:
         """Resolves a reference of `segment` from the sentences before it, its heading and its page; the
@@ -150,7 +227,7 @@ class MakeKeypoints(LLMStage):
             page=page_of(segment.title, segment.lead),
             section=segment.section,
             nearby=[segment.sentence, *segment.before, *segment.after],
-            parse=lambda text: _parse(load_graph_nlp(self.parser_model), text),
+            parse=lambda text: self._parse(load_graph_nlp(self.parser_model), text),
             opened=len(segment.before) < CONTEXT_SENTENCES,
         )
         return lambda reference: resolver.resolve(reference, _context_before(segment))

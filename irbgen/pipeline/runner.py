@@ -28,7 +28,7 @@ import shutil
 import time
 import traceback
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from itertools import islice
@@ -52,6 +52,7 @@ logger = logging.getLogger(__name__)
 _DETAIL_LIMIT = 2000
 _PROGRESS_SECONDS = 0.1
 _RECORDS_EVERY = 1000  # results of one key between progress reports inside it
+INLINE_CHUNK = 32  # items a stage with `process_many` gets at once when it runs in this process
 OFFLOAD_SECONDS = 120.0  # at most this long for one piece of an I/O stage's offloaded work (one page)
 
 
@@ -453,9 +454,22 @@ def write_shard(stage: Stage, shard: Shard, results: Iterable[Iterable[BaseModel
     return stats
 
 
-def shard_results(stage: Stage, shard: Shard, context: StageContext) -> Iterator[Iterator[BaseModel]]:
-    """Each item's results, made lazily as `write_shard` writes them."""
-    return (iter_one(stage, item, context) for item in shard.items)
+def shard_results(stage: Stage, shard: Shard, context: StageContext) -> Iterator[Iterable[BaseModel]]:
+    """Each item's results, made lazily as `write_shard` writes them (see `chunk_results`)."""
+    return iter(chunk_results(stage, shard.items, context))
+
+
+def chunk_results(
+    stage: Stage, items: Sequence[WorkItem], context: StageContext
+) -> list[Iterable[BaseModel]]:
+    """Each item's results: from the stage's `process_many` when it has one (it makes a chunk's results
+    together, batching their work; a record's error is raised by its results, never by the call), else
+    from `process` one item at a time, lazily."""
+    many = getattr(stage, "process_many", None)
+    if not callable(many):
+        return [iter_one(stage, item, context) for item in items]
+    made = iter(many([item.record for item in items if item.record is not None], context))
+    return [iter_one(stage, item, context) if item.record is None else next(made) for item in items]
 
 
 def is_sharded_kind(stage: Stage) -> bool:
@@ -543,8 +557,13 @@ def _error_reject(stage: str, key: str, error: Exception) -> Reject:
 
 
 def _run_inline(stage: Stage, items: Iterator[WorkItem], context: StageContext, sink: Sink) -> None:
-    for item in items:
-        sink(item, iter_one(stage, item, context))
+    if not callable(getattr(stage, "process_many", None)):
+        for item in items:
+            sink(item, iter_one(stage, item, context))
+        return
+    while chunk := list(islice(items, INLINE_CHUNK)):
+        for item, results in zip(chunk, chunk_results(stage, chunk, context), strict=True):
+            sink(item, results)
 
 
 async def run_async(
