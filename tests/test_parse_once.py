@@ -72,11 +72,11 @@ def test_the_citing_stage_packs_each_segments_parse() -> None:
 def test_the_keypoint_stage_reuses_the_parse_and_decides_the_same() -> None:
     stage = MakeKeypoints()
     packed = pack_parse(load_parser(DEFAULT_MODEL)(TEXT), DEFAULT_MODEL)
-    keypoints._parse.cache_clear()
+    keypoints.PARSES.clear()
     reused = stage.process(segment(packed), None)  # type: ignore[arg-type]
-    assert keypoints._parse.cache_info().misses == 0  # nothing parsed here
+    assert keypoints.PARSES.misses == 0  # nothing parsed here
     parsed = stage.process(segment(None), None)  # type: ignore[arg-type]
-    assert keypoints._parse.cache_info().misses > 0
+    assert keypoints.PARSES.misses > 0
     assert [r.model_dump() for r in reused] == [r.model_dump() for r in parsed]
     assert reused[0].text == TEXT
 

@@ -79,7 +79,7 @@ def test_keypoints_of_a_chunk_are_those_made_one_by_one() -> None:
     segments = _segments(3)[:96]
     assert len(segments) == 96
     alone = [[r.model_dump() for r in MakeKeypoints().process(s, None)] for s in segments]  # type: ignore[arg-type]
-    keypoints._parse.cache_clear()
+    keypoints.PARSES.clear()
     stage = MakeKeypoints()
     together = [
         [r.model_dump() for r in results]
@@ -87,7 +87,7 @@ def test_keypoints_of_a_chunk_are_those_made_one_by_one() -> None:
         for results in stage.process_many(segments[start : start + 32], None)  # type: ignore[arg-type]
     ]
     assert together == alone
-    assert keypoints._parse.cache_info().misses == 0  # every parse was made in a batch
+    assert keypoints.PARSES.misses == 0  # every parse was made in a batch
     kinds = {("reject" if "reason" in made[0] else "keypoint") for made in alone}
     assert kinds == {"reject", "keypoint"}
     changed = [s for s, made in zip(segments, alone, strict=True) if made[0].get("text", s.text) != s.text]

@@ -7,8 +7,8 @@ Two backends (`irbgen.llm.stage.LLMStage`): "rules" (offline, `irbgen.irb.rules.
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -49,42 +49,71 @@ class KeypointReply(BaseModel):
 MAX_PARSE_ROUNDS = 4  # batches of parses per chunk of segments; what is still missing is parsed alone
 
 
-@lru_cache(maxsize=512)
-def _parse(nlp: Any, text: str) -> Any:
-    """One parse per sentence: the segments of a sentence share the sentences before them."""
-    return nlp(text)
+class ParseCache:
+    """The last `size` parses, by pipeline and text: the segments of a sentence share the sentences
+    before them. `misses` counts the texts parsed alone."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.docs: OrderedDict[tuple[int, str], Any] = OrderedDict()
+        self.misses = 0
+
+    def find(self, nlp: Any, text: str) -> Any | None:
+        doc = self.docs.get((id(nlp), text))
+        if doc is not None:
+            self.docs.move_to_end((id(nlp), text))
+        return doc
+
+    def add(self, nlp: Any, text: str, doc: Any) -> None:
+        self.docs[id(nlp), text] = doc
+        self.docs.move_to_end((id(nlp), text))
+        if len(self.docs) > self.size:
+            self.docs.popitem(last=False)
+
+    def parse(self, nlp: Any, text: str) -> Any:
+        """The parse of `text`: remembered, else parsed alone."""
+        doc = self.find(nlp, text)
+        if doc is None:
+            self.misses += 1
+            doc = nlp(text)
+            self.add(nlp, text, doc)
+        return doc
+
+    def clear(self) -> None:
+        self.docs.clear()
+        self.misses = 0
+
+
+PARSES = ParseCache(512)  # one per process (the pipelines are too)
 
 
 class _Wanted(Exception):
-    """A parse that the chunk's batches have not made yet (raised while they are being gathered)."""
+    """A parse not made yet, met while a chunk gathers the texts to parse together."""
 
 
-class _ChunkParses:
-    """The parses one chunk of segments needs, made with `nlp.pipe` in batches, which costs a text about
-    a third of a parse on its own (and gives the same parse)."""
+class _Gathering:
+    """The texts a chunk's segments want parsed, by pipeline; they are parsed with `nlp.pipe`, which
+    costs a text about a third of a parse on its own (and gives the same parse)."""
 
     def __init__(self) -> None:
-        self.docs: dict[tuple[int, str], Any] = {}
-        self.wanted: dict[int, tuple[Any, list[str]]] | None = None  # set while gathering
+        self.wanted: dict[int, tuple[Any, list[str]]] = {}
 
     def get(self, nlp: Any, text: str) -> Any:
-        """The parse of `text`: a batch's, else (gathering) `_Wanted`, else a parse on its own."""
-        doc = self.docs.get((id(nlp), text))
-        if doc is not None:
-            return doc
-        if self.wanted is not None:
+        """The remembered parse of `text`, or `_Wanted` after noting it."""
+        doc = PARSES.find(nlp, text)
+        if doc is None:
             self.wanted.setdefault(id(nlp), (nlp, []))[1].append(text)
             raise _Wanted(text)
-        return _parse(nlp, text)
+        return doc
 
     def parse_wanted(self) -> bool:
-        """Parse what was wanted, one batch per pipeline; False when nothing was."""
-        wanted, self.wanted = self.wanted or {}, {}
-        for nlp, texts in wanted.values():
+        """Parse what was wanted, one batch per pipeline, into PARSES; False when nothing was."""
+        for nlp, texts in self.wanted.values():
             unique = list(dict.fromkeys(texts))
             for text, doc in zip(unique, nlp.pipe(unique), strict=True):
-                self.docs[id(nlp), text] = doc
-        return bool(wanted)
+                PARSES.add(nlp, text, doc)
+        found, self.wanted = bool(self.wanted), {}
+        return found
 
 
 def _context_before(segment: Segment) -> list[str]:
@@ -107,6 +136,7 @@ class MakeKeypoints(LLMStage):
     output_model = Keypoint
     prompts = {KEYPOINT_PROMPT: KeypointReply}
     what = "keypoint"
+    _gathering: _Gathering | None = None  # set while `process_many` gathers texts to parse together
 
     def __init__(
         self,
@@ -133,40 +163,35 @@ class MakeKeypoints(LLMStage):
         segments run again (MAX_PARSE_ROUNDS times at most; a segment's error is raised by its results)."""
         if self.backend != "rules":
             raise TypeError(f"backend {self.backend!r} is asynchronous: call aprocess")
-        chunk = self._chunk = _ChunkParses()
         results: dict[int, list[Any]] = {}
         todo = list(range(len(segments)))
         for _ in range(MAX_PARSE_ROUNDS):
-            chunk.wanted = {}
+            gathering = self._gathering = _Gathering()
             waiting = []
-            for index in todo:
-                try:
-                    results[index] = self.process(segments[index], context)
-                except _Wanted:
-                    waiting.append(index)
-                except Exception:  # raised again by its results, where the runner makes it a reject
-                    pass
+            try:
+                for index in todo:
+                    try:
+                        results[index] = self.process(segments[index], context)
+                    except _Wanted:
+                        waiting.append(index)
+                    except Exception:  # raised again by its results, where the runner makes it a reject
+                        pass
+            finally:
+                self._gathering = None
             todo = waiting
-            if not chunk.parse_wanted():
+            if not gathering.parse_wanted():
                 break
-        chunk.wanted = None
         return [
             iter(results[index]) if index in results else self._later(segment, context)
             for index, segment in enumerate(segments)
         ]
 
-    def __getstate__(self) -> dict[str, Any]:
-        """Without the last chunk's parses: they stay in the process that made them."""
-        state = dict(self.__dict__)
-        state.pop("_chunk", None)
-        return state
-
     def _later(self, segment: Segment, context: StageContext) -> Iterator[Any]:
         yield from self.process(segment, context)
 
     def _parse(self, nlp: Any, text: str) -> Any:
-        chunk: _ChunkParses | None = getattr(self, "_chunk", None)
-        return _parse(nlp, text) if chunk is None else chunk.get(nlp, text)
+        gathering: _Gathering | None = getattr(self, "_gathering", None)
+        return PARSES.parse(nlp, text) if gathering is None else gathering.get(nlp, text)
 
     def _keypoint(self, segment: Segment, text: str) -> Keypoint:
         return Keypoint(
