@@ -2,6 +2,9 @@
 
 A stage is configured in its constructor (no I/O there) and maps one input record to zero or more
 output records or `Reject`s. CPU-bound stages implement `process`; I/O-bound stages implement `aprocess`.
+A CPU stage may also implement `process_many(records, context)`, each record's results as `process` gives
+them, to batch work across a chunk of records (the keypoint stage's spaCy parses); the runner then hands
+it chunks (see `irbgen.pipeline.runner.chunk_results`).
 Side effects (HTTP, LLM, files) come in through the `StageContext`, never from globals, so the same stage
 runs locally, in tests against loopback servers, or later on Ray.
 """
