@@ -55,18 +55,18 @@ class ParseCache:
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self.docs: OrderedDict[tuple[int, str], Any] = OrderedDict()
+        self.docs: OrderedDict[tuple[Any, str], Any] = OrderedDict()  # (pipeline, text): it stays alive
         self.misses = 0
 
     def find(self, nlp: Any, text: str) -> Any | None:
-        doc = self.docs.get((id(nlp), text))
+        doc = self.docs.get((nlp, text))
         if doc is not None:
-            self.docs.move_to_end((id(nlp), text))
+            self.docs.move_to_end((nlp, text))
         return doc
 
     def add(self, nlp: Any, text: str, doc: Any) -> None:
-        self.docs[id(nlp), text] = doc
-        self.docs.move_to_end((id(nlp), text))
+        self.docs[nlp, text] = doc
+        self.docs.move_to_end((nlp, text))
         if len(self.docs) > self.size:
             self.docs.popitem(last=False)
 
@@ -96,19 +96,19 @@ class _Gathering:
     costs a text about a third of a parse on its own (and gives the same parse)."""
 
     def __init__(self) -> None:
-        self.wanted: dict[int, tuple[Any, list[str]]] = {}
+        self.wanted: dict[Any, list[str]] = {}
 
     def get(self, nlp: Any, text: str) -> Any:
         """The remembered parse of `text`, or `_Wanted` after noting it."""
         doc = PARSES.find(nlp, text)
         if doc is None:
-            self.wanted.setdefault(id(nlp), (nlp, []))[1].append(text)
+            self.wanted.setdefault(nlp, []).append(text)
             raise _Wanted(text)
         return doc
 
     def parse_wanted(self) -> bool:
         """Parse what was wanted, one batch per pipeline, into PARSES; False when nothing was."""
-        for nlp, texts in self.wanted.values():
+        for nlp, texts in self.wanted.items():
             unique = list(dict.fromkeys(texts))
             for text, doc in zip(unique, nlp.pipe(unique), strict=True):
                 PARSES.add(nlp, text, doc)
