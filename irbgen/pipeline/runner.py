@@ -561,7 +561,7 @@ def _run_inline(stage: Stage, items: Iterator[WorkItem], context: StageContext, 
         for item in items:
             sink(item, iter_one(stage, item, context))
         return
-    while chunk := list(islice(items, INLINE_CHUNK)):
+    for chunk in chunked(items, INLINE_CHUNK):
         for item, results in zip(chunk, chunk_results(stage, chunk, context), strict=True):
             sink(item, results)
 
