@@ -52,7 +52,7 @@ logger = logging.getLogger(__name__)
 _DETAIL_LIMIT = 2000
 _PROGRESS_SECONDS = 0.1
 _RECORDS_EVERY = 1000  # results of one key between progress reports inside it
-INLINE_CHUNK = 32  # items a stage with `process_many` gets at once when it runs in this process
+INLINE_CHUNK = 32  # the most items a stage with `process_many` gets at once in this process
 OFFLOAD_SECONDS = 120.0  # at most this long for one piece of an I/O stage's offloaded work (one page)
 
 
