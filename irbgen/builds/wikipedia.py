@@ -109,7 +109,7 @@ def part1_steps(config: WikipediaBuildConfig, backend: str) -> list[Step]:
     """Dump -> grounded facts, with every fetched page kept as a document."""
     return [
         Step("read", ReadPages(), lambda done: dump_shards(config)),
-        Step("citing_segments", CitingSegments(), lambda done: done["read"].outputs()),
+        Step("citing_segments", CitingSegments(), lambda done: done["read"].records()),
         Step(
             "keypoints",
             MakeKeypoints(backend=backend),

@@ -115,6 +115,12 @@ class CheckpointStore:
         for _, line in _tagged_lines(self.outputs_path):
             yield line["record"]
 
+    def output_lines(self) -> Iterator[bytes]:
+        """The outputs file's lines as written, undecoded (see `output_record` to decode one)."""
+        if self.outputs_path.exists():
+            with open(self.outputs_path, "rb") as lines:
+                yield from lines
+
     def rejects(self) -> Iterator[dict[str, Any]]:
         """This stage's Reject records, in input order."""
         for _, line in _tagged_lines(self.rejects_path):
@@ -371,6 +377,22 @@ def _tagged_lines(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
             if not isinstance(value.get("key"), str):
                 raise IrbgenError(f"{path}:{number}: corrupt checkpoint line (no string key)")
             yield value["key"], value
+
+
+def output_record(line: bytes, path: Path, number: int) -> dict[str, Any]:
+    """The record of line NUMBER of an outputs file, as `CheckpointStore.outputs` gives it."""
+    value = _parse(line.decode("utf-8"), path, number)
+    if not isinstance(value.get("key"), str) or not isinstance(value.get("record"), dict):
+        raise IrbgenError(f"{path}:{number}: corrupt checkpoint line (no string key or no record)")
+    return value["record"]
+
+
+def done_keys(path: Path) -> list[str]:
+    """The keys of a done.jsonl, in order, decoding only the keys."""
+    if not path.exists():
+        return []
+    with open(path, encoding="utf-8", newline="\n") as lines:
+        return [_line_key(line, path, number) for number, line in enumerate(lines, start=1)]
 
 
 def _count_lines(path: Path) -> int:

@@ -62,6 +62,7 @@ from irbgen.pipeline.runner import (
     iter_one,
     run_async,
     run_one,
+    shard_items,
     shard_results,
     write_shard,
 )
@@ -230,7 +231,8 @@ class RayExecutor:
             if lost is None:
                 return [stats]
             (shard,) = chunk
-            return [write_shard(stage, shard, (item_results(item) for item in shard.items))]
+            items = shard_items(stage, shard)
+            return [write_shard(stage, shard, items, (item_results(item) for item in items))]
 
         in_order(
             ([shard] for shard in shards),
@@ -354,7 +356,8 @@ def _lost(stage: Stage, item: WorkItem, error: RayError) -> Reject:
 
 @ray.remote
 def _shard_task(stage: Stage, context: StageContext, shard: Shard) -> StageStats:
-    return write_shard(stage, shard, shard_results(stage, shard, context))
+    items = shard_items(stage, shard)
+    return write_shard(stage, shard, items, shard_results(stage, items, context))
 
 
 @ray.remote

@@ -28,7 +28,7 @@ import shutil
 import time
 import traceback
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from itertools import islice
@@ -38,7 +38,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from irbgen.pipeline import shards as sharding
-from irbgen.pipeline.checkpoint import CheckpointStore
+from irbgen.pipeline.checkpoint import CheckpointStore, output_record, read_stats
 from irbgen.pipeline.shards import Shard
 from irbgen.pipeline.stage import Stage, StageContext, is_batch_stage, is_io_stage
 from irbgen.pipeline.stats import DUPLICATE_KEY, ERROR_PREFIX, StageStats
@@ -53,6 +53,7 @@ _DETAIL_LIMIT = 2000
 _PROGRESS_SECONDS = 0.1
 _RECORDS_EVERY = 1000  # results of one key between progress reports inside it
 INLINE_CHUNK = 32  # the most items a stage with `process_many` gets at once in this process
+SHARD_BYTES = 1 << 20  # the most input a shard of checkpoint lines carries (past its first line)
 OFFLOAD_SECONDS = 120.0  # at most this long for one piece of an I/O stage's offloaded work (one page)
 
 
@@ -212,6 +213,10 @@ class Records:
 
     def __iter__(self) -> Iterator[BaseModel]:
         return self.result.outputs()
+
+    def lines(self) -> Iterator[bytes]:
+        """The outputs' checkpoint lines, undecoded: a sharded stage hands them to its workers to decode."""
+        return self.result.store.output_lines()
 
 
 def is_fatal(error: BaseException) -> bool:
@@ -393,25 +398,43 @@ def _run_sharded(
     """Run the stage in shards its workers write (irbgen.pipeline.shards); the stage's totals.
 
     Shards are cut from every input, finished or not, so that a rerun cuts the same ones; a shard an
-    earlier run completed (same inputs) is skipped whole.
+    earlier run completed (same inputs) is skipped whole. Inputs that are an earlier stage's `Records`
+    travel as their checkpoint lines, which the workers decode and key; each worker refuses the keys its
+    shard repeats, and the keys a shard repeats from earlier shards are found here once every shard is
+    written (`_refuse_repeats`).
     """
     store, stats = writer.store, writer.stats
     store.clear_for_shards()
     manifest = sharding.ShardManifest(store)
     recorded = manifest.open()
     folders: list[Path] = []
+    encoded = isinstance(inputs, Records)
+    ran: set[int] = set()  # the numbers of the shards this call runs
+
+    def cut() -> Iterator[Shard]:
+        if not encoded:
+            items = _plan(stage, inputs, set(), writer)
+            for number, chunk in enumerate(chunked(items, getattr(run, "chunk_size", 32))):
+                yield sharding.new_shard(root, number, chunk)
+            return
+        source, first = inputs.result.store.outputs_path, 0
+        for number, lines in enumerate(chunked_lines(inputs.lines(), SHARD_BYTES)):
+            stats.inputs += len(lines)
+            yield sharding.new_shard(
+                root, number, lines, model=inputs.result.output_model, first=first, source=source
+            )
+            first += len(lines)
 
     def todo() -> Iterator[Shard]:
-        items = _plan(stage, inputs, set(), writer)
-        for number, chunk in enumerate(chunked(items, getattr(run, "chunk_size", 32))):
-            shard = sharding.new_shard(root, number, chunk)
+        for shard in cut():
             earlier = sharding.reusable(recorded, shard)
             if earlier is not None:
                 folders.append(earlier)
-                stats.skipped += len(chunk)
-                writer.handled += len(chunk)
+                stats.skipped += len(shard.items)
+                writer.handled += len(shard.items)
                 continue
             folders.append(shard.folder)
+            ran.add(shard.number)
             yield shard
 
     def done(shard: Shard, shard_stats: StageStats) -> None:
@@ -429,24 +452,71 @@ def _run_sharded(
     root.mkdir(parents=True, exist_ok=True)
     try:
         run.run_shards(stage, todo(), context, done)
+        if encoded:
+            _refuse_repeats(stage, inputs, context, folders, ran, manifest, stats, root)
     finally:
         manifest.close()
     return sharding.merge(store, folders)
 
 
-def write_shard(stage: Stage, shard: Shard, results: Iterable[Iterable[BaseModel]]) -> StageStats:
-    """Write one shard's results (one iterable per item, in order) to its folder, durably; its stats.
+def _refuse_repeats(
+    stage: Stage,
+    inputs: Records,
+    context: StageContext,
+    folders: list[Path],
+    ran: set[int],
+    manifest: sharding.ShardManifest,
+    stats: StageStats,
+    root: Path,
+) -> None:
+    """Redo, here, each shard (in order) whose worker finished a key an earlier shard already had: its
+    repeats become duplicate-key rejects, as when the driver keys every input. Real inputs rarely repeat."""
+    seen: set[str] = set()
+    first = 0
+    for number, folder in enumerate(folders):
+        before = read_stats(folder / "stats.json")
+        count = before.inputs
+        keys = sharding.finished_keys(folder)
+        if not seen.isdisjoint(keys):
+            lines = list(islice(inputs.lines(), first, first + count))
+            shard = sharding.new_shard(
+                root, number, lines, model=inputs.result.output_model, first=first,
+                source=inputs.result.store.outputs_path,
+            )  # fmt: skip
+            items = shard_items(stage, shard, earlier=seen)
+            again = write_shard(stage, shard, items, shard_results(stage, items, context))
+            if number not in ran:  # reused from an earlier run, so counted as skipped
+                stats.skipped -= len(items)
+                before = StageStats(stage=stage.name)
+            stats.processed += again.processed - before.processed
+            stats.outputs += again.outputs - before.outputs
+            stats.errors += again.errors - before.errors
+            stats.rejects.update(again.rejects)
+            stats.rejects.subtract(before.rejects)
+            stats.rejects = +stats.rejects  # drops the reasons that went to zero
+            manifest.add(shard)
+            folders[number] = shard.folder
+            keys = sharding.finished_keys(shard.folder)
+        seen.update(keys)
+        first += count
+
+
+def write_shard(
+    stage: Stage, shard: Shard, items: Sequence[WorkItem], results: Iterable[Iterable[BaseModel]]
+) -> StageStats:
+    """Write one shard's results (one iterable per item of ITEMS, in order) to its folder, durably; its
+    stats.
 
     Runs where the results are made (a pool process, a Ray worker). A non-fatal error of an item rejects
     the item; a fatal one leaves the shard incomplete (it is run again).
     """
     shutil.rmtree(shard.folder, ignore_errors=True)  # an earlier attempt of this submission
     store = sharding.shard_store(stage.name, shard.folder)
-    stats = StageStats(stage=stage.name, inputs=len(shard.items))
+    stats = StageStats(stage=stage.name, inputs=len(items))
     writer = _Writer(stage.name, store, stats, None, None)
     store.open()
     try:
-        for item, item_results in zip(shard.items, results, strict=True):
+        for item, item_results in zip(items, results, strict=True):
             writer.write(item, item_results)
     finally:
         store.close()
@@ -454,9 +524,32 @@ def write_shard(stage: Stage, shard: Shard, results: Iterable[Iterable[BaseModel
     return stats
 
 
-def shard_results(stage: Stage, shard: Shard, context: StageContext) -> Iterator[Iterable[BaseModel]]:
+def shard_items(stage: Stage, shard: Shard, earlier: Collection[str] = ()) -> list[WorkItem]:
+    """The shard's work items: as cut, or decoded from its checkpoint lines and keyed here.
+
+    A key the shard repeats, or one in EARLIER (keys of earlier shards), becomes an item without a record:
+    a duplicate-key reject.
+    """
+    if shard.model is None:
+        return shard.items
+    items: list[WorkItem] = []
+    seen: set[str] = set()
+    source = shard.source or Path("outputs.jsonl")
+    for offset, line in enumerate(shard.items):
+        index = shard.first + offset
+        record = shard.model.model_validate(output_record(line, source, index + 1))
+        key = stage.key(record)
+        repeated = key in seen or key in earlier
+        seen.add(key)
+        items.append(WorkItem(index, key, None if repeated else record))
+    return items
+
+
+def shard_results(
+    stage: Stage, items: Sequence[WorkItem], context: StageContext
+) -> Iterator[Iterable[BaseModel]]:
     """Each item's results, made lazily as `write_shard` writes them (see `chunk_results`)."""
-    return iter(chunk_results(stage, shard.items, context))
+    return iter(chunk_results(stage, items, context))
 
 
 def chunk_results(
@@ -497,7 +590,8 @@ def _process_shard(job: bytes, shard: Shard) -> StageStats:
     if _job[0] != job:
         _job = (job, pickle.loads(job))
     stage, context = _job[1]
-    return write_shard(stage, shard, shard_results(stage, shard, context))
+    items = shard_items(stage, shard)
+    return write_shard(stage, shard, items, shard_results(stage, items, context))
 
 
 # -- what every executor calls per item --------------------------------------------------------------
@@ -617,6 +711,20 @@ def chunked(items: Iterator[WorkItem], largest: int) -> Iterator[list[WorkItem]]
     while chunk := list(islice(items, size)):
         yield chunk
         size = min(size * 2, largest)
+
+
+def chunked_lines(lines: Iterator[bytes], largest: int) -> Iterator[list[bytes]]:
+    """Lines in chunks of 1, 2, 4 ... lines, each chunk ending once it holds LARGEST bytes: a shard
+    carries about as much input, and so work, as the next, whether its records are pages or sentences."""
+    size, chunk, held = 1, [], 0
+    for line in lines:
+        chunk.append(line)
+        held += len(line)
+        if len(chunk) == size or held >= largest:
+            yield chunk
+            size, chunk, held = size * 2, [], 0
+    if chunk:
+        yield chunk
 
 
 def in_order(

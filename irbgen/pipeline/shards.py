@@ -33,9 +33,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from pydantic import BaseModel
+
 from irbgen.errors import IrbgenError
 from irbgen.io import atomic_path
-from irbgen.pipeline.checkpoint import CheckpointStore, inputs_seen, read_stats, truncate_torn_tail
+from irbgen.pipeline.checkpoint import (
+    CheckpointStore,
+    done_keys,
+    inputs_seen,
+    read_stats,
+    truncate_torn_tail,
+)
 from irbgen.pipeline.stats import StageStats
 
 MANIFEST = "shards.jsonl"
@@ -45,15 +53,29 @@ RUN_REJECTS = "run-rejects.jsonl"  # a shard's lines for RUN_DIR/rejects.jsonl
 
 @dataclass(frozen=True)
 class Shard:
-    """One shard: its number, its work items (WorkItem) and the folder its worker writes."""
+    """One shard: its number, its inputs and the folder its worker writes.
+
+    The inputs are work items (WorkItem), or, when `model` is set, an earlier stage's checkpoint lines
+    as bytes: the worker decodes them into MODEL records and keys them itself, so the driver never parses
+    them (`irbgen.pipeline.runner.shard_items`). `first` is the input position of the first line, and
+    `source` the file the lines come from (for error messages).
+    """
 
     number: int
     items: list[Any]
     folder: Path
+    model: type[BaseModel] | None = None
+    first: int = 0
+    source: Path | None = None
 
     @property
     def digest(self) -> str:
-        """A hash of the shard's input keys (and which of them repeat an earlier key)."""
+        """A hash of the shard's inputs: its lines, or its input keys (and which repeat an earlier key)."""
+        if self.model is not None:
+            lines = hashlib.sha256()
+            for line in self.items:
+                lines.update(line)  # each ends with a newline, so the joins are unambiguous
+            return lines.hexdigest()[:32]
         keys = "\n".join(f"{item.key}\t{item.record is None}" for item in self.items)
         return hashlib.sha256(keys.encode()).hexdigest()[:32]
 
@@ -63,9 +85,14 @@ def shard_root(run_dir: Path, stage: str, shard_dir: Path | None = None) -> Path
     return Path(shard_dir or run_dir) / "stages" / stage / SHARDS
 
 
-def new_shard(root: Path, number: int, items: list[Any]) -> Shard:
-    """A shard to submit, in a folder of its own."""
-    return Shard(number, items, root / f"{number:08d}.{uuid.uuid4().hex[:12]}")
+def new_shard(root: Path, number: int, items: list[Any], **lines: Any) -> Shard:
+    """A shard to submit, in a folder of its own; LINES: `model`, `first` and `source` of encoded inputs."""
+    return Shard(number, items, root / f"{number:08d}.{uuid.uuid4().hex[:12]}", **lines)
+
+
+def finished_keys(folder: Path) -> list[str]:
+    """The input keys a complete shard finished, in order (a repeated key is not finished)."""
+    return done_keys(folder / "done.jsonl")
 
 
 def shard_store(stage: str, folder: Path) -> CheckpointStore:
