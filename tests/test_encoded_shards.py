@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from irbgen.errors import IrbgenError
-from irbgen.pipeline.runner import Records, StageResult, run_stage
+from irbgen.pipeline.encoded import Encoded
+from irbgen.pipeline.runner import StageResult, run_stage
 from irbgen.pipeline.stage import StageContext
 from irbgen.records import Reject
 from tests.test_pipeline import SplitWords, StopRun, Word, context, rows, texts, without_wall
@@ -69,7 +70,7 @@ def test_a_pool_over_records_writes_what_inline_writes(
     inline_dir, pool_dir = tmp_path / "inline", tmp_path / "pool"
     inline = run_stage(stage, words(inline_dir).records(), context(inline_dir, **options))
     earlier = words(pool_dir)
-    monkeypatch.setattr(Records, "__iter__", lambda self: pytest.fail("the driver decoded the records"))
+    monkeypatch.setattr(Encoded, "__iter__", lambda self: pytest.fail("the driver decoded the records"))
     pooled = run_stage(stage, earlier.records(), context(pool_dir, **options), processes=2, chunk_size=4)
     assert rows(pooled) == rows(inline)
     assert list(pooled.rejects()) == list(inline.rejects())

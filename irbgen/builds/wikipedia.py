@@ -27,17 +27,18 @@ from irbgen.builds.output import BuildOutput, Card, RunManifest, run_manifest, u
 from irbgen.commandline import recorded_path, reproducing_command
 from irbgen.errors import BadInputError
 from irbgen.io import write_jsonl
-from irbgen.irb.facts import AssembleFacts, evidence
+from irbgen.irb.facts import AssembleFacts, Lines, evidence
 from irbgen.irb.graph import BuildGraphs
 from irbgen.irb.grounding import CheckGrounding, KeypointDocument
 from irbgen.irb.keypoints import MakeKeypoints
 from irbgen.irb.leads import lead_facts
 from irbgen.irb.questions import WriteQuestions
-from irbgen.irb.records import Fact, Keypoint, KnowledgeGraph
+from irbgen.irb.records import Fact, KnowledgeGraph
 from irbgen.irb.samples import corpus_documents
 from irbgen.irb.stages import MakeSamples, PlanQuestions, TypeNodes
 from irbgen.llm.backends import stage_backend
 from irbgen.llm.run_client import LEDGER, LLMOptions, run_client
+from irbgen.pipeline.encoded import Encoded, leading_fields
 from irbgen.pipeline.executors import EXECUTOR_FIELDS, ExecutorOptions, executor_for, worker_files
 from irbgen.pipeline.runner import StageResult
 from irbgen.pipeline.stage import Batch, StageContext
@@ -125,14 +126,16 @@ def part1_steps(config: WikipediaBuildConfig, backend: str) -> list[Step]:
         Step(
             "grounding",
             CheckGrounding(backend=backend, threshold=config.grounding_threshold),
-            lambda done: pairs(done["keypoints"].outputs(), fetched(done)),
+            lambda done: pairs(done["keypoints"].records().lines, done["fetch_cited"].records().lines),
             concurrency=config.llm_concurrency,
         ),
         Step(
             "facts",
             AssembleFacts(),
             lambda done: evidence(
-                done["citing_segments"].outputs(), done["keypoints"].outputs(), done["grounding"].outputs()
+                done["citing_segments"].records().lines,
+                done["keypoints"].records().lines,
+                done["grounding"].records().lines,
             ),
         ),
     ]
@@ -262,12 +265,20 @@ def fetched(done: Done) -> dict[str, WebDocument]:
     return {document.url: document for document in done["fetch_cited"].outputs()}
 
 
-def pairs(keypoints: Iterable[Keypoint], documents: dict[str, WebDocument]) -> Iterator[KeypointDocument]:
-    """Each keypoint with each of its cited documents that was fetched."""
+def pairs(keypoints: Lines, documents: Lines) -> Encoded:
+    """Each keypoint with each of its cited documents that was fetched, as KeypointDocument JSON lines
+    joined from the two checkpoints' record lines (see `pair_lines`)."""
+    return Encoded(KeypointDocument, lambda: pair_lines(keypoints(), documents()), "keypoint documents")
+
+
+def pair_lines(keypoints: Iterable[bytes], documents: Iterable[bytes]) -> Iterator[bytes]:
+    """In keypoint order, each keypoint with each fetched document of its cited URLs, in URL order; joined
+    on the records' leading fields, never parsing a record whole."""
+    by_url = {leading_fields(document, ("url",))["url"]: document for document in documents}
     for keypoint in keypoints:
-        for url in keypoint.urls:
-            if url in documents:
-                yield KeypointDocument(keypoint=keypoint, document=documents[url])
+        for url in leading_fields(keypoint, ("urls",))["urls"]:
+            if url in by_url:
+                yield b'{"keypoint": ' + keypoint + b', "document": ' + by_url[url] + b"}"
 
 
 def reference_date(

@@ -1,20 +1,23 @@
 """Facts: keypoints that at least one cited document supports, linked to every document that does.
 
-`evidence` joins each segment with its keypoint and the groundings of that keypoint; the `AssembleFacts`
+`evidence` joins each segment with its keypoint and the groundings of that keypoint (on the checkpoints'
+JSON lines, so that the records are parsed where the stage runs); the `AssembleFacts`
 stage turns one such record into a Fact, or a reject "not_grounded" when no document supports it. Page
 metadata (creation date, popularity, topics, Wikidata id) comes with the segment.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from irbgen.irb.records import Fact, GroundedKeypoint, Grounding, Keypoint
+from irbgen.pipeline.encoded import Encoded, leading_fields
 from irbgen.pipeline.stage import StageContext
 from irbgen.records import Record, Reject
 from irbgen.wikipedia.records import Segment
 
 STAGE = "facts"
+Lines = Callable[[], Iterator[bytes]]
 
 
 class SegmentEvidence(Record):
@@ -29,21 +32,32 @@ class SegmentEvidence(Record):
         return self.keypoint.id
 
 
-def evidence(
-    segments: Iterable[Segment], keypoints: Iterable[Keypoint], groundings: Iterable[Grounding]
-) -> Iterator[SegmentEvidence]:
-    """In segment order, each segment that has a keypoint, once; segments without one were rejected."""
-    by_segment = {keypoint.id: keypoint for keypoint in keypoints}
-    checked: dict[str, list[Grounding]] = {}
+def evidence(segments: Lines, keypoints: Lines, groundings: Lines) -> Encoded:
+    """The SegmentEvidence records, as JSON lines joined from the three checkpoints' record lines (each
+    function gives them anew for each pass); see `evidence_lines`."""
+    return Encoded(
+        SegmentEvidence, lambda: evidence_lines(segments(), keypoints(), groundings()), "segment evidence"
+    )
+
+
+def evidence_lines(
+    segments: Iterable[bytes], keypoints: Iterable[bytes], groundings: Iterable[bytes]
+) -> Iterator[bytes]:
+    """In segment order, each segment that has a keypoint, once, with that keypoint and its groundings;
+    segments without one were rejected. Joined on the records' leading ids, never parsing a record whole."""
+    by_segment = {leading_fields(keypoint, ("id",))["id"]: keypoint for keypoint in keypoints}
+    checked: dict[str, list[bytes]] = {}
     for grounding in groundings:
-        checked.setdefault(grounding.keypoint_id, []).append(grounding)
+        checked.setdefault(leading_fields(grounding, ("keypoint_id",))["keypoint_id"], []).append(grounding)
     seen: set[str] = set()
     for segment in segments:
-        keypoint = by_segment.get(segment.id)
-        if keypoint is None or segment.id in seen:
+        segment_id = leading_fields(segment, ("id",))["id"]
+        keypoint = by_segment.get(segment_id)
+        if keypoint is None or segment_id in seen:
             continue
-        seen.add(segment.id)
-        yield SegmentEvidence(segment=segment, keypoint=keypoint, groundings=checked.get(keypoint.id, []))
+        seen.add(segment_id)
+        found = b", ".join(checked.get(segment_id, []))
+        yield b'{"segment": ' + segment + b', "keypoint": ' + keypoint + b', "groundings": [' + found + b"]}"
 
 
 def fact_from(record: SegmentEvidence) -> Fact | Reject:
@@ -89,21 +103,3 @@ class AssembleFacts:
     def process(self, record: SegmentEvidence, context: StageContext) -> list[Fact | Reject]:
         """The fact, or why there is none."""
         return [fact_from(record)]
-
-
-def assemble_facts(
-    segments: Iterable[Segment], keypoints: Iterable[Keypoint], groundings: Iterable[Grounding]
-) -> tuple[list[Fact], list[Reject]]:
-    """(facts, rejects) in segment order, outside a pipeline; a keypoint without its segment is rejected."""
-    keypoints = list(keypoints)
-    facts: list[Fact] = []
-    rejects: list[Reject] = []
-    seen: set[str] = set()
-    for record in evidence(segments, keypoints, groundings):
-        seen.add(record.key)
-        made = fact_from(record)
-        (rejects if isinstance(made, Reject) else facts).append(made)
-    for keypoint_id in sorted({keypoint.id for keypoint in keypoints} - seen):
-        detail = "its segment is not among the segments given"
-        rejects.append(Reject(stage=STAGE, reason="missing_segment", key=keypoint_id, detail=detail))
-    return facts, rejects

@@ -41,6 +41,7 @@ from typing import IO, Any
 
 from irbgen.errors import IrbgenError
 from irbgen.io import write_atomic, write_json
+from irbgen.pipeline.encoded import unwrap
 from irbgen.pipeline.rundir import remove_stale_temps
 from irbgen.pipeline.stats import DUPLICATE_KEY, StageStats
 
@@ -115,11 +116,20 @@ class CheckpointStore:
         for _, line in _tagged_lines(self.outputs_path):
             yield line["record"]
 
-    def output_lines(self) -> Iterator[bytes]:
-        """The outputs file's lines as written, undecoded (see `output_record` to decode one)."""
-        if self.outputs_path.exists():
-            with open(self.outputs_path, "rb") as lines:
-                yield from lines
+    def record_lines(self) -> Iterator[bytes]:
+        """Each output record's JSON as written, undecoded: the line around it cut off."""
+        if not self.outputs_path.exists():
+            return
+        with open(self.outputs_path, "rb") as lines:
+            for number, line in enumerate(lines, start=1):
+                record = unwrap(line)
+                if record is None:  # not as written here: parsed, so that a corrupt line is named
+                    value = _parse(line.decode("utf-8"), self.outputs_path, number)
+                    if not isinstance(value.get("key"), str) or not isinstance(value.get("record"), dict):
+                        where = f"{self.outputs_path}:{number}"
+                        raise IrbgenError(f"{where}: corrupt checkpoint line (no key or no record)")
+                    record = json.dumps(value["record"], ensure_ascii=False).encode()
+                yield record
 
     def rejects(self) -> Iterator[dict[str, Any]]:
         """This stage's Reject records, in input order."""
@@ -377,14 +387,6 @@ def _tagged_lines(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
             if not isinstance(value.get("key"), str):
                 raise IrbgenError(f"{path}:{number}: corrupt checkpoint line (no string key)")
             yield value["key"], value
-
-
-def output_record(line: bytes, path: Path, number: int) -> dict[str, Any]:
-    """The record of line NUMBER of an outputs file, as `CheckpointStore.outputs` gives it."""
-    value = _parse(line.decode("utf-8"), path, number)
-    if not isinstance(value.get("key"), str) or not isinstance(value.get("record"), dict):
-        raise IrbgenError(f"{path}:{number}: corrupt checkpoint line (no string key or no record)")
-    return value["record"]
 
 
 def done_keys(path: Path) -> list[str]:

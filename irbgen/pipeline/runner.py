@@ -38,7 +38,8 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from irbgen.pipeline import shards as sharding
-from irbgen.pipeline.checkpoint import CheckpointStore, output_record, read_stats
+from irbgen.pipeline.checkpoint import CheckpointStore, read_stats
+from irbgen.pipeline.encoded import Encoded, decode
 from irbgen.pipeline.shards import Shard
 from irbgen.pipeline.stage import Stage, StageContext, is_batch_stage, is_io_stage
 from irbgen.pipeline.stats import DUPLICATE_KEY, ERROR_PREFIX, StageStats
@@ -197,26 +198,11 @@ class StageResult:
         """This stage's rejects, in input order."""
         return (Reject.model_validate(row) for row in self.store.rejects())
 
-    def records(self) -> Records:
-        """The outputs as an iterable with a length (a progress total), read anew on each iteration."""
-        return Records(self)
-
-
-@dataclass(frozen=True)
-class Records:
-    """A finished stage's outputs: `len` from its totals, records parsed lazily from its checkpoint."""
-
-    result: StageResult
-
-    def __len__(self) -> int:
-        return self.result.totals.outputs
-
-    def __iter__(self) -> Iterator[BaseModel]:
-        return self.result.outputs()
-
-    def lines(self) -> Iterator[bytes]:
-        """The outputs' checkpoint lines, undecoded: a sharded stage hands them to its workers to decode."""
-        return self.result.store.output_lines()
+    def records(self) -> Encoded:
+        """The outputs as JSON lines, with their count: decoded when iterated, or by the workers of a
+        sharded stage (see irbgen.pipeline.encoded)."""
+        store = self.store
+        return Encoded(self.output_model, store.record_lines, str(store.outputs_path), self.totals.outputs)
 
 
 def is_fatal(error: BaseException) -> bool:
@@ -263,7 +249,7 @@ def run_stage(
 
     owned = LocalExecutor(processes, chunk_size) if executor is None else None  # made here: shut down here
     run = executor or owned
-    total = len(inputs) if hasattr(inputs, "__len__") else None  # type: ignore[arg-type]
+    total = _count(inputs)
     started = time.perf_counter()
     writer = _Writer(stage.name, store, stats, progress, total)
     root = sharding.shard_root(store.run_dir, stage.name, context.shard_dir)
@@ -293,6 +279,13 @@ def run_stage(
     writer.report(force=True)
     logger.info("%s: %s", stage.name, stats.to_dict())
     return StageResult(stage.name, stage.output_model, store, stats, totals, reused=False)
+
+
+def _count(inputs: Iterable[BaseModel]) -> int | None:
+    """How many inputs there are, when that is known without reading them (a progress total)."""
+    if isinstance(inputs, Encoded):
+        return inputs.length
+    return len(inputs) if hasattr(inputs, "__len__") else None  # type: ignore[arg-type]
 
 
 # -- planning and writing ----------------------------------------------------------------------------
@@ -398,8 +391,8 @@ def _run_sharded(
     """Run the stage in shards its workers write (irbgen.pipeline.shards); the stage's totals.
 
     Shards are cut from every input, finished or not, so that a rerun cuts the same ones; a shard an
-    earlier run completed (same inputs) is skipped whole. Inputs that are an earlier stage's `Records`
-    travel as their checkpoint lines, which the workers decode and key; each worker refuses the keys its
+    earlier run completed (same inputs) is skipped whole. `Encoded` inputs travel as their JSON lines,
+    which the workers decode and key; each worker refuses the keys its
     shard repeats, and the keys a shard repeats from earlier shards are found here once every shard is
     written (`_refuse_repeats`).
     """
@@ -408,7 +401,7 @@ def _run_sharded(
     manifest = sharding.ShardManifest(store)
     recorded = manifest.open()
     folders: list[Path] = []
-    encoded = isinstance(inputs, Records)
+    encoded = isinstance(inputs, Encoded)
     ran: set[int] = set()  # the numbers of the shards this call runs
 
     def cut() -> Iterator[Shard]:
@@ -417,12 +410,10 @@ def _run_sharded(
             for number, chunk in enumerate(chunked(items, getattr(run, "chunk_size", 32))):
                 yield sharding.new_shard(root, number, chunk)
             return
-        source, first = inputs.result.store.outputs_path, 0
+        first = 0
         for number, lines in enumerate(chunked_lines(inputs.lines(), SHARD_BYTES)):
             stats.inputs += len(lines)
-            yield sharding.new_shard(
-                root, number, lines, model=inputs.result.output_model, first=first, source=source
-            )
+            yield _encoded_shard(root, number, lines, inputs, first)
             first += len(lines)
 
     def todo() -> Iterator[Shard]:
@@ -459,9 +450,13 @@ def _run_sharded(
     return sharding.merge(store, folders)
 
 
+def _encoded_shard(root: Path, number: int, lines: list[bytes], inputs: Encoded, first: int) -> Shard:
+    return sharding.new_shard(root, number, lines, model=inputs.model, first=first, source=inputs.source)
+
+
 def _refuse_repeats(
     stage: Stage,
-    inputs: Records,
+    inputs: Encoded,
     context: StageContext,
     folders: list[Path],
     ran: set[int],
@@ -479,10 +474,7 @@ def _refuse_repeats(
         keys = sharding.finished_keys(folder)
         if not seen.isdisjoint(keys):
             lines = list(islice(inputs.lines(), first, first + count))
-            shard = sharding.new_shard(
-                root, number, lines, model=inputs.result.output_model, first=first,
-                source=inputs.result.store.outputs_path,
-            )  # fmt: skip
+            shard = _encoded_shard(root, number, lines, inputs, first)
             items = shard_items(stage, shard, earlier=seen)
             again = write_shard(stage, shard, items, shard_results(stage, items, context))
             if number not in ran:  # reused from an earlier run, so counted as skipped
@@ -525,7 +517,7 @@ def write_shard(
 
 
 def shard_items(stage: Stage, shard: Shard, earlier: Collection[str] = ()) -> list[WorkItem]:
-    """The shard's work items: as cut, or decoded from its checkpoint lines and keyed here.
+    """The shard's work items: as cut, or decoded from its JSON lines and keyed here.
 
     A key the shard repeats, or one in EARLIER (keys of earlier shards), becomes an item without a record:
     a duplicate-key reject.
@@ -534,10 +526,9 @@ def shard_items(stage: Stage, shard: Shard, earlier: Collection[str] = ()) -> li
         return shard.items
     items: list[WorkItem] = []
     seen: set[str] = set()
-    source = shard.source or Path("outputs.jsonl")
     for offset, line in enumerate(shard.items):
         index = shard.first + offset
-        record = shard.model.model_validate(output_record(line, source, index + 1))
+        record = decode(shard.model, line, shard.source, index + 1)
         key = stage.key(record)
         repeated = key in seen or key in earlier
         seen.add(key)

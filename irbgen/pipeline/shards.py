@@ -55,10 +55,10 @@ RUN_REJECTS = "run-rejects.jsonl"  # a shard's lines for RUN_DIR/rejects.jsonl
 class Shard:
     """One shard: its number, its inputs and the folder its worker writes.
 
-    The inputs are work items (WorkItem), or, when `model` is set, an earlier stage's checkpoint lines
-    as bytes: the worker decodes them into MODEL records and keys them itself, so the driver never parses
-    them (`irbgen.pipeline.runner.shard_items`). `first` is the input position of the first line, and
-    `source` the file the lines come from (for error messages).
+    The inputs are work items (WorkItem), or, when `model` is set, records' JSON lines (bytes): the
+    worker decodes them into MODEL records and keys them itself, so the driver never parses them
+    (`irbgen.pipeline.runner.shard_items`). `first` is the input position of the first line, and
+    `source` what the lines come from (for error messages).
     """
 
     number: int
@@ -66,7 +66,7 @@ class Shard:
     folder: Path
     model: type[BaseModel] | None = None
     first: int = 0
-    source: Path | None = None
+    source: str = ""
 
     @property
     def digest(self) -> str:

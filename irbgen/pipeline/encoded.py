@@ -1,0 +1,75 @@
+"""Input records that travel as their JSON, decoded only where a stage processes them.
+
+A stage's inputs are often an earlier stage's checkpoint, or a join of several. Parsing every such
+record in the driver only to pickle it to a worker made the driver the bound of a large build (issue 29).
+`Encoded` inputs are the records' JSON, one bytes line each: a sharded stage hands the lines to its
+workers, which decode them (`irbgen.pipeline.runner.shard_items`); inline, iterating them decodes them.
+Joins read just the leading fields they join on (`leading_fields`), never the whole record.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from irbgen.errors import IrbgenError
+
+_WRAPPED = re.compile(rb'\{"key": "(?:[^"\\]|\\.)*", "record": ')  # how the checkpoint writes a line
+_FIELD = re.compile(r'\s*[{,]\s*"([A-Za-z_][A-Za-z0-9_]*)"\s*:\s*')
+_DECODER = json.JSONDecoder()
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """Records of MODEL as JSON lines, read anew from `lines()` on each pass; `source` names them in
+    errors (a file, or how a join made them) and `length`, when known, is their count (a progress total)."""
+
+    model: type[BaseModel]
+    lines: Callable[[], Iterator[bytes]]
+    source: str
+    length: int | None = None
+
+    def __iter__(self) -> Iterator[BaseModel]:
+        for number, line in enumerate(self.lines(), start=1):
+            yield decode(self.model, line, self.source, number)
+
+
+def decode(model: type[BaseModel], line: bytes, source: str, number: int) -> BaseModel:
+    """Record NUMBER of SOURCE: its JSON parsed, then validated as MODEL (as a checkpoint reads it)."""
+    try:
+        value = json.loads(line)
+    except ValueError as error:
+        raise IrbgenError(f"{source}:{number}: corrupt record ({error})") from None
+    return model.model_validate(value)
+
+
+def unwrap(line: bytes) -> bytes | None:
+    """The record's JSON in a checkpoint output line, as the checkpoint writes it; None for another shape."""
+    found = _WRAPPED.match(line)
+    if found is None or not line.endswith(b"}\n"):
+        return None
+    return line[found.end() : -2]
+
+
+def leading_fields(record: bytes, names: tuple[str, ...]) -> dict[str, Any]:
+    """The fields NAMES of a record's JSON, decoding the record only as far as the last of them.
+
+    Records are written with their fields in declaration order, so the fields a join needs (ids, URLs),
+    declared first, cost a few microseconds where parsing a whole page costs a millisecond. A record of
+    another shape is parsed whole.
+    """
+    text = record.decode("utf-8")
+    wanted, found, position = set(names), {}, 0
+    while wanted - found.keys():
+        field = _FIELD.match(text, position)
+        if field is None:
+            whole = json.loads(text)
+            return {name: whole.get(name) for name in names}
+        value, position = _DECODER.raw_decode(text, field.end())
+        found[field.group(1)] = value
+    return {name: found[name] for name in names}
