@@ -10,7 +10,9 @@ with the same signature without touching any stage. A stage that has both method
 An executor that runs a CPU stage on other processes (`executor.shards(stage)`: the local pool, Ray)
 does not send results back: its workers write the stage's checkpoint in shards, and the driver only
 records which shards are complete, then concatenates them in order (irbgen.pipeline.shards). A rerun
-skips complete shards instead of finished keys.
+skips complete shards instead of finished keys. Inputs given as `Encoded` JSON lines (an earlier stage's
+records, or a join of them) travel to the workers as lines, about SHARD_BYTES a shard, and are decoded
+there (irbgen.pipeline.encoded).
 
 A stage's exception for one record becomes a Reject "error:<ExceptionType>" with the message. Fatal
 errors stop the run instead: BaseExceptions (KeyboardInterrupt, SystemExit) and any exception
