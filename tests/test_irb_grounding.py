@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from irbgen.errors import BadInputError
-from irbgen.irb.facts import assemble_facts
+from irbgen.irb.facts import SegmentEvidence, evidence_lines, fact_from
 from irbgen.irb.grounding import CheckGrounding, GroundingVerdict, KeypointDocument
 from irbgen.irb.records import Fact, Grounding, Keypoint
 from irbgen.irb.rules.grounding import dates, entities, excerpt, numbers, split_sentences, support
@@ -254,6 +254,20 @@ def grounding(kid: str, doc: str, supported: bool) -> Grounding:
     )
 
 
+def assemble_facts(
+    segments: list[Segment], keypoints: list[Keypoint], groundings: list[Grounding]
+) -> tuple[list[Fact], list[Reject]]:
+    """The facts stage's join and assembly, as the build runs them on the checkpoints' JSON lines."""
+    def lines(records: list) -> list[bytes]:
+        return [json.dumps(record.model_dump(mode="json"), ensure_ascii=False).encode() for record in records]
+
+    made = [
+        fact_from(SegmentEvidence.model_validate(json.loads(line)))
+        for line in evidence_lines(lines(segments), lines(keypoints), lines(groundings))
+    ]
+    return [m for m in made if isinstance(m, Fact)], [m for m in made if isinstance(m, Reject)]
+
+
 def test_assemble_facts():
     segments = [make_segment(0), make_segment(1), make_segment(2), make_segment(3)]
     keypoints = [keypoint("The bridge opened in 1937.", "7:1:0"), keypoint("It carries cars.", "7:1:1"),
@@ -266,6 +280,7 @@ def test_assemble_facts():
                 popularity=0.5, topics=["STEM.Engineering"], wikidata_id="Q44440")  # fmt: skip
     with_page = [segment.model_copy(update={"page": PageMeta.of(page)}) for segment in segments]
     facts, rejects = assemble_facts(with_page, keypoints, groundings)
+    assert "9:9:9" not in {fact.id for fact in facts} | {reject.key for reject in rejects}  # no segment
 
     assert [fact.id for fact in facts] == ["7:1:0"]
     (fact,) = facts
@@ -280,7 +295,6 @@ def test_assemble_facts():
     assert [(r.stage, r.reason, r.key, r.detail) for r in rejects] == [
         ("facts", "not_grounded", "7:1:1", "none of 2 checked documents supports it"),
         ("facts", "not_grounded", "7:1:2", "no document was checked"),
-        ("facts", "missing_segment", "9:9:9", "its segment is not among the segments given"),
     ]
 
     bare, _ = assemble_facts(segments[:1], keypoints[:1], groundings)  # no page metadata: left empty
