@@ -74,7 +74,7 @@ class Shard:
         if self.model is not None:
             lines = hashlib.sha256()
             for line in self.items:
-                lines.update(line)  # each ends with a newline, so the joins are unambiguous
+                lines.update(line + b"\n")  # no line holds a newline, so the joins are unambiguous
             return lines.hexdigest()[:32]
         keys = "\n".join(f"{item.key}\t{item.record is None}" for item in self.items)
         return hashlib.sha256(keys.encode()).hexdigest()[:32]
