@@ -109,7 +109,7 @@ class CheckpointStore:
 
     def finished_keys(self) -> set[str]:
         """Input keys whose outputs and rejects are committed."""
-        return {key for key, _ in _tagged_lines(self.done_path)}
+        return set(done_keys(self.done_path))
 
     def outputs(self) -> Iterator[dict[str, Any]]:
         """Output records in the order they were written (the input order of the original run)."""
