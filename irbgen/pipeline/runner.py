@@ -394,9 +394,8 @@ def _run_sharded(
 
     Shards are cut from every input, finished or not, so that a rerun cuts the same ones; a shard an
     earlier run completed (same inputs) is skipped whole. `Encoded` inputs travel as their JSON lines,
-    which the workers decode and key; each worker refuses the keys its
-    shard repeats, and the keys a shard repeats from earlier shards are found here once every shard is
-    written (`_refuse_repeats`).
+    which the workers decode and key; each worker refuses the keys its shard repeats, and the keys a
+    shard repeats from earlier shards are found here once every shard is written (`_refuse_repeats`).
     """
     store, stats = writer.store, writer.stats
     store.clear_for_shards()
@@ -432,11 +431,7 @@ def _run_sharded(
 
     def done(shard: Shard, shard_stats: StageStats) -> None:
         manifest.add(shard)
-        stats.processed += shard_stats.processed
-        stats.outputs += shard_stats.outputs
-        for reason, count in shard_stats.rejects.items():
-            stats.rejects[reason] += count
-        stats.errors += shard_stats.errors
+        _tally(stats, shard_stats)
         writer.handled += len(shard.items)
         writer.report()
 
@@ -450,6 +445,16 @@ def _run_sharded(
     finally:
         manifest.close()
     return sharding.merge(store, folders)
+
+
+def _tally(stats: StageStats, shard: StageStats, sign: int = 1) -> None:
+    """Add a shard's counts to this call's stats (SIGN -1: take a redone shard's first counts away)."""
+    stats.processed += sign * shard.processed
+    stats.outputs += sign * shard.outputs
+    stats.errors += sign * shard.errors
+    for reason, count in shard.rejects.items():
+        stats.rejects[reason] += sign * count
+    stats.rejects = +stats.rejects  # drops the reasons that went to zero
 
 
 def _encoded_shard(root: Path, number: int, lines: list[bytes], inputs: Encoded, first: int) -> Shard:
@@ -479,15 +484,11 @@ def _refuse_repeats(
             shard = _encoded_shard(root, number, lines, inputs, first)
             items = shard_items(stage, shard, earlier=seen)
             again = write_shard(stage, shard, items, shard_results(stage, items, context))
-            if number not in ran:  # reused from an earlier run, so counted as skipped
+            if number in ran:
+                _tally(stats, before, sign=-1)
+            else:  # reused from an earlier run, so counted as skipped
                 stats.skipped -= len(items)
-                before = StageStats(stage=stage.name)
-            stats.processed += again.processed - before.processed
-            stats.outputs += again.outputs - before.outputs
-            stats.errors += again.errors - before.errors
-            stats.rejects.update(again.rejects)
-            stats.rejects.subtract(before.rejects)
-            stats.rejects = +stats.rejects  # drops the reasons that went to zero
+            _tally(stats, again)
             manifest.add(shard)
             folders[number] = shard.folder
             keys = sharding.finished_keys(shard.folder)
