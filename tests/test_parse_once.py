@@ -88,3 +88,23 @@ def test_without_the_completeness_check_nothing_is_packed() -> None:
     (unchecked,) = [r for r in CitingSegments(check_complete=False).process(page) if isinstance(r, Segment)]
     assert unchecked.parse is None
     assert unchecked.model_copy(update={"parse": checked.parse}) == checked  # the lead's noun the same
+
+
+def test_the_loaded_pipeline_multiplies_with_numpy_blas_and_parses_as_blis_does() -> None:
+    """load_spacy swaps thinc's BLIS for numpy's BLAS (faster on CPUs BLIS has no kernel for); every
+    component and the parses, tags and entities stay as spaCy's default loading gives them."""
+    import spacy
+
+    from irbgen.spacy_models import load_spacy
+
+    ours = load_spacy(DEFAULT_MODEL)
+    default = spacy.load(DEFAULT_MODEL)
+    for nlp, blis in ((ours, False), (default, True)):
+        models = [pipe.model for _, pipe in nlp.pipeline if getattr(pipe, "model", None) is not None]
+        assert len(models) == 4 and all(model.ops.use_blis is blis for model in models)
+    texts = [TEXT, *OTHERS] * 3  # a batch of more than one text, as nlp.pipe sees them
+
+    def read(nlp) -> list:  # type: ignore[no-untyped-def]
+        return [[*analysis(doc), [(e.start, e.end, e.label_) for e in doc.ents]] for doc in nlp.pipe(texts)]
+
+    assert read(ours) == read(default)
