@@ -129,6 +129,14 @@ def _encoded(path: Path, data: Any, encode: Callable[[Any], str]) -> str:
         raise BadInputError(f"{path}: cannot be written as JSON: {error}") from None
 
 
+def json_line(record: BaseModel | dict[str, Any]) -> str:
+    """One record as a line of a JSONL file writes it (without the newline): a pydantic record's JSON-mode
+    dump, UTF-8 as is."""
+    if isinstance(record, BaseModel):
+        record = record.model_dump(mode="json")
+    return json.dumps(record, ensure_ascii=False)
+
+
 def write_jsonl(path: Path, records: Iterable[BaseModel | dict[str, Any]], *, durable: bool = False) -> int:
     """Write one JSON object a line (pydantic records or dicts, streamed), atomically; how many."""
     count = 0
@@ -136,9 +144,7 @@ def write_jsonl(path: Path, records: Iterable[BaseModel | dict[str, Any]], *, du
     def lines() -> Iterator[str]:
         nonlocal count
         for record in records:
-            if isinstance(record, BaseModel):
-                record = record.model_dump(mode="json")
-            yield json.dumps(record, ensure_ascii=False) + "\n"
+            yield json_line(record) + "\n"
             count += 1
 
     write_atomic(path, lines(), durable=durable)

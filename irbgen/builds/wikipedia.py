@@ -26,19 +26,19 @@ from irbgen.builds.empty import fail_empty, main_reasons
 from irbgen.builds.output import BuildOutput, Card, RunManifest, run_manifest, usage
 from irbgen.commandline import recorded_path, reproducing_command
 from irbgen.errors import BadInputError
-from irbgen.io import write_jsonl
+from irbgen.io import write_atomic
 from irbgen.irb.facts import AssembleFacts, Lines, evidence
 from irbgen.irb.graph import BuildGraphs
 from irbgen.irb.grounding import CheckGrounding, KeypointDocument
 from irbgen.irb.keypoints import MakeKeypoints
-from irbgen.irb.leads import lead_facts
+from irbgen.irb.part1_files import Part1Files, part1_files
 from irbgen.irb.questions import WriteQuestions
 from irbgen.irb.records import Fact, KnowledgeGraph
 from irbgen.irb.samples import corpus_documents
 from irbgen.irb.stages import MakeSamples, PlanQuestions, TypeNodes
 from irbgen.llm.backends import stage_backend
 from irbgen.llm.run_client import LEDGER, LLMOptions, run_client
-from irbgen.pipeline.encoded import Encoded, leading_fields
+from irbgen.pipeline.encoded import Encoded, decode, leading_fields
 from irbgen.pipeline.executors import EXECUTOR_FIELDS, ExecutorOptions, executor_for, worker_files
 from irbgen.pipeline.runner import StageResult
 from irbgen.pipeline.stage import Batch, StageContext
@@ -260,11 +260,6 @@ def cited_pages(keypoints: Iterable[dict[str, Any]], segments: Iterable[dict[str
     return list(seen.values())
 
 
-def fetched(done: Done) -> dict[str, WebDocument]:
-    """The fetched documents by cited URL."""
-    return {document.url: document for document in done["fetch_cited"].outputs()}
-
-
 def pairs(keypoints: Lines, documents: Lines) -> Encoded:
     """Each keypoint with each of its cited documents that was fetched, as KeypointDocument JSON lines
     joined from the two checkpoints' record lines (see `pair_lines`)."""
@@ -331,16 +326,17 @@ def build_wikipedia(
             options = {"executor": running, "processes": config.processes, "progress": progress}
             if given is None:
                 done = run_steps(part1_steps(config, backend), context, **options)
-                # Page-id order: a dump read in shards yields its pages shard by shard, and the benchmark
-                # must not depend on --shards or on the executor.
-                facts = sorted(done["facts"].outputs(), key=lambda fact: fact.page_id)
-                leads, lead_documents = lead_facts(facts)
-                facts = sorted(facts + leads, key=lambda fact: fact.page_id)  # stable: a page's leads last
-                documents = sorted([*fetched(done).values(), *lead_documents], key=lambda doc: doc.id)
-                write_jsonl(run_dir / FACTS, facts)
-                write_jsonl(run_dir / DOCUMENTS, documents)
+                made, fetched = done["facts"].records(), done["fetch_cited"].records()
+                files = part1_files(made.lines(), fetched.lines(), made.source)
+                write_atomic(run_dir / FACTS, (line + b"\n" for line in files.facts))
+                write_atomic(run_dir / DOCUMENTS, (line + b"\n" for line in files.documents))
+                sizes = (len(files.facts) - files.lead_facts, files.lead_facts, len(files.documents))
+                facts, documents = ([], []) if config.facts_only else _parsed(files)  # part 2 reads them
+                del files
             else:
                 facts, documents = given
+                leads = sum(fact.source == "lead" for fact in facts)
+                sizes = (len(facts) - leads, leads, len(documents))
             if not config.facts_only:
                 prompts = _part1_prompts() if backend == "llm" and given is None else []
                 steps = part2_steps(config, backend, facts, documents, prompts)
@@ -361,14 +357,14 @@ def build_wikipedia(
         "wikipedia",
         recorded,
         done,
-        _counts(done, facts, documents, samples),
+        _counts(done, *sizes, samples),
         llm_usage=usage(llm),
         seconds=time.perf_counter() - started,
         command=reproducing_command("wikipedia", recorded | ({"reference_date": as_of} if as_of else {})),
         stage="facts" if config.facts_only else "benchmark",
         reference_date=as_of,
     )
-    _refuse_empty(config, done, manifest, len(facts), len(samples), run_dir, shown)
+    _refuse_empty(config, done, manifest, sizes[0] + sizes[1], len(samples), run_dir, shown)
     card = None
     if as_of is not None:
         described = DESCRIPTION + REFERENCE_NOTE.format(date=as_of)
@@ -376,7 +372,14 @@ def build_wikipedia(
     return BuildOutput(corpus_documents(documents), samples, manifest, card)
 
 
-def _counts(done: Done, facts: list[Fact], documents: list[WebDocument], samples: list) -> dict[str, int]:
+def _parsed(files: Part1Files) -> tuple[list[Fact], list[WebDocument]]:
+    """The facts and documents of facts.jsonl and documents.jsonl, parsed."""
+    facts = [decode(Fact, line, FACTS, number) for number, line in enumerate(files.facts, start=1)]
+    documents = [decode(WebDocument, line, DOCUMENTS, n) for n, line in enumerate(files.documents, start=1)]
+    return facts, documents  # type: ignore[return-value]
+
+
+def _counts(done: Done, facts: int, leads: int, documents: int, samples: list) -> dict[str, int]:
     counts: dict[str, int] = {}
     if "read" in done:
         totals = {name: result.totals for name, result in done.items()}
@@ -389,8 +392,7 @@ def _counts(done: Done, facts: list[Fact], documents: list[WebDocument], samples
             "documents_fetched": totals["fetch_cited"].outputs,
             "groundings": totals["grounding"].outputs,
         }
-    leads = sum(fact.source == "lead" for fact in facts)
-    counts |= {"facts": len(facts) - leads, "lead_facts": leads, "documents": len(documents)}
+    counts |= {"facts": facts, "lead_facts": leads, "documents": documents}
     if "samples" in done:
         kinds = Counter(sample.attributes.question_type for sample in samples)
         counts |= {
