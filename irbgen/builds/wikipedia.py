@@ -27,7 +27,7 @@ from irbgen.builds.output import BuildOutput, Card, RunManifest, run_manifest, u
 from irbgen.commandline import recorded_path, reproducing_command
 from irbgen.errors import BadInputError
 from irbgen.io import write_atomic
-from irbgen.irb.facts import AssembleFacts, Lines, evidence
+from irbgen.irb.facts import AssembleFacts, evidence
 from irbgen.irb.graph import BuildGraphs
 from irbgen.irb.grounding import CheckGrounding, KeypointDocument
 from irbgen.irb.keypoints import MakeKeypoints
@@ -38,7 +38,7 @@ from irbgen.irb.samples import corpus_documents
 from irbgen.irb.stages import MakeSamples, PlanQuestions, TypeNodes
 from irbgen.llm.backends import stage_backend
 from irbgen.llm.run_client import LEDGER, LLMOptions, run_client
-from irbgen.pipeline.encoded import Encoded, decode, leading_fields
+from irbgen.pipeline.encoded import Encoded, Lines, leading_fields
 from irbgen.pipeline.executors import EXECUTOR_FIELDS, ExecutorOptions, executor_for, worker_files
 from irbgen.pipeline.runner import StageResult
 from irbgen.pipeline.stage import Batch, StageContext
@@ -374,9 +374,9 @@ def build_wikipedia(
 
 def _parsed(files: Part1Files) -> tuple[list[Fact], list[WebDocument]]:
     """The facts and documents of facts.jsonl and documents.jsonl, parsed."""
-    facts = [decode(Fact, line, FACTS, number) for number, line in enumerate(files.facts, start=1)]
-    documents = [decode(WebDocument, line, DOCUMENTS, n) for n, line in enumerate(files.documents, start=1)]
-    return facts, documents  # type: ignore[return-value]
+    facts = Encoded(Fact, lambda: iter(files.facts), FACTS)
+    documents = Encoded(WebDocument, lambda: iter(files.documents), DOCUMENTS)
+    return list(facts), list(documents)  # type: ignore[return-value]
 
 
 def _counts(done: Done, facts: int, leads: int, documents: int, samples: list) -> dict[str, int]:

@@ -8,16 +8,15 @@ metadata (creation date, popularity, topics, Wikidata id) comes with the segment
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from irbgen.irb.records import Fact, GroundedKeypoint, Grounding, Keypoint
-from irbgen.pipeline.encoded import Encoded, leading_fields
+from irbgen.pipeline.encoded import Encoded, Lines, leading_fields
 from irbgen.pipeline.stage import StageContext
 from irbgen.records import Record, Reject
 from irbgen.wikipedia.records import Segment
 
 STAGE = "facts"
-Lines = Callable[[], Iterator[bytes]]
 
 
 class SegmentEvidence(Record):

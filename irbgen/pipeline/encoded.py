@@ -19,6 +19,8 @@ from pydantic import BaseModel
 
 from irbgen.errors import IrbgenError
 
+Lines = Callable[[], Iterator[bytes]]  # records' JSON lines, given anew on each call (one pass each)
+
 _WRAPPED = re.compile(rb'\{"key": "(?:[^"\\]|\\.)*", "record": ')  # how the checkpoint writes a line
 _FIELD = re.compile(r'\s*[{,]\s*"([A-Za-z_][A-Za-z0-9_]*)"\s*:\s*')
 _DECODER = json.JSONDecoder()
@@ -30,7 +32,7 @@ class Encoded:
     errors (a file, or how a join made them) and `length`, when known, is their count (a progress total)."""
 
     model: type[BaseModel]
-    lines: Callable[[], Iterator[bytes]]
+    lines: Lines
     source: str
     length: int | None = None
 
