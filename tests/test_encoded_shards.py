@@ -14,8 +14,11 @@ from pathlib import Path
 import pytest
 
 from irbgen.errors import IrbgenError
+from irbgen.pipeline import shards as sharding
+from irbgen.pipeline.checkpoint import CheckpointStore
 from irbgen.pipeline.encoded import Encoded
 from irbgen.pipeline.runner import StageResult, run_stage
+from irbgen.pipeline.shards import Shard
 from irbgen.pipeline.stage import StageContext
 from irbgen.records import Reject
 from tests.test_pipeline import SplitWords, StopRun, Word, context, rows, texts, without_wall
@@ -118,3 +121,72 @@ def test_a_corrupt_line_of_the_earlier_stage_is_named(tmp_path: Path, processes:
     path.write_text("".join(lines))
     with pytest.raises(IrbgenError, match=r"stages/split/outputs.jsonl:3: corrupt checkpoint line"):
         run_stage(Shout(), earlier.records(), context(tmp_path), processes=processes)
+
+
+def test_the_driver_hands_workers_spans_of_the_earlier_checkpoint_not_its_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inline_dir, pool_dir = tmp_path / "inline", tmp_path / "pool"
+    inline = run_stage(Shout(), words(inline_dir).records(), context(inline_dir))
+    earlier = words(pool_dir)
+    submitted: list[Shard] = []
+    new_shard = sharding.new_shard
+
+    def recorded(*args, **kwargs) -> Shard:  # type: ignore[no-untyped-def]
+        submitted.append(new_shard(*args, **kwargs))
+        return submitted[-1]
+
+    monkeypatch.setattr(sharding, "new_shard", recorded)
+    unread = lambda self: pytest.fail("the driver read the lines")  # noqa: E731
+    monkeypatch.setattr(CheckpointStore, "record_lines", unread)
+    pooled = run_stage(Shout(), earlier.records(), context(pool_dir), processes=2)
+    assert rows(pooled) == rows(inline) and without_wall(pooled.totals) == without_wall(inline.totals)
+    assert submitted and all(shard.span is not None and shard.items == [] for shard in submitted)
+    assert sum(shard.size for shard in submitted) == earlier.totals.outputs
+
+
+def test_with_a_shared_dir_the_workers_get_the_lines(tmp_path: Path) -> None:
+    inline_dir, pool_dir = tmp_path / "inline", tmp_path / "pool"
+    inline = run_stage(Shout(), words(inline_dir).records(), context(inline_dir))
+    earlier = words(pool_dir)
+    shared = StageContext(run_dir=pool_dir, shard_dir=tmp_path / "shared")
+    pooled = run_stage(Shout(), earlier.records(), shared, processes=2)
+    assert rows(pooled) == rows(inline)
+
+
+def test_a_redone_earlier_stage_is_never_read_through_a_reused_shard(tmp_path: Path) -> None:
+    """A shard of spans is reused only while the earlier checkpoint is the same file, unchanged."""
+    earlier = words(tmp_path)
+    with pytest.raises(StopRun):
+        stop_at = json.loads(earlier.store.outputs_path.read_text().splitlines()[40])["record"]["id"]
+        run_stage(Shout(), earlier.records(), context(tmp_path, stop_on={stop_at}), processes=2, chunk_size=4)
+    path = earlier.store.outputs_path
+    changed = path.read_bytes().replace(b'"word": "beta"', b'"word": "zeta"')
+    (tmp_path / "new.jsonl").write_bytes(changed)
+    (tmp_path / "new.jsonl").replace(path)  # as a redone stage is written: a new file, same size
+    resumed = run_stage(Shout(), earlier.records(), context(tmp_path), processes=2, chunk_size=4)
+    written = [row["word"] for row in rows(resumed)]
+    assert "ZETA" in written and "BETA" not in written
+
+
+@pytest.mark.parametrize("largest", [1, 10, 64, 1 << 20])
+@pytest.mark.parametrize("ending", [b"\n", b""], ids=["newline", "no_last_newline"])
+def test_spans_cut_whole_lines_1_2_4_at_a_time_until_they_hold_enough_bytes(
+    tmp_path: Path, largest: int, ending: bytes
+) -> None:
+    lines = [b"x" * (1 + number % 23) + b"\n" for number in range(300)]
+    lines[-1] = lines[-1].rstrip(b"\n") + ending
+    path = tmp_path / "lines.jsonl"
+    path.write_bytes(b"".join(lines))
+    cut = list(sharding.spans(path, largest))
+    assert cut[0].start == 0 and cut[-1].end == path.stat().st_size
+    assert sum(span.count for span in cut) == len(lines)
+    first = 0
+    for number, span in enumerate(cut):
+        held = lines[first : first + span.count]
+        assert b"".join(held) == path.read_bytes()[span.start : span.end]
+        full = span.count == 2**number or len(b"".join(held)) >= largest > len(b"".join(held[:-1]))
+        assert full or span is cut[-1]
+        first += span.count
+    (tmp_path / "empty.jsonl").write_bytes(b"")
+    assert list(sharding.spans(tmp_path / "empty.jsonl", largest)) == []

@@ -118,18 +118,8 @@ class CheckpointStore:
 
     def record_lines(self) -> Iterator[bytes]:
         """Each output record's JSON as written, undecoded: the line around it cut off."""
-        if not self.outputs_path.exists():
-            return
-        with open(self.outputs_path, "rb") as lines:
-            for number, line in enumerate(lines, start=1):
-                record = unwrap(line)
-                if record is None:  # not as written here: parsed, so that a corrupt line is named
-                    value = _parse(line.decode("utf-8"), self.outputs_path, number)
-                    if not isinstance(value.get("key"), str) or not isinstance(value.get("record"), dict):
-                        where = f"{self.outputs_path}:{number}"
-                        raise IrbgenError(f"{where}: corrupt checkpoint line (no key or no record)")
-                    record = json.dumps(value["record"], ensure_ascii=False).encode()
-                yield record
+        if self.outputs_path.exists():
+            yield from record_lines(self.outputs_path)
 
     def rejects(self) -> Iterator[dict[str, Any]]:
         """This stage's Reject records, in input order."""
@@ -349,6 +339,31 @@ def _tagged(key: str, record: dict[str, Any] | None = None) -> str:
     if record is None:
         return head + "}\n"
     return head + ', "record": ' + json.dumps(record, ensure_ascii=False) + "}\n"
+
+
+def record_lines(path: Path, start: int = 0, end: int | None = None, first: int = 1) -> Iterator[bytes]:
+    """The records' JSON in the checkpoint lines of PATH, undecoded: every line, or (END given) the lines
+    from byte START to END, whose first is line number FIRST (for errors)."""
+    with open(path, "rb") as file:
+        if end is None:
+            for number, line in enumerate(file, start=first):
+                yield _record(line, path, number)
+            return
+        file.seek(start)
+        block = file.read(end - start)
+    for number, line in enumerate(block.removesuffix(b"\n").split(b"\n") if block else [], start=first):
+        yield _record(line + b"\n", path, number)
+
+
+def _record(line: bytes, path: Path, number: int) -> bytes:
+    """The record's JSON in one checkpoint line: cut out as written, else parsed (a corrupt line is named)."""
+    record = unwrap(line)
+    if record is None:
+        value = _parse(line.decode("utf-8"), path, number)
+        if not isinstance(value.get("key"), str) or not isinstance(value.get("record"), dict):
+            raise IrbgenError(f"{path}:{number}: corrupt checkpoint line (no key or no record)")
+        record = json.dumps(value["record"], ensure_ascii=False).encode()
+    return record
 
 
 def _parse(line: str, path: Path, number: int) -> dict[str, Any]:

@@ -13,6 +13,7 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -29,12 +30,16 @@ _DECODER = json.JSONDecoder()
 @dataclass(frozen=True)
 class Encoded:
     """Records of MODEL as JSON lines, read anew from `lines()` on each pass; `source` names them in
-    errors (a file, or how a join made them) and `length`, when known, is their count (a progress total)."""
+    errors (a file, or how a join made them) and `length`, when known, is their count (a progress total).
+
+    `path`, when set, is the finished checkpoint whose record lines `lines()` gives: a worker that can read
+    the run directory reads its shard's lines from it, so the driver hands it only where they are."""
 
     model: type[BaseModel]
     lines: Lines
     source: str
     length: int | None = None
+    path: Path | None = None
 
     def __iter__(self) -> Iterator[BaseModel]:
         for number, line in enumerate(self.lines(), start=1):

@@ -204,7 +204,8 @@ class StageResult:
         """The outputs as JSON lines, with their count: decoded when iterated, or by the workers of a
         sharded stage (see irbgen.pipeline.encoded)."""
         store = self.store
-        return Encoded(self.output_model, store.record_lines, str(store.outputs_path), self.totals.outputs)
+        path = store.outputs_path
+        return Encoded(self.output_model, store.record_lines, str(path), self.totals.outputs, path=path)
 
 
 def is_fatal(error: BaseException) -> bool:
@@ -412,6 +413,12 @@ def _run_sharded(
                 yield sharding.new_shard(root, number, chunk)
             return
         first = 0
+        if inputs.path is not None and _workers_read_run_dir(context):
+            for number, span in enumerate(sharding.spans(inputs.path, SHARD_BYTES)):
+                stats.inputs += span.count
+                yield sharding.new_shard(root, number, [], **_lines_of(inputs, first), span=span)
+                first += span.count
+            return
         for number, lines in enumerate(chunked_lines(inputs.lines(), SHARD_BYTES)):
             stats.inputs += len(lines)
             yield _encoded_shard(root, number, lines, inputs, first)
@@ -422,8 +429,8 @@ def _run_sharded(
             earlier = sharding.reusable(recorded, shard)
             if earlier is not None:
                 folders.append(earlier)
-                stats.skipped += len(shard.items)
-                writer.handled += len(shard.items)
+                stats.skipped += shard.size
+                writer.handled += shard.size
                 continue
             folders.append(shard.folder)
             ran.add(shard.number)
@@ -432,7 +439,7 @@ def _run_sharded(
     def done(shard: Shard, shard_stats: StageStats) -> None:
         manifest.add(shard)
         _tally(stats, shard_stats)
-        writer.handled += len(shard.items)
+        writer.handled += shard.size
         writer.report()
 
     if recorded:
@@ -458,7 +465,17 @@ def _tally(stats: StageStats, shard: StageStats, sign: int = 1) -> None:
 
 
 def _encoded_shard(root: Path, number: int, lines: list[bytes], inputs: Encoded, first: int) -> Shard:
-    return sharding.new_shard(root, number, lines, model=inputs.model, first=first, source=inputs.source)
+    return sharding.new_shard(root, number, lines, **_lines_of(inputs, first))
+
+
+def _lines_of(inputs: Encoded, first: int) -> dict[str, Any]:
+    return {"model": inputs.model, "first": first, "source": inputs.source}
+
+
+def _workers_read_run_dir(context: StageContext) -> bool:
+    """Whether the workers can read the run directory: they write their shards in it (no --shared-dir)."""
+    shared = context.shard_dir
+    return shared is None or Path(shared).resolve() == Path(context.run_dir).resolve()
 
 
 def _refuse_repeats(
@@ -529,7 +546,7 @@ def shard_items(stage: Stage, shard: Shard, earlier: Collection[str] = ()) -> li
         return shard.items
     items: list[WorkItem] = []
     seen: set[str] = set()
-    for offset, line in enumerate(shard.items):
+    for offset, line in enumerate(shard.lines()):
         index = shard.first + offset
         record = decode(shard.model, line, shard.source, index + 1)
         key = stage.key(record)

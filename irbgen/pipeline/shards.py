@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import mmap
 import os
 import shutil
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -42,6 +43,7 @@ from irbgen.pipeline.checkpoint import (
     done_keys,
     inputs_seen,
     read_stats,
+    record_lines,
     truncate_torn_tail,
 )
 from irbgen.pipeline.stats import StageStats
@@ -52,12 +54,29 @@ RUN_REJECTS = "run-rejects.jsonl"  # a shard's lines for RUN_DIR/rejects.jsonl
 
 
 @dataclass(frozen=True)
+class Span:
+    """Lines START to END (bytes, whole lines) of a finished checkpoint's outputs file, COUNT of them."""
+
+    path: Path
+    start: int
+    end: int
+    count: int
+
+    def identity(self) -> str:
+        """The span and its file's identity. A finished checkpoint's file is never written in place (a redone
+        stage replaces it: a new inode and time), so the same identity means the same lines."""
+        state = os.stat(self.path)
+        return f"{self.path}\t{self.start}\t{self.end}\t{state.st_ino}\t{state.st_size}\t{state.st_mtime_ns}"
+
+
+@dataclass(frozen=True)
 class Shard:
     """One shard: its number, its inputs and the folder its worker writes.
 
     The inputs are work items (WorkItem), or, when `model` is set, records' JSON lines (bytes): the
     worker decodes them into MODEL records and keys them itself, so the driver never parses them
-    (`irbgen.pipeline.runner.shard_items`). `first` is the input position of the first line, and
+    (`irbgen.pipeline.runner.shard_items`). With a `span` the lines are not carried at all: the worker
+    reads them from an earlier stage's checkpoint. `first` is the input position of the first line, and
     `source` what the lines come from (for error messages).
     """
 
@@ -67,10 +86,24 @@ class Shard:
     model: type[BaseModel] | None = None
     first: int = 0
     source: str = ""
+    span: Span | None = None
+
+    @property
+    def size(self) -> int:
+        """How many inputs the shard holds."""
+        return len(self.items) if self.span is None else self.span.count
+
+    def lines(self) -> Iterator[bytes]:
+        """The shard's records' JSON lines (`model` set): carried, or read from its span."""
+        if self.span is None:
+            return iter(self.items)
+        return record_lines(self.span.path, self.span.start, self.span.end, self.first + 1)
 
     @property
     def digest(self) -> str:
-        """A hash of the shard's inputs: its lines, or its input keys (and which repeat an earlier key)."""
+        """A hash of the shard's inputs: its span, its lines, or its input keys (and which repeat a key)."""
+        if self.span is not None:
+            return hashlib.sha256(self.span.identity().encode()).hexdigest()[:32]
         if self.model is not None:
             lines = hashlib.sha256()
             for line in self.items:
@@ -80,13 +113,42 @@ class Shard:
         return hashlib.sha256(keys.encode()).hexdigest()[:32]
 
 
+def spans(path: Path, largest: int) -> Iterator[Span]:
+    """PATH's lines in spans of 1, 2, 4 ... lines, each ending with the line that brings it to LARGEST
+    bytes (like `irbgen.pipeline.runner.chunked_lines`), found without reading the lines one by one."""
+    size = path.stat().st_size
+    if size == 0:
+        return
+    with open(path, "rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as view:
+        start, most = 0, 1
+        while start < size:
+            end = _line_end(view, start + largest - 1, size)
+            count = view[start:end].count(b"\n") + (view[end - 1] != 10)  # a last line may lack its newline
+            if count > most:
+                end = start
+                for _ in range(most):
+                    end = _line_end(view, end, size)
+                count = most
+            yield Span(path, start, end, count)
+            start, most = end, most * 2
+
+
+def _line_end(view: mmap.mmap, position: int, size: int) -> int:
+    """Where the line holding byte POSITION ends (after its newline), or SIZE."""
+    if position >= size:
+        return size
+    newline = view.find(b"\n", position)
+    return size if newline < 0 else newline + 1
+
+
 def shard_root(run_dir: Path, stage: str, shard_dir: Path | None = None) -> Path:
     """The folder under which the shards of STAGE are written."""
     return Path(shard_dir or run_dir) / "stages" / stage / SHARDS
 
 
 def new_shard(root: Path, number: int, items: list[Any], **lines: Any) -> Shard:
-    """A shard to submit, in a folder of its own; LINES: `model`, `first` and `source` of encoded inputs."""
+    """A shard to submit, in a folder of its own; LINES: `model`, `first`, `source` (and `span`) of encoded
+    inputs."""
     return Shard(number, items, root / f"{number:08d}.{uuid.uuid4().hex[:12]}", **lines)
 
 
