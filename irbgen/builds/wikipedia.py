@@ -120,7 +120,9 @@ def part1_steps(config: WikipediaBuildConfig, backend: str) -> list[Step]:
         Step(
             "fetch_cited",
             FetchCited(),
-            lambda done: cited_pages(done["keypoints"].rows(), done["citing_segments"].rows()),
+            lambda done: cited_pages(
+                done["keypoints"].records().lines(), done["citing_segments"].records().lines()
+            ),
             concurrency=config.fetch_concurrency,
         ),
         Step(
@@ -242,20 +244,24 @@ def dump_shards(config: WikipediaBuildConfig) -> list[DumpShard]:
     ]
 
 
-def cited_pages(keypoints: Iterable[dict[str, Any]], segments: Iterable[dict[str, Any]]) -> list[Citation]:
+def cited_pages(keypoints: Iterable[bytes], segments: Iterable[bytes]) -> list[Citation]:
     """One Citation per distinct cited URL of a kept keypoint, in first-use order, with its first date.
 
-    Reads the two checkpoints' rows (JSON): only the ids, URLs and citations are looked at, so the
-    driver does not build every segment.
+    Reads the two checkpoints' record lines only as far as the ids, URLs and citations (see
+    `leading_fields`): a segment without a keypoint is read no further than its id.
     """
-    urls = {keypoint["id"]: keypoint["urls"] for keypoint in keypoints}
+    urls: dict[str, list[str]] = {}
+    for keypoint in keypoints:
+        read = leading_fields(keypoint, ("id", "urls"))
+        urls[read["id"]] = read["urls"]
     seen: dict[str, Citation] = {}
     for segment in segments:
-        if segment["id"] not in urls:  # its keypoint was rejected
+        if leading_fields(segment, ("id",))["id"] not in urls:  # its keypoint was rejected
             continue
-        for citation in segment["citations"]:
+        read = leading_fields(segment, ("id", "citations"))
+        for citation in read["citations"]:
             url = citation["url"]
-            if url in urls[segment["id"]] and url not in seen:
+            if url in urls[read["id"]] and url not in seen:
                 seen[url] = Citation.model_validate(citation)
     return list(seen.values())
 

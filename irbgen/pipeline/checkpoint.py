@@ -310,11 +310,13 @@ class CheckpointStore:
     def _sync_run_rejects(self) -> None:
         """Make this stage's lines in RUN_DIR/rejects.jsonl equal its own (authoritative) rejects; streams."""
         path = self.run_rejects_path
-        ours = self.rejects()
+        ours, own = self.rejects(), _KEY_STAGE + json.dumps(self.stage, ensure_ascii=False) + ","
         in_step = True
         if path.exists():
             with open(path, encoding="utf-8", newline="\n") as lines:
                 for number, line in enumerate(lines, start=1):
+                    if line.startswith(_KEY_STAGE) and not line.startswith(own):
+                        continue  # another stage's line, as written here: not parsed
                     record = _parse(line, path, number)
                     if record.get("stage") == self.stage and next(ours, None) != record:
                         in_step = False
