@@ -9,11 +9,13 @@ import pytest
 
 from irbgen.builds.wikipedia import pair_lines
 from irbgen.errors import IrbgenError
-from irbgen.irb.facts import SegmentEvidence, evidence_lines
+from irbgen.irb.facts import AssembleFacts, SegmentEvidence, evidence, evidence_lines, evidence_spans
 from irbgen.irb.grounding import KeypointDocument
 from irbgen.irb.records import Grounding, Keypoint
-from irbgen.pipeline.checkpoint import CheckpointStore
+from irbgen.pipeline.checkpoint import CheckpointStore, record_lines
 from irbgen.pipeline.encoded import Encoded, leading_fields, unwrap
+from irbgen.pipeline.runner import run_stage
+from irbgen.pipeline.stage import StageContext
 from irbgen.web.records import WebDocument
 from irbgen.wikipedia.records import Citation, Segment
 
@@ -108,3 +110,71 @@ def test_keypoint_documents_pair_each_keypoint_with_its_fetched_cited_pages_in_u
         ("7:0:0", urls[0]),
     ]
     assert joined[0].document == documents[1]
+
+
+def checkpoint(run_dir, stage: str, records: list) -> Encoded:
+    """RECORDS written as STAGE's finished checkpoint, one key each, as its `records()` would give them;
+    reading the lines in this process fails the test (the workers read the file)."""
+    store = CheckpointStore(run_dir, stage)
+    with store:
+        for record in records:
+            store.add(record.key, [record.model_dump(mode="json")])
+    unread = lambda: pytest.fail(f"the driver read {stage}'s lines")  # noqa: E731
+    return Encoded(type(records[0]), unread, str(store.outputs_path), path=store.outputs_path)
+
+
+def evidence_inputs(run_dir) -> tuple[Encoded, Encoded, Encoded]:
+    """60 segments; a keypoint for two in three; two groundings for every other keypoint, one for some."""
+    segments = [segment(number) for number in range(60)]
+    keypoints = [keypoint(number, []) for number in range(60) if number % 3]
+    groundings = [
+        grounding(int(point.id.split(":")[1]), document, supported=index % 4 == 0)
+        for index, point in enumerate(keypoints)
+        for document in (["da", "db"] if index % 2 == 0 else ["dc"] if index % 5 == 0 else [])
+    ]
+    return (
+        checkpoint(run_dir, "citing_segments", segments),
+        checkpoint(run_dir, "keypoints", keypoints),
+        checkpoint(run_dir, "grounding", groundings),
+    )
+
+
+@pytest.mark.parametrize("largest", [1, 200, 1 << 20])
+def test_evidence_spans_join_shard_by_shard_into_the_whole_join(tmp_path, largest: int) -> None:
+    inputs = evidence_inputs(tmp_path)
+    paths = [encoded.path for encoded in inputs]
+    whole = list(evidence_lines(*(record_lines(path) for path in paths)))
+    cuts = evidence_spans(*paths, largest)
+    assert cuts is not None and len(cuts) > 1
+    sharded = [
+        line
+        for spans in cuts
+        for line in evidence_lines(*(record_lines(span.path, span.start, span.end) for span in spans))
+    ]
+    assert sharded == whole and len(whole) == 40
+
+
+def test_evidence_spans_leave_a_checkpoint_written_another_way_to_the_driver(tmp_path) -> None:
+    inputs = evidence_inputs(tmp_path)
+    groundings = inputs[2].path
+    lines = groundings.read_text().splitlines(keepends=True)
+    lines[1] = json.dumps(json.loads(lines[1]), indent=None, separators=(",", ":")) + "\n"
+    groundings.write_text("".join(lines))
+    assert evidence_spans(*(encoded.path for encoded in inputs), 200) is None
+
+
+def test_a_pool_joins_segment_evidence_itself_and_makes_the_facts_the_driver_join_makes(tmp_path) -> None:
+    inline_dir, pool_dir = tmp_path / "inline", tmp_path / "pool"
+    readable = evidence_inputs(inline_dir)
+    joined = Encoded(
+        SegmentEvidence,
+        lambda: evidence_lines(*(record_lines(encoded.path) for encoded in readable)),
+        "segment evidence",
+    )
+    inline = run_stage(AssembleFacts(), joined, StageContext(run_dir=inline_dir))
+    made = evidence(*evidence_inputs(pool_dir))
+    pooled = run_stage(AssembleFacts(), made, StageContext(run_dir=pool_dir), processes=2)
+    assert list(pooled.rows()) == list(inline.rows()) and len(list(inline.rows())) == 10
+    assert list(pooled.rejects()) == list(inline.rejects())
+    assert pooled.totals.inputs == inline.totals.inputs == 40
+    assert (pool_dir / "rejects.jsonl").read_bytes() == (inline_dir / "rejects.jsonl").read_bytes()

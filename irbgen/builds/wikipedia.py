@@ -135,9 +135,7 @@ def part1_steps(config: WikipediaBuildConfig, backend: str) -> list[Step]:
             "facts",
             AssembleFacts(),
             lambda done: evidence(
-                done["citing_segments"].records().lines,
-                done["keypoints"].records().lines,
-                done["grounding"].records().lines,
+                done["citing_segments"].records(), done["keypoints"].records(), done["grounding"].records()
             ),
         ),
     ]

@@ -8,10 +8,17 @@ metadata (creation date, popularity, topics, Wikidata id) comes with the segment
 
 from __future__ import annotations
 
+import functools
+import json
+import mmap
+import re
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 from irbgen.irb.records import Fact, GroundedKeypoint, Grounding, Keypoint
-from irbgen.pipeline.encoded import Encoded, Lines, leading_fields
+from irbgen.pipeline.encoded import Encoded, Joinable, leading_fields
+from irbgen.pipeline.shards import Span, spans
 from irbgen.pipeline.stage import StageContext
 from irbgen.records import Record, Reject
 from irbgen.wikipedia.records import Segment
@@ -31,12 +38,114 @@ class SegmentEvidence(Record):
         return self.keypoint.id
 
 
-def evidence(segments: Lines, keypoints: Lines, groundings: Lines) -> Encoded:
-    """The SegmentEvidence records, as JSON lines joined from the three checkpoints' record lines (each
-    function gives them anew for each pass); see `evidence_lines`."""
+def evidence(segments: Encoded, keypoints: Encoded, groundings: Encoded) -> Encoded:
+    """The SegmentEvidence records, as JSON lines joined from the three checkpoints' record lines (see
+    `evidence_lines`); workers that can read the checkpoints join their shard's lines themselves, from the
+    spans `evidence_spans` cuts."""
+    paths = (segments.path, keypoints.path, groundings.path)
+    joinable = None
+    if not any(path is None for path in paths):
+        joinable = Joinable(functools.partial(evidence_spans, *paths), evidence_lines)
     return Encoded(
-        SegmentEvidence, lambda: evidence_lines(segments(), keypoints(), groundings()), "segment evidence"
+        SegmentEvidence,
+        lambda: evidence_lines(segments.lines(), keypoints.lines(), groundings.lines()),
+        "segment evidence",
+        joinable=joinable,
     )
+
+
+def evidence_spans(
+    segments: Path, keypoints: Path, groundings: Path, largest: int
+) -> list[tuple[Span, Span, Span]] | None:
+    """Spans of the three checkpoints that `evidence_lines` joins shard by shard into what it makes of the
+    whole files; None when a file is not as this irbgen writes it.
+
+    The keypoints are cut about LARGEST bytes a shard. The three stages wrote their records in one order
+    (segments, their keypoints, the keypoints' groundings), so a shard's groundings start at the first one
+    of a keypoint at or after the shard's first keypoint, and its segments at that keypoint's segment.
+    """
+    cuts = list(spans(keypoints, largest))
+    with _mapped(keypoints) as keypoint_view, _mapped(groundings) as grounding_view:
+        ordinal = {_field(found): number for number, found in enumerate(_KEYPOINT.finditer(keypoint_view))}
+        if len(ordinal) != sum(span.count for span in cuts):
+            return None
+        firsts = list(_firsts(cuts))
+        grounding_starts, latest, lines = [0], 0, 0
+        for found in _GROUNDING.finditer(grounding_view):
+            number, lines = ordinal.get(_field(found)), lines + 1
+            if number is None or number < latest:
+                return None
+            latest = number
+            while len(grounding_starts) < len(cuts) and number >= firsts[len(grounding_starts)]:
+                grounding_starts.append(found.start())
+        if lines != _line_count(grounding_view):
+            return None
+        grounding_starts += [len(grounding_view)] * (len(cuts) + 1 - len(grounding_starts))
+        first_ids = [_field(_KEYPOINT.match(keypoint_view, span.start)) for span in cuts]
+    segment_starts = _segment_starts(segments, first_ids)
+    if segment_starts is None:
+        return None
+    return [
+        (
+            Span(segments, segment_starts[number], segment_starts[number + 1], 0),
+            cut,
+            Span(groundings, grounding_starts[number], grounding_starts[number + 1], 0),
+        )
+        for number, cut in enumerate(cuts)
+    ]
+
+
+def _firsts(cuts: list[Span]) -> Iterator[int]:
+    """The ordinal of each span's first line."""
+    first = 0
+    for span in cuts:
+        yield first
+        first += span.count
+
+
+def _segment_starts(segments: Path, first_ids: list[str]) -> list[int] | None:
+    """Where, in the segments' checkpoint, each shard's segments start (the first shard's at 0), and its
+    size last; found by searching forward for the segment of each shard's first keypoint."""
+    with _mapped(segments) as view:
+        starts, position = [0], 0
+        for segment_id in first_ids[1:]:
+            written = json.dumps(segment_id, ensure_ascii=False).encode()
+            found = view.find(b', "record": {"id": ' + written + b", ", position)
+            if found < 0:
+                return None
+            position = view.rfind(b"\n", 0, found) + 1
+            starts.append(position)
+        starts.append(len(view))
+    return starts
+
+
+# How the checkpoint starts a keypoint's and a grounding's line. Inside a record the quotes of such text
+# would be escaped, so the patterns match only where a line starts (unanchored, they are found faster).
+_STRING = rb'"(?:[^"\\\n]|\\.)*"'  # a JSON string on one line
+_KEYPOINT = re.compile(rb'\{"key": ' + _STRING + rb', "record": \{"id": (' + _STRING + rb")")
+_GROUNDING = re.compile(rb'\{"key": ' + _STRING + rb', "record": \{"keypoint_id": (' + _STRING + rb")")
+
+
+def _field(found: re.Match[bytes] | None) -> str:
+    """The JSON string a pattern above found."""
+    assert found is not None
+    raw = found[1]
+    return json.loads(raw) if b"\\" in raw else raw[1:-1].decode("utf-8")
+
+
+def _line_count(view: mmap.mmap) -> int:
+    size = len(view)
+    return 0 if size == 0 else view[:].count(b"\n") + (view[size - 1] != 10)
+
+
+@contextmanager
+def _mapped(path: Path) -> Iterator[mmap.mmap | bytes]:
+    """PATH's bytes, mapped (an empty file cannot be)."""
+    if path.stat().st_size == 0:
+        yield b""
+        return
+    with open(path, "rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as view:
+        yield view
 
 
 def evidence_lines(

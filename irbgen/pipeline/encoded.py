@@ -28,18 +28,35 @@ _DECODER = json.JSONDecoder()
 
 
 @dataclass(frozen=True)
+class Joinable:
+    """How workers make a join's lines themselves from spans of finished checkpoints, so that the driver
+    neither reads nor sends them.
+
+    `cut(largest)` gives each shard's spans (`irbgen.pipeline.shards.Span`, one per checkpoint, about
+    LARGEST bytes a shard), or None when the checkpoints are not as this irbgen writes them (the driver
+    then joins the lines itself); `join` makes a shard's lines from its spans' record lines, in order, and
+    must be a module-level function (it travels by name).
+    """
+
+    cut: Callable[[int], list[tuple[Any, ...]] | None]
+    join: Callable[..., Iterator[bytes]]
+
+
+@dataclass(frozen=True)
 class Encoded:
     """Records of MODEL as JSON lines, read anew from `lines()` on each pass; `source` names them in
     errors (a file, or how a join made them) and `length`, when known, is their count (a progress total).
 
     `path`, when set, is the finished checkpoint whose record lines `lines()` gives: a worker that can read
-    the run directory reads its shard's lines from it, so the driver hands it only where they are."""
+    the run directory reads its shard's lines from it, so the driver hands it only where they are.
+    `joinable`, when set, says how workers make the lines of a join themselves (see `Joinable`)."""
 
     model: type[BaseModel]
     lines: Lines
     source: str
     length: int | None = None
     path: Path | None = None
+    joinable: Joinable | None = None
 
     def __iter__(self) -> Iterator[BaseModel]:
         for number, line in enumerate(self.lines(), start=1):

@@ -395,8 +395,9 @@ def _run_sharded(
 
     Shards are cut from every input, finished or not, so that a rerun cuts the same ones; a shard an
     earlier run completed (same inputs) is skipped whole. `Encoded` inputs travel as their JSON lines,
-    which the workers decode and key; each worker refuses the keys its shard repeats, and the keys a
-    shard repeats from earlier shards are found here once every shard is written (`_refuse_repeats`).
+    or, when the workers can read the run directory, as spans of the checkpoints they are read or joined
+    from; the workers decode and key them, each refusing the keys its shard repeats, and the keys a shard
+    repeats from earlier shards are found here once every shard is written (`_refuse_repeats`).
     """
     store, stats = writer.store, writer.stats
     store.clear_for_shards()
@@ -405,6 +406,7 @@ def _run_sharded(
     folders: list[Path] = []
     encoded = isinstance(inputs, Encoded)
     ran: set[int] = set()  # the numbers of the shards this call runs
+    joins: dict[int, Shard] = {}  # the shards whose worker joins its lines, for `_refuse_repeats`
 
     def cut() -> Iterator[Shard]:
         if not encoded:
@@ -412,25 +414,37 @@ def _run_sharded(
             for number, chunk in enumerate(chunked(items, getattr(run, "chunk_size", 32))):
                 yield sharding.new_shard(root, number, chunk)
             return
-        first = 0
-        if inputs.path is not None and _workers_read_run_dir(context):
-            for number, span in enumerate(sharding.spans(inputs.path, SHARD_BYTES)):
-                stats.inputs += span.count
-                yield sharding.new_shard(root, number, [], **_lines_of(inputs, first), span=span)
-                first += span.count
+        readable = _workers_read_run_dir(context)
+        if readable and inputs.path is not None:
+            yield from _span_shards(root, inputs, inputs.path)
             return
+        cuts = inputs.joinable.cut(SHARD_BYTES) if readable and inputs.joinable is not None else None
+        if cuts is not None:
+            for number, spans in enumerate(cuts):
+                joins[number] = _joined_shard(root, number, inputs, tuple(spans))
+                yield joins[number]
+            return
+        first = 0
         for number, lines in enumerate(chunked_lines(inputs.lines(), SHARD_BYTES)):
-            stats.inputs += len(lines)
             yield _encoded_shard(root, number, lines, inputs, first)
             first += len(lines)
+
+    def counted(shard: Shard, shard_stats: StageStats | None) -> int:
+        """The shard's inputs (a joined shard's as its worker counted them), now added to the stage's."""
+        size = shard.size
+        if size is None:
+            size = shard_stats.inputs if shard_stats is not None else 0
+        stats.inputs += size if encoded else 0
+        return size
 
     def todo() -> Iterator[Shard]:
         for shard in cut():
             earlier = sharding.reusable(recorded, shard)
             if earlier is not None:
                 folders.append(earlier)
-                stats.skipped += shard.size
-                writer.handled += shard.size
+                size = counted(shard, read_stats(earlier / "stats.json") if shard.size is None else None)
+                stats.skipped += size
+                writer.handled += size
                 continue
             folders.append(shard.folder)
             ran.add(shard.number)
@@ -439,7 +453,7 @@ def _run_sharded(
     def done(shard: Shard, shard_stats: StageStats) -> None:
         manifest.add(shard)
         _tally(stats, shard_stats)
-        writer.handled += shard.size
+        writer.handled += counted(shard, shard_stats)
         writer.report()
 
     if recorded:
@@ -448,7 +462,7 @@ def _run_sharded(
     try:
         run.run_shards(stage, todo(), context, done)
         if encoded:
-            _refuse_repeats(stage, inputs, context, folders, ran, manifest, stats, root)
+            _refuse_repeats(stage, inputs, context, folders, ran, manifest, stats, root, joins)
     finally:
         manifest.close()
     return sharding.merge(store, folders)
@@ -462,6 +476,21 @@ def _tally(stats: StageStats, shard: StageStats, sign: int = 1) -> None:
     for reason, count in shard.rejects.items():
         stats.rejects[reason] += sign * count
     stats.rejects = +stats.rejects  # drops the reasons that went to zero
+
+
+def _span_shards(root: Path, inputs: Encoded, path: Path) -> Iterator[Shard]:
+    """Shards of spans of the checkpoint PATH whose record lines INPUTS are."""
+    first = 0
+    for number, span in enumerate(sharding.spans(path, SHARD_BYTES)):
+        yield sharding.new_shard(root, number, [], **_lines_of(inputs, first), spans=(span,))
+        first += span.count
+
+
+def _joined_shard(root: Path, number: int, inputs: Encoded, spans: tuple[Any, ...]) -> Shard:
+    """A shard whose worker joins its lines from SPANS (see `Joinable`); its lines are numbered from 1."""
+    assert inputs.joinable is not None
+    lines = {"model": inputs.model, "first": 0, "source": f"{inputs.source} (shard {number})"}
+    return sharding.new_shard(root, number, [], **lines, spans=spans, join=inputs.joinable.join)
 
 
 def _encoded_shard(root: Path, number: int, lines: list[bytes], inputs: Encoded, first: int) -> Shard:
@@ -487,9 +516,12 @@ def _refuse_repeats(
     manifest: sharding.ShardManifest,
     stats: StageStats,
     root: Path,
+    joins: dict[int, Shard],
 ) -> None:
     """Redo, here, each shard (in order) whose worker finished a key an earlier shard already had: its
-    repeats become duplicate-key rejects, as when the driver keys every input. Real inputs rarely repeat."""
+    repeats become duplicate-key rejects, as when the driver keys every input. Real inputs rarely repeat.
+
+    The shard's lines are read again: a joined shard's from its spans, any other's from the inputs."""
     seen: set[str] = set()
     first = 0
     for number, folder in enumerate(folders):
@@ -497,8 +529,11 @@ def _refuse_repeats(
         count = before.inputs
         keys = sharding.finished_keys(folder)
         if not seen.isdisjoint(keys):
-            lines = list(islice(inputs.lines(), first, first + count))
-            shard = _encoded_shard(root, number, lines, inputs, first)
+            if number in joins:
+                shard = sharding.new_shard(root, number, list(joins[number].lines()), **_lines_of(inputs, 0))
+            else:
+                lines = list(islice(inputs.lines(), first, first + count))
+                shard = _encoded_shard(root, number, lines, inputs, first)
             items = shard_items(stage, shard, earlier=seen)
             again = write_shard(stage, shard, items, shard_results(stage, items, context))
             if number in ran:

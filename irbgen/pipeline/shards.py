@@ -29,7 +29,7 @@ import mmap
 import os
 import shutil
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -75,9 +75,10 @@ class Shard:
 
     The inputs are work items (WorkItem), or, when `model` is set, records' JSON lines (bytes): the
     worker decodes them into MODEL records and keys them itself, so the driver never parses them
-    (`irbgen.pipeline.runner.shard_items`). With a `span` the lines are not carried at all: the worker
-    reads them from an earlier stage's checkpoint. `first` is the input position of the first line, and
-    `source` what the lines come from (for error messages).
+    (`irbgen.pipeline.runner.shard_items`). With `spans` the lines are not carried at all: the worker
+    reads them from earlier stages' checkpoints, the lines of one span, or what `join` makes of the
+    lines of several (a module-level function, so it pickles by name). `first` is the input position of
+    the first line, and `source` what the lines come from (for error messages).
     """
 
     number: int
@@ -86,24 +87,33 @@ class Shard:
     model: type[BaseModel] | None = None
     first: int = 0
     source: str = ""
-    span: Span | None = None
+    spans: tuple[Span, ...] = ()
+    join: Callable[..., Iterator[bytes]] | None = None
 
     @property
-    def size(self) -> int:
-        """How many inputs the shard holds."""
-        return len(self.items) if self.span is None else self.span.count
+    def size(self) -> int | None:
+        """How many inputs the shard holds; None for a join, until its worker has counted them."""
+        if not self.spans:
+            return len(self.items)
+        return self.spans[0].count if self.join is None else None
 
     def lines(self) -> Iterator[bytes]:
-        """The shard's records' JSON lines (`model` set): carried, or read from its span."""
-        if self.span is None:
+        """The shard's records' JSON lines (`model` set): carried, read from its span, or joined."""
+        if not self.spans:
             return iter(self.items)
-        return record_lines(self.span.path, self.span.start, self.span.end, self.first + 1)
+        if self.join is None:
+            (span,) = self.spans
+            return record_lines(span.path, span.start, span.end, self.first + 1)
+        return self.join(*(record_lines(span.path, span.start, span.end) for span in self.spans))
 
     @property
     def digest(self) -> str:
-        """A hash of the shard's inputs: its span, its lines, or its input keys (and which repeat a key)."""
-        if self.span is not None:
-            return hashlib.sha256(self.span.identity().encode()).hexdigest()[:32]
+        """A hash of the shard's inputs: its spans (and join), its lines, or its input keys (and which
+        repeat a key)."""
+        if self.spans:
+            join = "" if self.join is None else f"{self.join.__module__}.{self.join.__qualname__}"
+            described = "\n".join([join, *(span.identity() for span in self.spans)])
+            return hashlib.sha256(described.encode()).hexdigest()[:32]
         if self.model is not None:
             lines = hashlib.sha256()
             for line in self.items:
@@ -147,8 +157,8 @@ def shard_root(run_dir: Path, stage: str, shard_dir: Path | None = None) -> Path
 
 
 def new_shard(root: Path, number: int, items: list[Any], **lines: Any) -> Shard:
-    """A shard to submit, in a folder of its own; LINES: `model`, `first`, `source` (and `span`) of encoded
-    inputs."""
+    """A shard to submit, in a folder of its own; LINES: `model`, `first`, `source` (and `spans`, `join`)
+    of encoded inputs."""
     return Shard(number, items, root / f"{number:08d}.{uuid.uuid4().hex[:12]}", **lines)
 
 
