@@ -39,6 +39,20 @@ def test_leading_fields_reads_only_as_far_as_it_needs_and_falls_back_on_other_sh
     assert leading_fields("{\"id\": \"é\"}".encode(), ("id",)) == {"id": "é"}
 
 
+def test_leading_fields_jump_to_a_field_only_where_it_cannot_be_another_ones() -> None:
+    def read(value: dict, *names: str) -> dict:
+        return leading_fields(json.dumps(value, ensure_ascii=False).encode(), names)
+
+    assert read({"title": 'say "urls": [1]', "urls": ["u"]}, "urls") == {"urls": ["u"]}  # in a string
+    assert read({"meta": {"urls": ["inner"]}, "urls": ["outer"]}, "urls") == {"urls": ["outer"]}
+    assert read({"title": "ends in a backslash \\", "urls": ["u"]}, "urls") == {"urls": ["u"]}
+    long = ["é" * 37 + str(number) for number in range(300)]  # far past the first window, cut mid-character
+    assert read({"id": "x", "urls": long, "after": 1}, "urls", "id") == {"urls": long, "id": "x"}
+    digits = int("7" * 600)  # a number the first window would cut short
+    assert read({"text": "t", "n": digits, "z": 0}, "n") == {"n": digits}
+    assert read({"text": "t", "n": digits}, "n") == {"n": digits}
+
+
 def test_record_lines_cut_the_checkpoint_line_and_name_a_corrupt_one(tmp_path) -> None:
     store = CheckpointStore(tmp_path, "stage")
     with store:

@@ -87,6 +87,9 @@ def leading_fields(record: bytes, names: tuple[str, ...]) -> dict[str, Any]:
     declared first, cost a few microseconds where parsing a whole page costs a millisecond. A record of
     another shape is parsed whole.
     """
+    jumped = _jump_to_fields(record, names)
+    if jumped is not None:
+        return jumped
     text = record.decode("utf-8")
     wanted, found, position = set(names), {}, 0
     while wanted - found.keys():
@@ -97,3 +100,43 @@ def leading_fields(record: bytes, names: tuple[str, ...]) -> dict[str, Any]:
         value, position = _DECODER.raw_decode(text, field.end())
         found[field.group(1)] = value
     return {name: found[name] for name in names}
+
+
+def _jump_to_fields(record: bytes, names: tuple[str, ...]) -> dict[str, Any] | None:
+    """The fields NAMES, each decoded where its key first appears, without decoding the fields before it;
+    None unless that is sure to be the record's own field.
+
+    It is when no `{` comes before it but the record's first (no nested object, where a field of the same
+    name could be) and its quote is not escaped (inside a string). Only a window after the key is decoded,
+    grown until the value fits.
+    """
+    if not record.startswith(b"{"):
+        return None
+    found: dict[str, Any] = {}
+    for name in names:
+        key = b'"' + name.encode() + b'": '
+        at = record.find(key)
+        if at < 0 or record.find(b"{", 1, at) >= 0 or _escaped(record, at):
+            return None
+        start, size = at + len(key), 512
+        while True:
+            window = record[start : start + size].decode("utf-8", "ignore")  # a cut last character dropped
+            try:
+                value, end = _DECODER.raw_decode(window)
+            except ValueError:
+                end = len(window)
+            if end < len(window):  # something follows, so a number was not cut short either
+                found[name] = value
+                break
+            if start + size >= len(record):
+                return None
+            size *= 8
+    return found
+
+
+def _escaped(record: bytes, at: int) -> bool:
+    """Whether the character at AT follows an odd number of backslashes."""
+    before = at
+    while before > 0 and record[before - 1] == 92:  # a backslash
+        before -= 1
+    return (at - before) % 2 == 1
