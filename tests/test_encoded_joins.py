@@ -6,14 +6,16 @@ from __future__ import annotations
 import json
 
 import pytest
+from pydantic import BaseModel
 
-from irbgen.builds.wikipedia import pair_lines
 from irbgen.errors import IrbgenError
 from irbgen.irb.facts import AssembleFacts, SegmentEvidence, evidence, evidence_lines, evidence_spans
 from irbgen.irb.grounding import KeypointDocument
+from irbgen.irb.pairs import pair_lines, pair_spans, pairs, pairs_of_spans
 from irbgen.irb.records import Grounding, Keypoint
 from irbgen.pipeline.checkpoint import CheckpointStore, record_lines
 from irbgen.pipeline.encoded import Encoded, leading_fields, unwrap
+from irbgen.pipeline.line_index import index_path
 from irbgen.pipeline.runner import run_stage
 from irbgen.pipeline.stage import StageContext
 from irbgen.web.records import WebDocument
@@ -192,3 +194,73 @@ def test_a_pool_joins_segment_evidence_itself_and_makes_the_facts_the_driver_joi
     assert list(pooled.rejects()) == list(inline.rejects())
     assert pooled.totals.inputs == inline.totals.inputs == 40
     assert (pool_dir / "rejects.jsonl").read_bytes() == (inline_dir / "rejects.jsonl").read_bytes()
+
+
+def pair_inputs(run_dir) -> tuple[Encoded, Encoded]:
+    """30 keypoints citing 1 to 3 of 8 URLs (URLs shared across keypoints); 6 of the URLs were fetched."""
+    urls = [f"http://example.test/{letter}" for letter in "abcdefgh"]
+    cited = [[urls[(number * step) % 8] for step in range(1, 2 + number % 3)] for number in range(30)]
+    keypoints = [keypoint(number, urls) for number, urls in enumerate(cited)]
+    documents = [document(url) for url in urls[:6]]
+    return checkpoint(run_dir, "keypoints", keypoints), checkpoint(run_dir, "fetch_cited", documents)
+
+
+@pytest.mark.parametrize("largest", [4, 800, 1 << 20])
+def test_pair_spans_join_shard_by_shard_into_the_whole_join(tmp_path, largest: int) -> None:
+    keypoints, documents = (encoded.path for encoded in pair_inputs(tmp_path))
+    whole = list(pair_lines(record_lines(keypoints), record_lines(documents)))
+    cuts = pair_spans(keypoints, documents, largest)
+    assert cuts is not None and (len(cuts) > 1 or largest > 800)
+    assert [line for spans in cuts for line in pairs_of_spans(*spans)] == whole and len(whole) > 30
+
+
+def test_the_documents_index_follows_the_documents_file(tmp_path) -> None:
+    keypoints, documents = (encoded.path for encoded in pair_inputs(tmp_path))
+    cuts = pair_spans(keypoints, documents, 1 << 20)
+    assert cuts is not None
+    index = index_path(documents, "url")
+    made = index.stat().st_mtime_ns
+    assert pair_spans(keypoints, documents, 1 << 20) is not None and index.stat().st_mtime_ns == made
+    changed = documents.read_bytes().replace(b"Text of", b"Page of")
+    (tmp_path / "new.jsonl").write_bytes(changed)
+    (tmp_path / "new.jsonl").replace(documents)  # a redone stage: another file
+    with pytest.raises(IrbgenError, match="does not index"):
+        list(pairs_of_spans(*cuts[0]))  # a shard cut before the change is refused, never read wrong
+    again = pair_spans(keypoints, documents, 1 << 20)
+    assert again is not None and b"Page of" in b"".join(pairs_of_spans(*again[0]))
+    documents.write_text(documents.read_text() + '{"record": {"id": "dz", "url": "u"}, "key": "u"}\n')
+    assert pair_spans(keypoints, documents, 1 << 20) is None  # a line written another way
+    assert not index.exists()
+
+
+class Pair(BaseModel):
+    id: str
+
+
+class PairIds:
+    """A CPU stage over keypoint documents: the pair's ids."""
+
+    name = "pair_ids"
+    input_model = KeypointDocument
+    output_model = Pair
+
+    def key(self, record: KeypointDocument) -> str:
+        return record.key
+
+    def process(self, record: KeypointDocument, context: StageContext) -> list[Pair]:
+        return [Pair(id=record.key)]
+
+
+def test_a_pool_joins_keypoint_documents_itself_as_the_driver_would(tmp_path) -> None:
+    inline_dir, pool_dir = tmp_path / "inline", tmp_path / "pool"
+    readable = pair_inputs(inline_dir)
+    joined = Encoded(
+        KeypointDocument,
+        lambda: pair_lines(*(record_lines(encoded.path) for encoded in readable)),
+        "keypoint documents",
+    )
+    inline = run_stage(PairIds(), joined, StageContext(run_dir=inline_dir))
+    made = pairs(*pair_inputs(pool_dir))
+    pooled = run_stage(PairIds(), made, StageContext(run_dir=pool_dir), processes=2)
+    assert list(pooled.rows()) == list(inline.rows()) and len(list(inline.rows())) > 30
+    assert pooled.totals.inputs == inline.totals.inputs

@@ -29,8 +29,9 @@ from irbgen.errors import BadInputError
 from irbgen.io import write_atomic
 from irbgen.irb.facts import AssembleFacts, evidence
 from irbgen.irb.graph import BuildGraphs
-from irbgen.irb.grounding import CheckGrounding, KeypointDocument
+from irbgen.irb.grounding import CheckGrounding
 from irbgen.irb.keypoints import MakeKeypoints
+from irbgen.irb.pairs import pairs
 from irbgen.irb.part1_files import Part1Files, part1_files
 from irbgen.irb.questions import WriteQuestions
 from irbgen.irb.records import Fact, KnowledgeGraph
@@ -38,7 +39,7 @@ from irbgen.irb.samples import corpus_documents
 from irbgen.irb.stages import MakeSamples, PlanQuestions, TypeNodes
 from irbgen.llm.backends import stage_backend
 from irbgen.llm.run_client import LEDGER, LLMOptions, run_client
-from irbgen.pipeline.encoded import Encoded, Lines, leading_fields
+from irbgen.pipeline.encoded import Encoded, leading_fields
 from irbgen.pipeline.executors import EXECUTOR_FIELDS, ExecutorOptions, executor_for, worker_files
 from irbgen.pipeline.runner import StageResult
 from irbgen.pipeline.stage import Batch, StageContext
@@ -128,7 +129,7 @@ def part1_steps(config: WikipediaBuildConfig, backend: str) -> list[Step]:
         Step(
             "grounding",
             CheckGrounding(backend=backend, threshold=config.grounding_threshold),
-            lambda done: pairs(done["keypoints"].records().lines, done["fetch_cited"].records().lines),
+            lambda done: pairs(done["keypoints"].records(), done["fetch_cited"].records()),
             concurrency=config.llm_concurrency,
         ),
         Step(
@@ -262,22 +263,6 @@ def cited_pages(keypoints: Iterable[bytes], segments: Iterable[bytes]) -> list[C
             if url in urls[read["id"]] and url not in seen:
                 seen[url] = Citation.model_validate(citation)
     return list(seen.values())
-
-
-def pairs(keypoints: Lines, documents: Lines) -> Encoded:
-    """Each keypoint with each of its cited documents that was fetched, as KeypointDocument JSON lines
-    joined from the two checkpoints' record lines (see `pair_lines`)."""
-    return Encoded(KeypointDocument, lambda: pair_lines(keypoints(), documents()), "keypoint documents")
-
-
-def pair_lines(keypoints: Iterable[bytes], documents: Iterable[bytes]) -> Iterator[bytes]:
-    """In keypoint order, each keypoint with each fetched document of its cited URLs, in URL order; joined
-    on the records' leading fields, never parsing a record whole."""
-    by_url = {leading_fields(document, ("url",))["url"]: document for document in documents}
-    for keypoint in keypoints:
-        for url in leading_fields(keypoint, ("urls",))["urls"]:
-            if url in by_url:
-                yield b'{"keypoint": ' + keypoint + b', "document": ' + by_url[url] + b"}"
 
 
 def reference_date(

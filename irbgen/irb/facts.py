@@ -45,13 +45,18 @@ def evidence(segments: Encoded, keypoints: Encoded, groundings: Encoded) -> Enco
     paths = (segments.path, keypoints.path, groundings.path)
     joinable = None
     if not any(path is None for path in paths):
-        joinable = Joinable(functools.partial(evidence_spans, *paths), evidence_lines)
+        joinable = Joinable(functools.partial(evidence_spans, *paths), evidence_of_spans)
     return Encoded(
         SegmentEvidence,
         lambda: evidence_lines(segments.lines(), keypoints.lines(), groundings.lines()),
         "segment evidence",
         joinable=joinable,
     )
+
+
+def evidence_of_spans(segments: Span, keypoints: Span, groundings: Span) -> Iterator[bytes]:
+    """The evidence lines of one shard, joined from its spans of the three checkpoints."""
+    return evidence_lines(segments.lines(), keypoints.lines(), groundings.lines())
 
 
 def evidence_spans(

@@ -34,12 +34,12 @@ class Joinable:
 
     `cut(largest)` gives each shard's spans (`irbgen.pipeline.shards.Span`, one per checkpoint, about
     LARGEST bytes a shard), or None when the checkpoints are not as this irbgen writes them (the driver
-    then joins the lines itself); `join` makes a shard's lines from its spans' record lines, in order, and
-    must be a module-level function (it travels by name).
+    then joins the lines itself); `join` makes a shard's lines from its spans, in order, and must be a
+    module-level function (it travels by name).
     """
 
     cut: Callable[[int], list[tuple[Any, ...]] | None]
-    join: Callable[..., Iterator[bytes]]
+    join: Callable[..., Iterator[bytes]]  # join(*spans) -> the shard's lines
 
 
 @dataclass(frozen=True)

@@ -62,6 +62,10 @@ class Span:
     end: int
     count: int
 
+    def lines(self) -> Iterator[bytes]:
+        """The records' JSON in the span's lines, undecoded."""
+        return record_lines(self.path, self.start, self.end)
+
     def identity(self) -> str:
         """The span and its file's identity. A finished checkpoint's file is never written in place (a redone
         stage replaces it: a new inode and time), so the same identity means the same lines."""
@@ -76,8 +80,8 @@ class Shard:
     The inputs are work items (WorkItem), or, when `model` is set, records' JSON lines (bytes): the
     worker decodes them into MODEL records and keys them itself, so the driver never parses them
     (`irbgen.pipeline.runner.shard_items`). With `spans` the lines are not carried at all: the worker
-    reads them from earlier stages' checkpoints, the lines of one span, or what `join` makes of the
-    lines of several (a module-level function, so it pickles by name). `first` is the input position of
+    reads them from earlier stages' checkpoints: the lines of one span, or what `join` makes of several
+    spans (a module-level function, so it pickles by name). `first` is the input position of
     the first line, and `source` what the lines come from (for error messages).
     """
 
@@ -104,7 +108,7 @@ class Shard:
         if self.join is None:
             (span,) = self.spans
             return record_lines(span.path, span.start, span.end, self.first + 1)
-        return self.join(*(record_lines(span.path, span.start, span.end) for span in self.spans))
+        return self.join(*self.spans)
 
     @property
     def digest(self) -> str:
