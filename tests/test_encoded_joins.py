@@ -15,7 +15,7 @@ from irbgen.irb.pairs import pair_lines, pair_spans, pairs, pairs_of_spans
 from irbgen.irb.records import Grounding, Keypoint
 from irbgen.pipeline.checkpoint import CheckpointStore, record_lines
 from irbgen.pipeline.encoded import Encoded, leading_fields, unwrap
-from irbgen.pipeline.line_index import index_path
+from irbgen.pipeline.line_index import id_lines, index_path
 from irbgen.pipeline.runner import run_stage
 from irbgen.pipeline.stage import StageContext
 from irbgen.web.records import WebDocument
@@ -264,3 +264,17 @@ def test_a_pool_joins_keypoint_documents_itself_as_the_driver_would(tmp_path) ->
     pooled = run_stage(PairIds(), made, StageContext(run_dir=pool_dir), processes=2)
     assert list(pooled.rows()) == list(inline.rows()) and len(list(inline.rows())) > 30
     assert pooled.totals.inputs == inline.totals.inputs
+
+
+def test_id_lines_find_each_record_forward_and_only_a_records_own_id(tmp_path) -> None:
+    store = CheckpointStore(tmp_path, "stage")
+    records = [{"id": "a", "text": 'quotes the next: , "record": {"id": "b", '}, {"id": "b"}, {"id": "c"}]
+    with store:
+        for record in records:
+            store.add(record["id"], [record])
+    lines = store.outputs_path.read_bytes().splitlines(keepends=True)
+    found = id_lines(store.outputs_path, ["a", "b", "c"])
+    assert found is not None
+    assert [store.outputs_path.read_bytes()[start:end] for start, end in found] == lines
+    assert id_lines(store.outputs_path, ["b", "a"]) is None  # searched forward only
+    assert id_lines(store.outputs_path, ["z"]) is None

@@ -16,7 +16,7 @@ import datetime as dt
 import json
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,8 +39,9 @@ from irbgen.irb.samples import corpus_documents
 from irbgen.irb.stages import MakeSamples, PlanQuestions, TypeNodes
 from irbgen.llm.backends import stage_backend
 from irbgen.llm.run_client import LEDGER, LLMOptions, run_client
-from irbgen.pipeline.encoded import Encoded, leading_fields
+from irbgen.pipeline.encoded import Encoded, leading_fields, unwrap
 from irbgen.pipeline.executors import EXECUTOR_FIELDS, ExecutorOptions, executor_for, worker_files
+from irbgen.pipeline.line_index import id_lines
 from irbgen.pipeline.runner import StageResult
 from irbgen.pipeline.stage import Batch, StageContext
 from irbgen.pipeline.steps import Done, Step, run_steps
@@ -121,9 +122,7 @@ def part1_steps(config: WikipediaBuildConfig, backend: str) -> list[Step]:
         Step(
             "fetch_cited",
             FetchCited(),
-            lambda done: cited_pages(
-                done["keypoints"].records().lines(), done["citing_segments"].records().lines()
-            ),
+            lambda done: cited_pages(done["keypoints"].records(), done["citing_segments"].records()),
             concurrency=config.fetch_concurrency,
         ),
         Step(
@@ -243,26 +242,40 @@ def dump_shards(config: WikipediaBuildConfig) -> list[DumpShard]:
     ]
 
 
-def cited_pages(keypoints: Iterable[bytes], segments: Iterable[bytes]) -> list[Citation]:
+def cited_pages(keypoints: Encoded, segments: Encoded) -> list[Citation]:
     """One Citation per distinct cited URL of a kept keypoint, in first-use order, with its first date.
 
     Reads the two checkpoints' record lines only as far as the ids, URLs and citations (see
-    `leading_fields`): a segment without a keypoint is read no further than its id.
+    `leading_fields`); the segments of the keypoints are found by searching their checkpoint for their ids
+    (the keypoints are in segment order), else every segment is read as far as its id.
     """
     urls: dict[str, list[str]] = {}
-    for keypoint in keypoints:
+    for keypoint in keypoints.lines():
         read = leading_fields(keypoint, ("id", "urls"))
         urls[read["id"]] = read["urls"]
     seen: dict[str, Citation] = {}
-    for segment in segments:
-        if leading_fields(segment, ("id",))["id"] not in urls:  # its keypoint was rejected
-            continue
+    for segment in _kept_segments(segments, urls):
         read = leading_fields(segment, ("id", "citations"))
         for citation in read["citations"]:
             url = citation["url"]
             if url in urls[read["id"]] and url not in seen:
                 seen[url] = Citation.model_validate(citation)
     return list(seen.values())
+
+
+def _kept_segments(segments: Encoded, kept: Collection[str]) -> Iterator[bytes]:
+    """The record lines of the segments whose ids are KEPT (in the segments' order), in order."""
+    path = segments.path
+    found = None if path is None else id_lines(path, kept)
+    if path is None or found is None:
+        yield from (segment for segment in segments.lines() if leading_fields(segment, ("id",))["id"] in kept)
+        return
+    with open(path, "rb") as lines:
+        for start, end in found:
+            lines.seek(start)
+            record = unwrap(lines.read(end - start))
+            assert record is not None, "id_lines finds only lines as the checkpoint writes them"
+            yield record
 
 
 def reference_date(

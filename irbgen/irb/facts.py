@@ -13,11 +13,11 @@ import json
 import mmap
 import re
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from irbgen.irb.records import Fact, GroundedKeypoint, Grounding, Keypoint
 from irbgen.pipeline.encoded import Encoded, Joinable, leading_fields
+from irbgen.pipeline.line_index import id_lines, mapped
 from irbgen.pipeline.shards import Span, spans
 from irbgen.pipeline.stage import StageContext
 from irbgen.records import Record, Reject
@@ -70,7 +70,7 @@ def evidence_spans(
     of a keypoint at or after the shard's first keypoint, and its segments at that keypoint's segment.
     """
     cuts = list(spans(keypoints, largest))
-    with _mapped(keypoints) as keypoint_view, _mapped(groundings) as grounding_view:
+    with mapped(keypoints) as keypoint_view, mapped(groundings) as grounding_view:
         ordinal = {_field(found): number for number, found in enumerate(_KEYPOINT.finditer(keypoint_view))}
         if len(ordinal) != sum(span.count for span in cuts):
             return None
@@ -110,18 +110,11 @@ def _firsts(cuts: list[Span]) -> Iterator[int]:
 
 def _segment_starts(segments: Path, first_ids: list[str]) -> list[int] | None:
     """Where, in the segments' checkpoint, each shard's segments start (the first shard's at 0), and its
-    size last; found by searching forward for the segment of each shard's first keypoint."""
-    with _mapped(segments) as view:
-        starts, position = [0], 0
-        for segment_id in first_ids[1:]:
-            written = json.dumps(segment_id, ensure_ascii=False).encode()
-            found = view.find(b', "record": {"id": ' + written + b", ", position)
-            if found < 0:
-                return None
-            position = view.rfind(b"\n", 0, found) + 1
-            starts.append(position)
-        starts.append(len(view))
-    return starts
+    size last: at the segment of each shard's first keypoint."""
+    found = id_lines(segments, first_ids[1:])
+    if found is None:
+        return None
+    return [0, *(start for start, _ in found), segments.stat().st_size]
 
 
 # How the checkpoint starts a keypoint's and a grounding's line. Inside a record the quotes of such text
@@ -138,19 +131,9 @@ def _field(found: re.Match[bytes] | None) -> str:
     return json.loads(raw) if b"\\" in raw else raw[1:-1].decode("utf-8")
 
 
-def _line_count(view: mmap.mmap) -> int:
+def _line_count(view: mmap.mmap | bytes) -> int:
     size = len(view)
     return 0 if size == 0 else view[:].count(b"\n") + (view[size - 1] != 10)
-
-
-@contextmanager
-def _mapped(path: Path) -> Iterator[mmap.mmap | bytes]:
-    """PATH's bytes, mapped (an empty file cannot be)."""
-    if path.stat().st_size == 0:
-        yield b""
-        return
-    with open(path, "rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as view:
-        yield view
 
 
 def evidence_lines(

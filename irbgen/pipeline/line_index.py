@@ -1,23 +1,60 @@
-"""Where each record of a finished checkpoint is, by one of its leading fields: for workers that read a
-few records of a large checkpoint by value (the documents a shard's keypoints cite, irbgen.irb.pairs).
+"""Where records are in a finished checkpoint, for readers that need a few of its lines, not all.
 
-The index is an SQLite file beside the checkpoint (`outputs.by-<field>.sqlite`), made by the driver in one
-pass over the lines (each read only as far as the field) and holding the checkpoint file's identity: an
-index of another version of the file is made again. Workers open it read-only. A value that repeats
-points at its last line, as a dict of the lines would.
+`id_lines` finds the lines of records with given ids, in the order they were written, by searching the
+file forward (a byte search, no line decoded).
+
+`build_index` and `LineIndex` look records up by one of their leading fields, for workers that read a few
+records of a large checkpoint by value (the documents a shard's keypoints cite, irbgen.irb.pairs). The
+index is an SQLite file beside the checkpoint (`outputs.by-<field>.sqlite`), made by the driver in one pass
+over the lines (each read only as far as the field) and holding the checkpoint file's identity: an index
+of another version of the file is made again. Workers open it read-only. A value that repeats points at
+its last line, as a dict of the lines would.
 """
 
 from __future__ import annotations
 
+import json
+import mmap
 import sqlite3
-from collections.abc import Iterator
-from contextlib import closing
+from collections.abc import Iterable, Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 from irbgen.errors import IrbgenError
 from irbgen.io import atomic_path
 from irbgen.pipeline.encoded import leading_fields, unwrap
 from irbgen.pipeline.shards import Span
+
+
+def id_lines(path: Path, ids: Iterable[str]) -> list[tuple[int, int]] | None:
+    """Where (start, end) the line of the record whose first field `id` is each of IDS is, each searched
+    forward from the one before (IDS in the order the records were written); None if one is not found.
+
+    The record's first field follows the checkpoint's `"record": ` at once; inside a string its quotes
+    would be escaped, so only a record's own id matches.
+    """
+    found: list[tuple[int, int]] = []
+    with mapped(path) as view:
+        position = 0
+        for value in ids:
+            written = json.dumps(value, ensure_ascii=False).encode()
+            at = view.find(b', "record": {"id": ' + written, position)  # the closing quote ends the id
+            if at < 0:
+                return None
+            end = view.find(b"\n", at)
+            position = len(view) if end < 0 else end + 1
+            found.append((view.rfind(b"\n", 0, at) + 1, position))
+    return found
+
+
+@contextmanager
+def mapped(path: Path) -> Iterator[mmap.mmap | bytes]:
+    """PATH's bytes, mapped (an empty file cannot be)."""
+    if path.stat().st_size == 0:
+        yield b""
+        return
+    with open(path, "rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as view:
+        yield view
 
 
 def index_path(path: Path, field: str) -> Path:
