@@ -32,7 +32,9 @@ What it does:
 The results of I/O and `Batch` stages come back to the driver, which writes them in input order. CPU
 tasks need only their input, so the dump they read must be at a path every node can read (an NFS or
 object-store mount), and the folder they write their shards in (the run directory, or the context's
-`shard_dir`) one every node can write.
+`shard_dir`) one every node can write. Without a `shard_dir` the tasks also read the run directory: a
+shard over earlier stages' checkpoints is a byte range of them that its task reads (see
+irbgen.pipeline.runner); with one, the driver sends those lines instead.
 """
 
 from __future__ import annotations

@@ -11,8 +11,9 @@ An executor that runs a CPU stage on other processes (`executor.shards(stage)`: 
 does not send results back: its workers write the stage's checkpoint in shards, and the driver only
 records which shards are complete, then concatenates them in order (irbgen.pipeline.shards). A rerun
 skips complete shards instead of finished keys. Inputs given as `Encoded` JSON lines (an earlier stage's
-records, or a join of them) travel to the workers as lines, about SHARD_BYTES a shard, and are decoded
-there (irbgen.pipeline.encoded).
+records, or a join of them) are decoded by the workers (irbgen.pipeline.encoded): when the workers can
+read the run directory, a shard is a span of the earlier checkpoint (or spans of the joined ones, which
+the worker joins), about SHARD_BYTES, and the driver never reads the lines; otherwise the lines travel.
 
 A stage's exception for one record becomes a Reject "error:<ExceptionType>" with the message. Fatal
 errors stop the run instead: BaseExceptions (KeyboardInterrupt, SystemExit) and any exception
