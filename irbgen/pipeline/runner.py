@@ -43,7 +43,7 @@ from pydantic import BaseModel
 from irbgen.pipeline import shards as sharding
 from irbgen.pipeline.checkpoint import CheckpointStore, read_stats
 from irbgen.pipeline.encoded import Encoded, decode
-from irbgen.pipeline.shards import Shard
+from irbgen.pipeline.shards import Shard, Span
 from irbgen.pipeline.stage import Stage, StageContext, is_batch_stage, is_io_stage
 from irbgen.pipeline.stats import DUPLICATE_KEY, ERROR_PREFIX, StageStats
 from irbgen.pipeline.workers import WorkerPool, watch_parent
@@ -487,7 +487,7 @@ def _span_shards(root: Path, inputs: Encoded, path: Path) -> Iterator[Shard]:
         first += span.count
 
 
-def _joined_shard(root: Path, number: int, inputs: Encoded, spans: tuple[Any, ...]) -> Shard:
+def _joined_shard(root: Path, number: int, inputs: Encoded, spans: tuple[Span, ...]) -> Shard:
     """A shard whose worker joins its lines from SPANS (see `Joinable`); its lines are numbered from 1."""
     assert inputs.joinable is not None
     lines = {"model": inputs.model, "first": 0, "source": f"{inputs.source} (shard {number})"}

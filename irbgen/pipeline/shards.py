@@ -55,7 +55,8 @@ RUN_REJECTS = "run-rejects.jsonl"  # a shard's lines for RUN_DIR/rejects.jsonl
 
 @dataclass(frozen=True)
 class Span:
-    """Lines START to END (bytes, whole lines) of a finished checkpoint's outputs file, COUNT of them."""
+    """Lines START to END (bytes, whole lines) of a finished checkpoint's outputs file, COUNT of them (0
+    in a span joined with others, whose count no one needs)."""
 
     path: Path
     start: int
