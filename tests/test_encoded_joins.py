@@ -139,6 +139,11 @@ def checkpoint(run_dir, stage: str, records: list) -> Encoded:
     return Encoded(type(records[0]), unread, str(store.outputs_path), path=store.outputs_path)
 
 
+def joined_by_driver(model, join, inputs: tuple[Encoded, ...]) -> Encoded:
+    """What JOIN makes of the whole checkpoints of INPUTS, as the driver joins them (no spans)."""
+    return Encoded(model, lambda: join(*(record_lines(encoded.path) for encoded in inputs)), "joined here")
+
+
 def evidence_inputs(run_dir) -> tuple[Encoded, Encoded, Encoded]:
     """60 segments; a keypoint for two in three; two groundings for every other keypoint, one for some."""
     segments = [segment(number) for number in range(60)]
@@ -181,12 +186,7 @@ def test_evidence_spans_leave_a_checkpoint_written_another_way_to_the_driver(tmp
 
 def test_a_pool_joins_segment_evidence_itself_and_makes_the_facts_the_driver_join_makes(tmp_path) -> None:
     inline_dir, pool_dir = tmp_path / "inline", tmp_path / "pool"
-    readable = evidence_inputs(inline_dir)
-    joined = Encoded(
-        SegmentEvidence,
-        lambda: evidence_lines(*(record_lines(encoded.path) for encoded in readable)),
-        "segment evidence",
-    )
+    joined = joined_by_driver(SegmentEvidence, evidence_lines, evidence_inputs(inline_dir))
     inline = run_stage(AssembleFacts(), joined, StageContext(run_dir=inline_dir))
     made = evidence(*evidence_inputs(pool_dir))
     pooled = run_stage(AssembleFacts(), made, StageContext(run_dir=pool_dir), processes=2)
@@ -253,12 +253,7 @@ class PairIds:
 
 def test_a_pool_joins_keypoint_documents_itself_as_the_driver_would(tmp_path) -> None:
     inline_dir, pool_dir = tmp_path / "inline", tmp_path / "pool"
-    readable = pair_inputs(inline_dir)
-    joined = Encoded(
-        KeypointDocument,
-        lambda: pair_lines(*(record_lines(encoded.path) for encoded in readable)),
-        "keypoint documents",
-    )
+    joined = joined_by_driver(KeypointDocument, pair_lines, pair_inputs(inline_dir))
     inline = run_stage(PairIds(), joined, StageContext(run_dir=inline_dir))
     made = pairs(*pair_inputs(pool_dir))
     pooled = run_stage(PairIds(), made, StageContext(run_dir=pool_dir), processes=2)

@@ -123,12 +123,8 @@ def test_a_corrupt_line_of_the_earlier_stage_is_named(tmp_path: Path, processes:
         run_stage(Shout(), earlier.records(), context(tmp_path), processes=processes)
 
 
-def test_the_driver_hands_workers_spans_of_the_earlier_checkpoint_not_its_lines(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    inline_dir, pool_dir = tmp_path / "inline", tmp_path / "pool"
-    inline = run_stage(Shout(), words(inline_dir).records(), context(inline_dir))
-    earlier = words(pool_dir)
+def submitted_shards(monkeypatch: pytest.MonkeyPatch) -> list[Shard]:
+    """The shards the driver cuts from now on, as they are cut."""
     submitted: list[Shard] = []
     new_shard = sharding.new_shard
 
@@ -137,6 +133,16 @@ def test_the_driver_hands_workers_spans_of_the_earlier_checkpoint_not_its_lines(
         return submitted[-1]
 
     monkeypatch.setattr(sharding, "new_shard", recorded)
+    return submitted
+
+
+def test_the_driver_hands_workers_spans_of_the_earlier_checkpoint_not_its_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inline_dir, pool_dir = tmp_path / "inline", tmp_path / "pool"
+    inline = run_stage(Shout(), words(inline_dir).records(), context(inline_dir))
+    earlier = words(pool_dir)
+    submitted = submitted_shards(monkeypatch)
     unread = lambda self: pytest.fail("the driver read the lines")  # noqa: E731
     monkeypatch.setattr(CheckpointStore, "record_lines", unread)
     pooled = run_stage(Shout(), earlier.records(), context(pool_dir), processes=2)
@@ -145,13 +151,16 @@ def test_the_driver_hands_workers_spans_of_the_earlier_checkpoint_not_its_lines(
     assert sum(shard.size for shard in submitted) == earlier.totals.outputs
 
 
-def test_with_a_shared_dir_the_workers_get_the_lines(tmp_path: Path) -> None:
+def test_with_a_shared_dir_the_workers_get_the_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     inline_dir, pool_dir = tmp_path / "inline", tmp_path / "pool"
     inline = run_stage(Shout(), words(inline_dir).records(), context(inline_dir))
     earlier = words(pool_dir)
+    submitted = submitted_shards(monkeypatch)
     shared = StageContext(run_dir=pool_dir, shard_dir=tmp_path / "shared")
     pooled = run_stage(Shout(), earlier.records(), shared, processes=2)
     assert rows(pooled) == rows(inline)
+    assert submitted and all(not shard.spans and shard.items for shard in submitted)  # the lines travel
+    assert sum(len(shard.items) for shard in submitted) == earlier.totals.outputs
 
 
 def test_a_redone_earlier_stage_is_never_read_through_a_reused_shard(tmp_path: Path) -> None:

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import functools
 import json
-import mmap
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from irbgen.irb.records import Fact, GroundedKeypoint, Grounding, Keypoint
-from irbgen.pipeline.encoded import Encoded, Joinable, leading_fields
-from irbgen.pipeline.line_index import id_lines, mapped
-from irbgen.pipeline.shards import Span, spans
+from irbgen.pipeline.encoded import CHECKPOINT_LINE, JSON_STRING, Encoded, Joinable, leading_fields
+from irbgen.pipeline.line_index import id_lines
+from irbgen.pipeline.shards import Span, line_count, mapped, spans
 from irbgen.pipeline.stage import StageContext
 from irbgen.records import Record, Reject
 from irbgen.wikipedia.records import Segment
@@ -83,7 +82,7 @@ def evidence_spans(
             latest = number
             while len(grounding_starts) < len(cuts) and number >= firsts[len(grounding_starts)]:
                 grounding_starts.append(found.start())
-        if lines != _line_count(grounding_view):
+        if lines != line_count(grounding_view):
             return None
         grounding_starts += [len(grounding_view)] * (len(cuts) + 1 - len(grounding_starts))
         first_ids = [_field(_KEYPOINT.match(keypoint_view, span.start)) for span in cuts]
@@ -119,9 +118,8 @@ def _segment_starts(segments: Path, first_ids: list[str]) -> list[int] | None:
 
 # How the checkpoint starts a keypoint's and a grounding's line. Inside a record the quotes of such text
 # would be escaped, so the patterns match only where a line starts (unanchored, they are found faster).
-_STRING = rb'"(?:[^"\\\n]|\\.)*"'  # a JSON string on one line
-_KEYPOINT = re.compile(rb'\{"key": ' + _STRING + rb', "record": \{"id": (' + _STRING + rb")")
-_GROUNDING = re.compile(rb'\{"key": ' + _STRING + rb', "record": \{"keypoint_id": (' + _STRING + rb")")
+_KEYPOINT = re.compile(CHECKPOINT_LINE + rb'\{"id": (' + JSON_STRING + rb")")
+_GROUNDING = re.compile(CHECKPOINT_LINE + rb'\{"keypoint_id": (' + JSON_STRING + rb")")
 
 
 def _field(found: re.Match[bytes] | None) -> str:
@@ -129,11 +127,6 @@ def _field(found: re.Match[bytes] | None) -> str:
     assert found is not None
     raw = found[1]
     return json.loads(raw) if b"\\" in raw else raw[1:-1].decode("utf-8")
-
-
-def _line_count(view: mmap.mmap | bytes) -> int:
-    size = len(view)
-    return 0 if size == 0 else view[:].count(b"\n") + (view[size - 1] != 10)
 
 
 def evidence_lines(

@@ -286,7 +286,7 @@ class CheckpointStore:
         path = self.run_rejects_path
         if not path.exists():
             return
-        ours = _KEY_STAGE + json.dumps(self.stage, ensure_ascii=False) + ","
+        ours = self._own_reject_lines()
         with open(path, encoding="utf-8", newline="\n") as lines:
             if not any(line.startswith(ours) or not line.startswith(_KEY_STAGE) for line in lines):
                 return  # the usual case: no line of this stage (each line starts with its stage)
@@ -307,10 +307,14 @@ class CheckpointStore:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
+    def _own_reject_lines(self) -> str:
+        """How this stage's lines of RUN_DIR/rejects.jsonl start, as written here."""
+        return _KEY_STAGE + json.dumps(self.stage, ensure_ascii=False) + ","
+
     def _sync_run_rejects(self) -> None:
         """Make this stage's lines in RUN_DIR/rejects.jsonl equal its own (authoritative) rejects; streams."""
         path = self.run_rejects_path
-        ours, own = self.rejects(), _KEY_STAGE + json.dumps(self.stage, ensure_ascii=False) + ","
+        ours, own = self.rejects(), self._own_reject_lines()
         in_step = True
         if path.exists():
             with open(path, encoding="utf-8", newline="\n") as lines:

@@ -22,7 +22,9 @@ from irbgen.errors import IrbgenError
 
 Lines = Callable[[], Iterator[bytes]]  # records' JSON lines, given anew on each call (one pass each)
 
-_WRAPPED = re.compile(rb'\{"key": "(?:[^"\\]|\\.)*", "record": ')  # how the checkpoint writes a line
+JSON_STRING = rb'"(?:[^"\\\n]|\\.)*"'  # a JSON string, as a pattern (on one line)
+CHECKPOINT_LINE = rb'\{"key": ' + JSON_STRING + rb', "record": '  # how the checkpoint starts a line
+_WRAPPED = re.compile(CHECKPOINT_LINE)
 _FIELD = re.compile(r'\s*[{,]\s*"([A-Za-z_][A-Za-z0-9_]*)"\s*:\s*')
 _DECODER = json.JSONDecoder()
 

@@ -14,16 +14,15 @@ its last line, as a dict of the lines would.
 from __future__ import annotations
 
 import json
-import mmap
 import sqlite3
 from collections.abc import Iterable, Iterator
-from contextlib import closing, contextmanager
+from contextlib import closing
 from pathlib import Path
 
 from irbgen.errors import IrbgenError
 from irbgen.io import atomic_path
 from irbgen.pipeline.encoded import leading_fields, unwrap
-from irbgen.pipeline.shards import Span
+from irbgen.pipeline.shards import Span, mapped
 
 
 def id_lines(path: Path, ids: Iterable[str]) -> list[tuple[int, int]] | None:
@@ -45,16 +44,6 @@ def id_lines(path: Path, ids: Iterable[str]) -> list[tuple[int, int]] | None:
             position = len(view) if end < 0 else end + 1
             found.append((view.rfind(b"\n", 0, at) + 1, position))
     return found
-
-
-@contextmanager
-def mapped(path: Path) -> Iterator[mmap.mmap | bytes]:
-    """PATH's bytes, mapped (an empty file cannot be)."""
-    if path.stat().st_size == 0:
-        yield b""
-        return
-    with open(path, "rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as view:
-        yield view
 
 
 def index_path(path: Path, field: str) -> Path:

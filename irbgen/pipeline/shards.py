@@ -30,6 +30,7 @@ import os
 import shutil
 import uuid
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -63,9 +64,9 @@ class Span:
     end: int
     count: int
 
-    def lines(self) -> Iterator[bytes]:
-        """The records' JSON in the span's lines, undecoded."""
-        return record_lines(self.path, self.start, self.end)
+    def lines(self, first: int = 1) -> Iterator[bytes]:
+        """The records' JSON in the span's lines, undecoded (FIRST: the first line's number, for errors)."""
+        return record_lines(self.path, self.start, self.end, first)
 
     def identity(self) -> str:
         """The span and its file's identity. A finished checkpoint's file is never written in place (a redone
@@ -108,7 +109,7 @@ class Shard:
             return iter(self.items)
         if self.join is None:
             (span,) = self.spans
-            return record_lines(span.path, span.start, span.end, self.first + 1)
+            return span.lines(self.first + 1)
         return self.join(*self.spans)
 
     @property
@@ -131,14 +132,11 @@ class Shard:
 def spans(path: Path, largest: int) -> Iterator[Span]:
     """PATH's lines in spans of 1, 2, 4 ... lines, each ending with the line that brings it to LARGEST
     bytes (like `irbgen.pipeline.runner.chunked_lines`), found without reading the lines one by one."""
-    size = path.stat().st_size
-    if size == 0:
-        return
-    with open(path, "rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as view:
-        start, most = 0, 1
+    with mapped(path) as view:
+        size, start, most = len(view), 0, 1
         while start < size:
             end = _line_end(view, start + largest - 1, size)
-            count = view[start:end].count(b"\n") + (view[end - 1] != 10)  # a last line may lack its newline
+            count = line_count(view, start, end)
             if count > most:
                 end = start
                 for _ in range(most):
@@ -148,7 +146,23 @@ def spans(path: Path, largest: int) -> Iterator[Span]:
             start, most = end, most * 2
 
 
-def _line_end(view: mmap.mmap, position: int, size: int) -> int:
+def line_count(view: mmap.mmap | bytes, start: int = 0, end: int | None = None) -> int:
+    """How many lines VIEW holds from START to END (whole lines; the last may lack its newline)."""
+    end = len(view) if end is None else end
+    return 0 if end <= start else view[start:end].count(b"\n") + (view[end - 1] != 10)
+
+
+@contextmanager
+def mapped(path: Path) -> Iterator[mmap.mmap | bytes]:
+    """PATH's bytes, mapped (an empty file cannot be)."""
+    if path.stat().st_size == 0:
+        yield b""
+        return
+    with open(path, "rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as view:
+        yield view
+
+
+def _line_end(view: mmap.mmap | bytes, position: int, size: int) -> int:
     """Where the line holding byte POSITION ends (after its newline), or SIZE."""
     if position >= size:
         return size
