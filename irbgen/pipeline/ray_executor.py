@@ -47,12 +47,12 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import ray
 from ray.exceptions import RayError, RayTaskError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
+from irbgen.pipeline.host_shards import host_group, split
 from irbgen.pipeline.runner import (
     ShardSink,
     Sink,
@@ -310,26 +310,10 @@ def cluster_cpus() -> int:
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
 
-def split(total: int, parts: int) -> list[int]:
-    """TOTAL divided into PARTS whole shares that add up to it, none zero (parts <= total)."""
-    base, extra = divmod(total, parts)
-    return [base + (1 if number < extra else 0) for number in range(parts)]
-
-
 def route(item: WorkItem, actors: int, by_host: bool) -> int:
     """The actor for an item: by the host of a URL key (so a host stays on one actor), else in turn."""
-    if by_host:
-        host = urlsplit(item.key).hostname or ""
-        if host:
-            return _stable_hash(host) % actors
-    return item.index % actors
-
-
-def _stable_hash(text: str) -> int:
-    value = 2166136261  # FNV-1a: the same on every run, unlike hash()
-    for byte in text.encode():
-        value = ((value ^ byte) * 16777619) & 0xFFFFFFFF
-    return value
+    group = host_group(item.key, actors) if by_host else None
+    return item.index % actors if group is None else group
 
 
 def _get(ref: Any) -> tuple[Any, RayError | None]:

@@ -14,6 +14,8 @@ skips complete shards instead of finished keys. Inputs given as `Encoded` JSON l
 records, or a join of them) are decoded by the workers (irbgen.pipeline.encoded): when the workers can
 read the run directory, a shard is a span of the earlier checkpoint (or spans of the joined ones, which
 the worker joins), about SHARD_BYTES, and the driver never reads the lines; otherwise the lines travel.
+The local pool also runs an I/O stage over URLs that says `by_host` (the fetch stage) in shards its
+processes write, a host on each (irbgen.pipeline.host_shards).
 
 A stage's exception for one record becomes a Reject "error:<ExceptionType>" with the message. Fatal
 errors stop the run instead: BaseExceptions (KeyboardInterrupt, SystemExit) and any exception
@@ -40,9 +42,19 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from irbgen.io import write_json
 from irbgen.pipeline import shards as sharding
 from irbgen.pipeline.checkpoint import CheckpointStore, read_stats
 from irbgen.pipeline.encoded import Encoded, decode
+from irbgen.pipeline.host_shards import (
+    close_worker,
+    group_of,
+    host_shards,
+    run_host_shard,
+    split,
+    spreads_by_host,
+    worker_job,
+)
 from irbgen.pipeline.shards import Shard, Span
 from irbgen.pipeline.stage import Stage, StageContext, is_batch_stage, is_io_stage
 from irbgen.pipeline.stats import DUPLICATE_KEY, ERROR_PREFIX, StageStats
@@ -107,6 +119,7 @@ class LocalExecutor:
     chunk_size: int = 32  # inputs per task sent to a pool process
     offload_seconds: float = OFFLOAD_SECONDS
     _pool: ProcessPoolExecutor | None = field(default=None, init=False, repr=False)
+    _host_pools: list[ProcessPoolExecutor] = field(default_factory=list, init=False, repr=False)
     _workers: WorkerPool | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -125,12 +138,13 @@ class LocalExecutor:
         if self._workers is not None:
             self._workers.close()
             self._workers = None
-        if self._pool is not None:
+        pools = [self._pool] if self._pool is not None else []
+        for pool in [*pools, *self._host_pools]:
             if kill:
-                for process in list(self._pool._processes.values()):  # no public way before Python 3.14
+                for process in list(pool._processes.values()):  # no public way before Python 3.14
                     process.kill()
-            self._pool.shutdown(wait=not kill, cancel_futures=True)
-            self._pool = None
+            pool.shutdown(wait=not kill, cancel_futures=True)
+        self._pool, self._host_pools = None, []
 
     def __call__(
         self, stage: Stage, items: Iterator[WorkItem], context: StageContext, sink: Sink, concurrency: int
@@ -146,13 +160,22 @@ class LocalExecutor:
 
     def shards(self, stage: Stage) -> bool:
         """Whether STAGE runs on the pool's processes, each writing its own checkpoint shards."""
-        return self.processes > 1 and is_sharded_kind(stage)
+        return self.processes > 1 and (is_sharded_kind(stage) or spreads_by_host(stage))
+
+    def host_shares(self, context: StageContext) -> list[int]:
+        """A stage spread by host: each process's share of the fetcher's requests in flight."""
+        limit = context.fetcher.config.concurrency
+        return split(limit, min(self.processes, limit))
 
     def run_shards(
         self, stage: Stage, shards: Iterator[Shard], context: StageContext, done: ShardSink
     ) -> None:
         """Each shard run and written by a pool process (at most 4 per process in flight); `done` is
-        called with each shard's stats in shard order."""
+        called with each shard's stats in shard order. A stage spread by host runs each group's shards
+        on the group's own process (see irbgen.pipeline.host_shards)."""
+        if spreads_by_host(stage):
+            self._run_host_shards(stage, shards, context, done)
+            return
         job = pickled_job(stage, context)
         pool = self._processes()
         in_order(
@@ -163,6 +186,32 @@ class LocalExecutor:
             cancel=lambda future: future.cancel(),
             sink=done,
         )
+
+    def _run_host_shards(
+        self, stage: Stage, shards: Iterator[Shard], context: StageContext, done: ShardSink
+    ) -> None:
+        shares = self.host_shares(context)
+        jobs = [worker_job(stage, context, share) for share in shares]
+        spawn = multiprocessing.get_context("spawn")
+        while len(self._host_pools) < len(shares):  # one process a group, kept for the executor's life
+            pool = ProcessPoolExecutor(1, mp_context=spawn, initializer=watch_parent, initargs=(os.getpid(),))
+            self._host_pools.append(pool)
+        pools = self._host_pools[: len(shares)]
+
+        def submit(chunk: list[Shard]) -> Any:
+            group = group_of(chunk[0], len(shares))
+            return pools[group].submit(run_host_shard, jobs[group], self.offload_seconds, chunk[0])
+
+        in_order(
+            ([shard] for shard in shards),
+            len(shares) * 2,
+            submit=submit,
+            collect=lambda chunk, future: [future.result()],
+            cancel=lambda future: future.cancel(),
+            sink=done,
+        )
+        for pool in pools:  # each fetcher's WARC file complete, its index up to date
+            pool.submit(close_worker).result()
 
     def _processes(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -312,6 +361,7 @@ class _Writer:
         self.progress = progress
         self.total = total
         self.handled = 0
+        self.line_counts: list[tuple[int, int, int]] | None = None  # per item: outputs, rejects, done lines
         self._reported = 0.0
         self._records_reported = 0.0
 
@@ -348,6 +398,8 @@ class _Writer:
             self.store.write(reject.model_dump(mode="json"), reject=True)
             outputs, reasons = 0, [reject.reason]
         self.store.end(finished=item.record is not None)
+        if self.line_counts is not None:
+            self.line_counts.append((outputs, len(reasons), int(item.record is not None)))
         self.stats.outputs += outputs
         for reason in reasons:
             self.stats.add_reject(reason)
@@ -408,8 +460,15 @@ def _run_sharded(
     encoded = isinstance(inputs, Encoded)
     ran: set[int] = set()  # the numbers of the shards this call runs
     joins: dict[int, Shard] = {}  # the shards whose worker joins its lines, for `_refuse_repeats`
+    shard_of: list[int] | None = None  # a stage spread by host: each input's shard, for the merge
 
     def cut() -> Iterator[Shard]:
+        nonlocal shard_of
+        if spreads_by_host(stage):
+            items = list(_plan(stage, inputs, set(), writer))
+            by_host, shard_of = host_shards(root, items, run.host_shares(context))
+            yield from by_host
+            return
         if not encoded:
             items = _plan(stage, inputs, set(), writer)
             for number, chunk in enumerate(chunked(items, getattr(run, "chunk_size", 32))):
@@ -466,7 +525,7 @@ def _run_sharded(
             _refuse_repeats(stage, inputs, context, folders, ran, manifest, stats, root, joins)
     finally:
         manifest.close()
-    return sharding.merge(store, folders)
+    return sharding.merge(store, folders, shard_of)
 
 
 def _tally(stats: StageStats, shard: StageStats, sign: int = 1) -> None:
@@ -550,10 +609,16 @@ def _refuse_repeats(
 
 
 def write_shard(
-    stage: Stage, shard: Shard, items: Sequence[WorkItem], results: Iterable[Iterable[BaseModel]]
+    stage: Stage,
+    shard: Shard,
+    items: Sequence[WorkItem],
+    results: Iterable[Iterable[BaseModel]],
+    *,
+    line_counts: bool = False,
 ) -> StageStats:
     """Write one shard's results (one iterable per item of ITEMS, in order) to its folder, durably; its
-    stats.
+    stats. LINE_COUNTS: also write how many lines each item gave (`sharding.LINE_COUNTS`), for a shard
+    whose items are not consecutive inputs.
 
     Runs where the results are made (a pool process, a Ray worker). A non-fatal error of an item rejects
     the item; a fatal one leaves the shard incomplete (it is run again).
@@ -562,12 +627,15 @@ def write_shard(
     store = sharding.shard_store(stage.name, shard.folder)
     stats = StageStats(stage=stage.name, inputs=len(items))
     writer = _Writer(stage.name, store, stats, None, None)
+    writer.line_counts = [] if line_counts else None
     store.open()
     try:
         for item, item_results in zip(items, results, strict=True):
             writer.write(item, item_results)
     finally:
         store.close()
+    if writer.line_counts is not None:
+        write_json(shard.folder / sharding.LINE_COUNTS, writer.line_counts, durable=True)
     store.finish(stats)
     return stats
 

@@ -18,7 +18,9 @@ shard only if it holds the same inputs and its folder is complete, and otherwise
 When every shard is complete, the driver concatenates their files, in shard order, into the stage's own
 outputs.jsonl, rejects.jsonl and done.jsonl (bytes copied, nothing parsed), appends their rejects to
 RUN_DIR/rejects.jsonl, and deletes the shards: the finished stage looks exactly as if one writer had
-written it.
+written it. Shards that do not hold consecutive inputs (an I/O stage's shards by host, see
+irbgen.pipeline.host_shards) also write how many lines each input gave (`LINE_COUNTS`), and their lines
+are merged back into input order from those counts (still nothing parsed).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import mmap
 import os
 import shutil
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +54,7 @@ from irbgen.pipeline.stats import StageStats
 MANIFEST = "shards.jsonl"
 SHARDS = "shards"
 RUN_REJECTS = "run-rejects.jsonl"  # a shard's lines for RUN_DIR/rejects.jsonl
+LINE_COUNTS = "line-counts.json"  # [[outputs, rejects, done], ...]: the lines each input of a shard gave
 
 
 @dataclass(frozen=True)
@@ -238,22 +241,36 @@ def reusable(recorded: dict[int, tuple[str, str]], shard: Shard) -> Path | None:
     return None
 
 
-def merge(store: CheckpointStore, folders: Iterable[Path]) -> StageStats:
+def merge(
+    store: CheckpointStore, folders: Iterable[Path], shard_of: Sequence[int] | None = None
+) -> StageStats:
     """Concatenate the shards' files in order into the stage's checkpoint; their summed stats.
+
+    SHARD_OF, when given, is the shard (its position in FOLDERS) of each input in input order: the lines
+    are then interleaved back into input order, from each shard's `LINE_COUNTS`.
 
     The stage's files are replaced atomically; the shards' rejects are appended to RUN_DIR/rejects.jsonl
     (a run killed after that finds them there and drops them, see `CheckpointStore.clear_for_shards`).
     """
     folders = list(folders)
-    for name, path in (
-        ("outputs.jsonl", store.outputs_path),
-        ("rejects.jsonl", store.rejects_path),
-        ("done.jsonl", store.done_path),
+
+    def copy(name: str, column: int, target: IO[bytes]) -> None:
+        if shard_of is None:
+            _concatenate((folder / name for folder in folders), target)
+        else:
+            _interleave(folders, shard_of, name, column, target)
+
+    for column, (name, path) in enumerate(
+        (
+            ("outputs.jsonl", store.outputs_path),
+            ("rejects.jsonl", store.rejects_path),
+            ("done.jsonl", store.done_path),
+        )
     ):
         with atomic_path(path, durable=True) as tmp, open(tmp, "wb") as target:
-            _concatenate((folder / name for folder in folders), target)
+            copy(name, column, target)
     with open(store.run_rejects_path, "ab") as target:
-        _concatenate((folder / RUN_REJECTS for folder in folders), target)
+        copy(RUN_REJECTS, 1, target)
         target.flush()
         os.fsync(target.fileno())
     totals = StageStats(stage=store.stage)
@@ -275,3 +292,49 @@ def _concatenate(paths: Iterable[Path], target: IO[bytes]) -> None:
         if path.exists():
             with open(path, "rb") as source:
                 shutil.copyfileobj(source, target, 1 << 20)
+
+
+def _interleave(
+    folders: list[Path], shard_of: Sequence[int], name: str, column: int, target: IO[bytes]
+) -> None:
+    """The NAME files of FOLDERS written to TARGET in input order: input i takes the next COLUMN count of
+    lines (see `LINE_COUNTS`) from the file of shard SHARD_OF[i]. A shard's file is open only while some
+    of its inputs are still to come."""
+    shards: dict[int, _ShardLines] = {}
+    try:
+        for shard in shard_of:
+            if shard not in shards:
+                shards[shard] = _ShardLines(folders[shard], name)
+            shards[shard].copy_next(column, target)
+    finally:
+        for lines in shards.values():
+            lines.close()
+
+
+class _ShardLines:
+    """One shard's file of NAME, read input by input as `LINE_COUNTS` says."""
+
+    def __init__(self, folder: Path, name: str) -> None:
+        self.path = folder / name
+        self.counts: list[list[int]] = json.loads((folder / LINE_COUNTS).read_bytes())
+        self.taken = 0
+        self.handle: IO[bytes] | None = open(self.path, "rb") if self.path.exists() else None
+
+    def copy_next(self, column: int, target: IO[bytes]) -> None:
+        """Copy the lines of the shard's next input to TARGET."""
+        if self.taken == len(self.counts):
+            raise IrbgenError(f"{self.path.parent / LINE_COUNTS}: fewer inputs than the shard was given")
+        wanted = self.counts[self.taken][column]
+        self.taken += 1
+        for _ in range(wanted):
+            line = self.handle.readline() if self.handle is not None else b""
+            if not line.endswith(b"\n"):
+                raise IrbgenError(f"{self.path}: fewer lines than {LINE_COUNTS} says")
+            target.write(line)
+        if self.taken == len(self.counts):
+            self.close()
+
+    def close(self) -> None:
+        if self.handle is not None:
+            self.handle.close()
+            self.handle = None

@@ -19,9 +19,11 @@ class FetchCited:
 
     Extraction runs on the executor's worker processes (`offload`), never on a thread: a page whose
     extraction kills its worker is a Reject "extract_crashed", one past the time limit "extract_timeout".
+    Keys are URLs, so a pool may spread the stage over processes, each host on one (`by_host`).
     """
 
     name = "fetch_cited"
+    by_host = True  # see irbgen.pipeline.host_shards
     input_model = Citation
     output_model = WebDocument
     extract = staticmethod(extract_document)  # what runs on a worker; tests put a faulty one here

@@ -1,0 +1,165 @@
+"""An I/O stage over URLs on the local pool: each host's URLs on one process, which fetches them and
+writes its own checkpoint shards.
+
+On the driver's event loop a fetch costs the driver about 1 ms of CPU (the URL checks, the WARC read,
+handing the page to an extraction worker, writing the result): 12-17 ms an article of a full dump. A
+stage that says `by_host = True` (its keys are URLs, its client the context's fetcher) runs this way
+when the local executor has more than one process:
+
+- each URL goes to one of `groups` processes by a stable hash of its host, so a host's per-host limit
+  and delay hold as on one loop; the fetcher's global limit is shared out between the processes;
+- each group's URLs, in input order, are cut into shards of at most `SHARD_ITEMS_PER_SLOT` times its
+  share of the limit, numbered in turn across the groups so that every process has work;
+- a process makes its fetcher from the driver's (`worker_recipe`: the same configuration, WARC files of
+  its own, the shared WARC index), runs each shard on an event loop, hands each page's extraction to a
+  worker process of its own (a page that kills or hangs it is a reject, as before), and writes the
+  shard with the number of lines each input gave;
+- the driver merges the shards back into input order from those numbers (irbgen.pipeline.shards), so
+  the stage's files are the ones its own loop would write.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import pickle
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel
+
+from irbgen.pipeline import shards as sharding
+from irbgen.pipeline.shards import Shard
+from irbgen.pipeline.stage import Stage, StageContext, is_io_stage
+from irbgen.pipeline.stats import StageStats
+from irbgen.pipeline.workers import WorkerPool
+
+SHARD_ITEMS_PER_SLOT = 8  # a shard holds at most this many URLs per request its process has in flight
+
+
+def spreads_by_host(stage: Stage) -> bool:
+    """Whether STAGE is an I/O stage over URL keys that may run on several processes, a host on each."""
+    return is_io_stage(stage) and bool(getattr(stage, "by_host", False))
+
+
+def stable_hash(text: str) -> int:
+    """FNV-1a of TEXT: the same on every run and process, unlike hash()."""
+    value = 2166136261
+    for byte in text.encode():
+        value = ((value ^ byte) * 16777619) & 0xFFFFFFFF
+    return value
+
+
+def host_group(url: str, groups: int) -> int | None:
+    """The group (0 .. GROUPS-1) of URL's host; None for a key with no host."""
+    host = urlsplit(url).hostname or ""
+    return stable_hash(host) % groups if host else None
+
+
+def split(total: int, parts: int) -> list[int]:
+    """TOTAL divided into PARTS whole shares that add up to it, none zero (parts <= total)."""
+    base, extra = divmod(total, parts)
+    return [base + (1 if number < extra else 0) for number in range(parts)]
+
+
+def host_shards(root: Path, items: Sequence[Any], shares: Sequence[int]) -> tuple[list[Shard], list[int]]:
+    """ITEMS (work items with URL keys) cut into shards by host group (one group per share of the
+    concurrency), and the shard number of each item, by its index.
+
+    A key without a host goes to a group by its position. The shards are numbered in turn across the
+    groups (group 0's first, group 1's first, ... then each group's second), so that every process has
+    work; each shard's items keep their input order."""
+    groups = len(shares)
+    by_group: list[list[Any]] = [[] for _ in range(groups)]
+    for item in items:
+        group = host_group(item.key, groups)
+        by_group[item.index % groups if group is None else group].append(item)
+    cuts: list[list[list[Any]]] = []
+    for members, share in zip(by_group, shares, strict=True):
+        size = max(1, share * SHARD_ITEMS_PER_SLOT)
+        cuts.append([members[start : start + size] for start in range(0, len(members), size)])
+    shards: list[Shard] = []
+    shard_of = [0] * len(items)
+    for turn in range(max((len(cut) for cut in cuts), default=0)):
+        for cut in cuts:
+            if turn < len(cut):
+                shard = sharding.new_shard(root, len(shards), cut[turn])
+                for item in cut[turn]:
+                    shard_of[item.index] = shard.number
+                shards.append(shard)
+    return shards, shard_of
+
+
+def group_of(shard: Shard, groups: int) -> int:
+    """The group (process) a shard of `host_shards` runs on."""
+    item = shard.items[0]
+    group = host_group(item.key, groups)
+    return item.index % groups if group is None else group
+
+
+def worker_job(stage: Stage, context: StageContext, share: int) -> bytes:
+    """What a group's process needs, pickled once per stage: the stage and a context whose fetcher is the
+    driver's recipe for one with SHARE requests in flight (no model client, no offload)."""
+    fetcher = context.fetcher
+    recipe = getattr(fetcher, "worker_recipe", None)
+    if not callable(recipe):
+        raise TypeError(f"stage {stage.name!r} spreads by host, so its fetcher needs a worker_recipe")
+    portable = replace(context, llm=None, fetcher=recipe(share), offload=None)
+    try:
+        return pickle.dumps((stage, portable, share), protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as error:
+        raise TypeError(
+            f"stage {stage.name!r} and its fetcher's configuration must pickle: {error}"
+        ) from error
+
+
+class _Worker:
+    """A group process's stage, context (with its own fetcher and extraction worker) and concurrency."""
+
+    def __init__(self, job: bytes, offload_seconds: float) -> None:
+        stage, context, share = pickle.loads(job)
+        self.job = job
+        self.extractors = WorkerPool(1, offload_seconds)
+        fetcher = context.fetcher()
+        self.stage: Stage = stage
+        self.context: StageContext = replace(context, fetcher=fetcher, offload=self.extractors.run)
+        self.share: int = share
+
+    def close(self) -> None:
+        """Close the fetcher (its WARC file and index) and stop the extraction worker."""
+        try:
+            self.context.fetcher.close()
+        finally:
+            self.extractors.close()
+
+
+_worker: _Worker | None = None  # this process's current stage
+
+
+def run_host_shard(job: bytes, offload_seconds: float, shard: Shard) -> StageStats:
+    """Run and write one shard on a group's process (JOB unpickled once per stage); its stats."""
+    from irbgen.pipeline.runner import run_async, shard_items, write_shard
+
+    global _worker
+    if _worker is None or _worker.job != job:
+        close_worker()
+        _worker = _Worker(job, offload_seconds)
+    worker = _worker
+    items = shard_items(worker.stage, shard)
+    results: list[Iterable[BaseModel]] = []
+    asyncio.run(
+        run_async(
+            worker.stage, iter(items), worker.context, lambda _, made: results.append(made), worker.share
+        )
+    )
+    return write_shard(worker.stage, shard, items, results, line_counts=True)
+
+
+def close_worker() -> None:
+    """Close this process's stage, if any: its WARC file is complete and its index up to date."""
+    global _worker
+    if _worker is not None:
+        worker, _worker = _worker, None
+        worker.close()
