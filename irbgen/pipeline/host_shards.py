@@ -16,25 +16,22 @@ when the local executor has more than one process:
   shard with the number of lines each input gave;
 - the driver merges the shards back into input order from those numbers (irbgen.pipeline.shards), so
   the stage's files are the ones its own loop would write.
+
+What runs on a group's process is `irbgen.pipeline.runner.run_host_shard`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import pickle
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel
-
 from irbgen.pipeline import shards as sharding
 from irbgen.pipeline.shards import Shard
 from irbgen.pipeline.stage import Stage, StageContext, is_io_stage
-from irbgen.pipeline.stats import StageStats
-from irbgen.pipeline.workers import WorkerPool
 
 SHARD_ITEMS_PER_SLOT = 8  # a shard holds at most this many URLs per request its process has in flight
 
@@ -113,53 +110,3 @@ def worker_job(stage: Stage, context: StageContext, share: int) -> bytes:
         raise TypeError(
             f"stage {stage.name!r} and its fetcher's configuration must pickle: {error}"
         ) from error
-
-
-class _Worker:
-    """A group process's stage, context (with its own fetcher and extraction worker) and concurrency."""
-
-    def __init__(self, job: bytes, offload_seconds: float) -> None:
-        stage, context, share = pickle.loads(job)
-        self.job = job
-        self.extractors = WorkerPool(1, offload_seconds)
-        fetcher = context.fetcher()
-        self.stage: Stage = stage
-        self.context: StageContext = replace(context, fetcher=fetcher, offload=self.extractors.run)
-        self.share: int = share
-
-    def close(self) -> None:
-        """Close the fetcher (its WARC file and index) and stop the extraction worker."""
-        try:
-            self.context.fetcher.close()
-        finally:
-            self.extractors.close()
-
-
-_worker: _Worker | None = None  # this process's current stage
-
-
-def run_host_shard(job: bytes, offload_seconds: float, shard: Shard) -> StageStats:
-    """Run and write one shard on a group's process (JOB unpickled once per stage); its stats."""
-    from irbgen.pipeline.runner import run_async, shard_items, write_shard
-
-    global _worker
-    if _worker is None or _worker.job != job:
-        close_worker()
-        _worker = _Worker(job, offload_seconds)
-    worker = _worker
-    items = shard_items(worker.stage, shard)
-    results: list[Iterable[BaseModel]] = []
-    asyncio.run(
-        run_async(
-            worker.stage, iter(items), worker.context, lambda _, made: results.append(made), worker.share
-        )
-    )
-    return write_shard(worker.stage, shard, items, results, line_counts=True)
-
-
-def close_worker() -> None:
-    """Close this process's stage, if any: its WARC file is complete and its index up to date."""
-    global _worker
-    if _worker is not None:
-        worker, _worker = _worker, None
-        worker.close()

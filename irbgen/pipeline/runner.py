@@ -46,15 +46,7 @@ from irbgen.io import write_json
 from irbgen.pipeline import shards as sharding
 from irbgen.pipeline.checkpoint import CheckpointStore, read_stats
 from irbgen.pipeline.encoded import Encoded, decode
-from irbgen.pipeline.host_shards import (
-    close_worker,
-    group_of,
-    host_shards,
-    run_host_shard,
-    split,
-    spreads_by_host,
-    worker_job,
-)
+from irbgen.pipeline.host_shards import group_of, host_shards, split, spreads_by_host, worker_job
 from irbgen.pipeline.shards import Shard, Span
 from irbgen.pipeline.stage import Stage, StageContext, is_batch_stage, is_io_stage
 from irbgen.pipeline.stats import DUPLICATE_KEY, ERROR_PREFIX, StageStats
@@ -211,7 +203,7 @@ class LocalExecutor:
             sink=done,
         )
         for pool in pools:  # each fetcher's WARC file complete, its index up to date
-            pool.submit(close_worker).result()
+            pool.submit(close_host_worker).result()
 
     def _processes(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -707,6 +699,58 @@ def _process_shard(job: bytes, shard: Shard) -> StageStats:
     stage, context = _job[1]
     items = shard_items(stage, shard)
     return write_shard(stage, shard, items, shard_results(stage, items, context))
+
+
+# -- a group's process of a stage spread by host (irbgen.pipeline.host_shards) -----------------------
+
+
+class _HostWorker:
+    """A group process's stage, context (with its own fetcher and extraction worker) and concurrency."""
+
+    def __init__(self, job: bytes, offload_seconds: float) -> None:
+        stage, context, share = pickle.loads(job)
+        self.job = job
+        self.extractors = WorkerPool(1, offload_seconds)
+        fetcher = context.fetcher()
+        self.stage: Stage = stage
+        self.context: StageContext = replace(context, fetcher=fetcher, offload=self.extractors.run)
+        self.share: int = share
+
+    def close(self) -> None:
+        """Close the fetcher (its WARC file and index) and stop the extraction worker."""
+        try:
+            self.context.fetcher.close()
+        finally:
+            self.extractors.close()
+
+
+_host_worker: _HostWorker | None = None  # this process's current stage
+
+
+def run_host_shard(job: bytes, offload_seconds: float, shard: Shard) -> StageStats:
+    """Run and write one shard of a stage spread by host on its group's process (JOB, from
+    `host_shards.worker_job`, unpickled once per stage); its stats."""
+    global _host_worker
+    if _host_worker is None or _host_worker.job != job:
+        close_host_worker()
+        _host_worker = _HostWorker(job, offload_seconds)
+    worker = _host_worker
+    items = shard_items(worker.stage, shard)
+    results: list[Iterable[BaseModel]] = []
+    asyncio.run(
+        run_async(
+            worker.stage, iter(items), worker.context, lambda _, made: results.append(made), worker.share
+        )
+    )
+    return write_shard(worker.stage, shard, items, results, line_counts=True)
+
+
+def close_host_worker() -> None:
+    """Close this process's stage, if any: its WARC file is complete and its index up to date."""
+    global _host_worker
+    if _host_worker is not None:
+        worker, _host_worker = _host_worker, None
+        worker.close()
 
 
 # -- what every executor calls per item --------------------------------------------------------------
