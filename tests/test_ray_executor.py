@@ -19,6 +19,7 @@ from click.testing import CliRunner
 
 ray = pytest.importorskip("ray")
 
+from test_host_shards import SAMPLE_WARC, citations, stage_bytes  # noqa: E402
 from test_pipeline import (  # noqa: E402
     AsyncSplit,
     OffloadsWork,
@@ -42,6 +43,8 @@ from irbgen.pipeline.ray_executor import RayExecutor, init_local, route, split  
 from irbgen.pipeline.runner import WorkItem, run_stage  # noqa: E402
 from irbgen.pipeline.stage import StageContext  # noqa: E402
 from irbgen.records import Reject  # noqa: E402
+from irbgen.web.fetch import Fetcher  # noqa: E402
+from irbgen.web.stages import FetchCited  # noqa: E402
 
 TESTS = Path(__file__).resolve().parent
 
@@ -200,6 +203,23 @@ def test_an_io_stage_offloads_its_cpu_part_to_ray_tasks(tmp_path: Path, io_execu
     assert where and not where & (actor_pids | {str(os.getpid())})  # neither an actor nor the driver
     (failed,) = run_rejects(tmp_path)
     assert (failed["key"], failed["reason"]) == ("t003", "error:ValueError")  # raised as itself
+
+
+def test_the_fetch_stage_on_io_actors_is_written_by_them_by_host(tmp_path: Path, cluster: str) -> None:
+    """Spread by host over 2 actors, which write their shards; the stage's files are those of one loop."""
+
+    def fetch(run_dir: Path, executor: RayExecutor | None) -> Fetcher:
+        fetcher = Fetcher(run_dir=run_dir, offline=True, warc_files=(SAMPLE_WARC,), concurrency=4)
+        run_stage(
+            FetchCited(), citations(), StageContext(run_dir=run_dir, fetcher=fetcher), executor=executor
+        )
+        fetcher.close()
+        return fetcher
+
+    fetch(tmp_path / "local", None)
+    with RayExecutor(io_actors=2) as executor:
+        assert not fetch(tmp_path / "ray", executor).stats  # the driver's fetcher fetched nothing
+    assert stage_bytes(tmp_path / "ray") == stage_bytes(tmp_path / "local")
 
 
 def test_a_wikidata_build_puts_what_workers_read_in_the_shared_dir(

@@ -19,7 +19,10 @@ What it does:
   of a stage (extracting a fetched page) leaves the loop as Ray tasks (`stage.offload`), batched, so it
   spreads over the cluster.
 - With `io_actors` N > 0, I/O stages run on N async actors instead (kept for the whole build), for when
-  one event loop is the limit. Each actor builds its own fetcher and model client from the driver's
+  one event loop is the limit. A stage over URLs that says `by_host` (the fetch stage) runs there in
+  shards by host (irbgen.pipeline.host_shards): each actor fetches a group of hosts, writes its shards
+  of the checkpoint itself and sends back only their counts, and the driver merges them into input
+  order; the driver does no per-URL work. Each actor builds its own fetcher and model client from the driver's
   (their configuration crosses, never a socket), with an equal part of the stage's concurrency, so the
   global limit holds. Fetches go to an actor by the host of the URL, so every host stays on one actor
   and the per-host limit holds as it is. A stage with a model client runs on one actor: one endpoint
@@ -52,7 +55,7 @@ import ray
 from ray.exceptions import RayError, RayTaskError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from irbgen.pipeline.host_shards import host_group, split
+from irbgen.pipeline.host_shards import group_of, host_group, split, spreads_by_host
 from irbgen.pipeline.runner import (
     ShardSink,
     Sink,
@@ -207,8 +210,14 @@ class RayExecutor:
     # -- CPU stages ----------------------------------------------------------------------------------
 
     def shards(self, stage: Stage) -> bool:
-        """Whether STAGE runs as Ray tasks, each writing its own checkpoint shard."""
-        return is_sharded_kind(stage)
+        """Whether STAGE runs as Ray tasks (or, spread by host, on the I/O actors), each writing its own
+        checkpoint shards."""
+        return is_sharded_kind(stage) or (self.io_actors > 0 and spreads_by_host(stage))
+
+    def host_shares(self, context: StageContext) -> list[int]:
+        """A stage spread by host: each actor's share of the fetcher's requests in flight."""
+        limit = context.fetcher.config.concurrency
+        return split(limit, min(self.io_actors, limit))
 
     def run_shards(
         self, stage: Stage, shards: Iterator[Shard], context: StageContext, done: ShardSink
@@ -219,6 +228,9 @@ class RayExecutor:
         writes it: only an item that loses its worker every time is a reject.
         """
         self.start()
+        if spreads_by_host(stage):
+            self._run_host_shards(stage, shards, context, done)
+            return
         limit = self.max_in_flight or max(2, 2 * cluster_cpus())
         stage_ref, context_ref = ray.put(stage), ray.put(context)
         shard_task = _shard_task.options(max_retries=self.max_retries, retry_exceptions=False)
@@ -290,6 +302,40 @@ class RayExecutor:
             ray.get([actor.close.remote() for actor in actors])
             if callable(getattr(llm, "after_workers", None)):  # read the actor's calls into the ledger
                 llm.after_workers()
+
+    def _run_host_shards(
+        self, stage: Stage, shards: Iterator[Shard], context: StageContext, done: ShardSink
+    ) -> None:
+        """Each group's shards on its own actor, which fetches, writes them and returns their stats."""
+        shares = self.host_shares(context)
+        actors = self._io_pool()[: len(shares)]
+        stage_ref = ray.put(stage)
+        ray.get(
+            [
+                actor.setup.remote(
+                    stage_ref,
+                    replace(context, llm=None, fetcher=_portable(context.fetcher, share)),
+                    share,
+                    {},
+                )
+                for actor, share in zip(actors, shares, strict=True)
+            ]
+        )
+
+        def submit(chunk: list[Shard]) -> Any:
+            return actors[group_of(chunk[0], len(shares))].run_shard.remote(chunk[0])
+
+        try:
+            in_order(
+                ([shard] for shard in shards),
+                len(shares) * 2,
+                submit=submit,
+                collect=lambda chunk, ref: [ray.get(ref)],
+                cancel=ray.cancel,
+                sink=done,
+            )
+        finally:
+            ray.get([actor.close.remote() for actor in actors])
 
     def _io_pool(self) -> list[Any]:
         """The I/O actors, started on first use on the driver's node and kept for the executor's life."""
@@ -433,6 +479,7 @@ class _IoActor:
         self.stage: Any = None
         self.context: Any = None
         self.limit: asyncio.Semaphore | None = None
+        self.share = 1
 
     async def setup(self, stage: Stage, context: StageContext, share: int, env: dict[str, str]) -> None:
         """Take a stage, its context (client recipes in place of clients) and this actor's concurrency."""
@@ -443,13 +490,23 @@ class _IoActor:
         )
         offload = _Offloader(cluster_cpus())
         self.stage, self.context = stage, replace(context, llm=llm, fetcher=fetcher, offload=offload)
-        self.limit = asyncio.Semaphore(share)
+        self.limit, self.share = asyncio.Semaphore(share), share
 
     async def run(self, item: WorkItem) -> list[Any]:
         """One item's results (a non-fatal error is a reject, as locally)."""
         assert self.limit is not None, "setup() first"
         async with self.limit:
             return await arun_one(self.stage, item, self.context)
+
+    async def run_shard(self, shard: Shard) -> StageStats:
+        """Run and write one shard of a stage spread by host (irbgen.pipeline.host_shards); its stats."""
+        assert self.limit is not None, "setup() first"
+        items = shard_items(self.stage, shard)
+        results: list[list[Any]] = []
+        await run_async(
+            self.stage, iter(items), self.context, lambda _, made: results.append(made), self.share
+        )
+        return write_shard(self.stage, shard, items, results, line_counts=True)
 
     def pid(self) -> str:
         """This actor's process id (tests check where work ran)."""
