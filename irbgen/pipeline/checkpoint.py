@@ -52,6 +52,7 @@ _KEY_PREFIX = '{"key": '
 _KEY_STAGE = '{"stage": '  # how a line of RUN_DIR/rejects.jsonl starts (a Reject's first field)
 _DECODER = json.JSONDecoder()
 _BLOCK = 1 << 16
+_SCAN_BLOCK = 1 << 24
 KEY_BUFFER_LINES = 256  # lines of one key held in memory before they stream to disk
 
 
@@ -286,10 +287,8 @@ class CheckpointStore:
         path = self.run_rejects_path
         if not path.exists():
             return
-        ours = self._own_reject_lines()
-        with open(path, encoding="utf-8", newline="\n") as lines:
-            if not any(line.startswith(ours) or not line.startswith(_KEY_STAGE) for line in lines):
-                return  # the usual case: no line of this stage (each line starts with its stage)
+        if _only_others(path, self._own_reject_lines().encode()):
+            return  # the usual case: no line of this stage (each line starts with its stage)
         write_atomic(path, self._other_stages_rejects(), durable=True)
 
     def _other_stages_rejects(self) -> Iterator[str]:
@@ -408,6 +407,25 @@ def _tagged_lines(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
             if not isinstance(value.get("key"), str):
                 raise IrbgenError(f"{path}:{number}: corrupt checkpoint line (no string key)")
             yield value["key"], value
+
+
+def _only_others(path: Path, ours: bytes) -> bool:
+    """Whether every line of the run's rejects at PATH starts the way this irbgen writes another stage's
+    (`{"stage": "<other>",`); searched block by block, no line decoded."""
+    stage = _KEY_STAGE.encode()
+    carry = b""
+    with open(path, "rb") as source:
+        while True:
+            block = source.read(_SCAN_BLOCK)
+            data = carry + block
+            cut = len(data) if not block else data.rfind(b"\n") + 1  # whole lines, the last one at the end
+            part, carry = data[:cut], data[cut:]
+            lines = part.count(b"\n") + (bool(part) and not part.endswith(b"\n"))
+            starts = part.startswith(stage) + part.count(b"\n" + stage)
+            if starts != lines or part.startswith(ours) or b"\n" + ours in part:
+                return False
+            if not block:
+                return True
 
 
 def done_keys(path: Path) -> list[str]:

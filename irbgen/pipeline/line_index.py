@@ -36,7 +36,7 @@ def id_lines(path: Path, ids: Iterable[str]) -> list[tuple[int, int]] | None:
     with mapped(path) as view:
         position = 0
         for value in ids:
-            written = json.dumps(value, ensure_ascii=False).encode()
+            written = _JSON_TEXT(value).encode()
             at = view.find(b', "record": {"id": ' + written, position)  # the closing quote ends the id
             if at < 0:
                 return None
@@ -44,6 +44,9 @@ def id_lines(path: Path, ids: Iterable[str]) -> list[tuple[int, int]] | None:
             position = len(view) if end < 0 else end + 1
             found.append((view.rfind(b"\n", 0, at) + 1, position))
     return found
+
+
+_JSON_TEXT = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(..., ensure_ascii=False), made once
 
 
 def index_path(path: Path, field: str) -> Path:

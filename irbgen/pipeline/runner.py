@@ -573,20 +573,21 @@ def _refuse_repeats(
     """Redo, here, each shard (in order) whose worker finished a key an earlier shard already had: its
     repeats become duplicate-key rejects, as when the driver keys every input. Real inputs rarely repeat.
 
-    The shard's lines are read again: a joined shard's from its spans, any other's from the inputs."""
-    seen: set[str] = set()
+    The shard's lines are read again: a joined shard's from its spans, any other's from the inputs. The
+    shards' done lines are compared as written (one key, one line), and decoded only for a shard redone."""
+    seen: set[bytes] = set()
     first = 0
     for number, folder in enumerate(folders):
         before = read_stats(folder / "stats.json")
         count = before.inputs
-        keys = sharding.finished_keys(folder)
-        if not seen.isdisjoint(keys):
+        done = sharding.done_lines(folder)
+        if not seen.isdisjoint(done):
             if number in joins:
                 shard = sharding.new_shard(root, number, list(joins[number].lines()), **_lines_of(inputs, 0))
             else:
                 lines = list(islice(inputs.lines(), first, first + count))
                 shard = _encoded_shard(root, number, lines, inputs, first)
-            items = shard_items(stage, shard, earlier=seen)
+            items = shard_items(stage, shard, earlier=sharding.keys_of(seen))
             again = write_shard(stage, shard, items, shard_results(stage, items, context))
             if number in ran:
                 _tally(stats, before, sign=-1)
@@ -595,8 +596,8 @@ def _refuse_repeats(
             _tally(stats, again)
             manifest.add(shard)
             folders[number] = shard.folder
-            keys = sharding.finished_keys(shard.folder)
-        seen.update(keys)
+            done = sharding.done_lines(shard.folder)
+        seen.update(done)
         first += count
 
 

@@ -43,7 +43,6 @@ from irbgen.errors import IrbgenError
 from irbgen.io import atomic_path
 from irbgen.pipeline.checkpoint import (
     CheckpointStore,
-    done_keys,
     inputs_seen,
     read_stats,
     record_lines,
@@ -184,9 +183,15 @@ def new_shard(root: Path, number: int, items: list[Any], **lines: Any) -> Shard:
     return Shard(number, items, root / f"{number:08d}.{uuid.uuid4().hex[:12]}", **lines)
 
 
-def finished_keys(folder: Path) -> list[str]:
-    """The input keys a complete shard finished, in order (a repeated key is not finished)."""
-    return done_keys(folder / "done.jsonl")
+def done_lines(folder: Path) -> set[bytes]:
+    """The done lines of a complete shard as written: one line a key, the same key the same line."""
+    path = folder / "done.jsonl"
+    return set(path.read_bytes().splitlines()) if path.exists() else set()
+
+
+def keys_of(lines: Iterable[bytes]) -> set[str]:
+    """The keys of done lines (see `done_lines`)."""
+    return {json.loads(line)["key"] for line in lines}
 
 
 def shard_store(stage: str, folder: Path) -> CheckpointStore:
