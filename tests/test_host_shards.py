@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from warcio.archiveiterator import ArchiveIterator
 
+from irbgen.errors import IrbgenError
 from irbgen.pipeline.host_shards import SHARD_ITEMS_PER_SLOT, host_group, host_shards
 from irbgen.pipeline.runner import LocalExecutor, StageResult, WorkItem, run_stage
 from irbgen.pipeline.stage import StageContext
@@ -222,3 +223,11 @@ def test_each_host_is_fetched_by_one_process_within_its_limit(
     run()  # the stage again: every page replayed from the WARCs the two processes wrote
     assert [server.requests for server in two_hosts] == [12, 12]
     assert stage_bytes(tmp_path) == written
+
+
+def test_a_stage_spread_by_host_without_a_fetcher_is_a_clear_error(tmp_path: Path) -> None:
+    with (
+        LocalExecutor(processes=2) as executor,
+        pytest.raises(IrbgenError, match="fetch_cited .*needs a fetcher"),
+    ):
+        run_stage(FetchCited(), citations(), StageContext(run_dir=tmp_path), executor=executor)

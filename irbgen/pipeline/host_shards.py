@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from irbgen.errors import IrbgenError
 from irbgen.pipeline import shards as sharding
 from irbgen.pipeline.shards import Shard
 from irbgen.pipeline.stage import Stage, StageContext, is_io_stage
@@ -59,6 +60,14 @@ def split(total: int, parts: int) -> list[int]:
     """TOTAL divided into PARTS whole shares that add up to it, none zero (parts <= total)."""
     base, extra = divmod(total, parts)
     return [base + (1 if number < extra else 0) for number in range(parts)]
+
+
+def fetch_shares(stage: Stage, context: StageContext, processes: int) -> list[int]:
+    """Each of at most PROCESSES groups' share of the context's fetcher's requests in flight."""
+    limit = getattr(getattr(context.fetcher, "config", None), "concurrency", None)
+    if not isinstance(limit, int):
+        raise IrbgenError(f"stage {stage.name} spreads by host, so it needs a fetcher in its StageContext")
+    return split(limit, min(processes, limit))
 
 
 def host_shards(root: Path, items: Sequence[Any], shares: Sequence[int]) -> tuple[list[Shard], list[int]]:

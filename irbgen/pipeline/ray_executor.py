@@ -55,7 +55,7 @@ import ray
 from ray.exceptions import RayError, RayTaskError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from irbgen.pipeline.host_shards import group_of, host_group, split, spreads_by_host
+from irbgen.pipeline.host_shards import fetch_shares, group_of, host_group, split, spreads_by_host
 from irbgen.pipeline.runner import (
     ShardSink,
     Sink,
@@ -214,10 +214,9 @@ class RayExecutor:
         checkpoint shards."""
         return is_sharded_kind(stage) or (self.io_actors > 0 and spreads_by_host(stage))
 
-    def host_shares(self, context: StageContext) -> list[int]:
+    def host_shares(self, stage: Stage, context: StageContext) -> list[int]:
         """A stage spread by host: each actor's share of the fetcher's requests in flight."""
-        limit = context.fetcher.config.concurrency
-        return split(limit, min(self.io_actors, limit))
+        return fetch_shares(stage, context, self.io_actors)
 
     def run_shards(
         self, stage: Stage, shards: Iterator[Shard], context: StageContext, done: ShardSink
@@ -307,7 +306,7 @@ class RayExecutor:
         self, stage: Stage, shards: Iterator[Shard], context: StageContext, done: ShardSink
     ) -> None:
         """Each group's shards on its own actor, which fetches, writes them and returns their stats."""
-        shares = self.host_shares(context)
+        shares = self.host_shares(stage, context)
         actors = self._io_pool()[: len(shares)]
         stage_ref = ray.put(stage)
         ray.get(

@@ -46,7 +46,7 @@ from irbgen.io import write_json
 from irbgen.pipeline import shards as sharding
 from irbgen.pipeline.checkpoint import CheckpointStore, read_stats
 from irbgen.pipeline.encoded import Encoded, decode
-from irbgen.pipeline.host_shards import group_of, host_shards, split, spreads_by_host, worker_job
+from irbgen.pipeline.host_shards import fetch_shares, group_of, host_shards, spreads_by_host, worker_job
 from irbgen.pipeline.shards import Shard, Span
 from irbgen.pipeline.stage import Stage, StageContext, is_batch_stage, is_io_stage
 from irbgen.pipeline.stats import DUPLICATE_KEY, ERROR_PREFIX, StageStats
@@ -154,10 +154,9 @@ class LocalExecutor:
         """Whether STAGE runs on the pool's processes, each writing its own checkpoint shards."""
         return self.processes > 1 and (is_sharded_kind(stage) or spreads_by_host(stage))
 
-    def host_shares(self, context: StageContext) -> list[int]:
+    def host_shares(self, stage: Stage, context: StageContext) -> list[int]:
         """A stage spread by host: each process's share of the fetcher's requests in flight."""
-        limit = context.fetcher.config.concurrency
-        return split(limit, min(self.processes, limit))
+        return fetch_shares(stage, context, self.processes)
 
     def run_shards(
         self, stage: Stage, shards: Iterator[Shard], context: StageContext, done: ShardSink
@@ -182,7 +181,7 @@ class LocalExecutor:
     def _run_host_shards(
         self, stage: Stage, shards: Iterator[Shard], context: StageContext, done: ShardSink
     ) -> None:
-        shares = self.host_shares(context)
+        shares = self.host_shares(stage, context)
         jobs = [worker_job(stage, context, share) for share in shares]
         spawn = multiprocessing.get_context("spawn")
         while len(self._host_pools) < len(shares):  # one process a group, kept for the executor's life
@@ -458,7 +457,7 @@ def _run_sharded(
         nonlocal shard_of
         if spreads_by_host(stage):
             items = list(_plan(stage, inputs, set(), writer))
-            by_host, shard_of = host_shards(root, items, run.host_shares(context))
+            by_host, shard_of = host_shards(root, items, run.host_shares(stage, context))
             yield from by_host
             return
         if not encoded:
