@@ -69,6 +69,7 @@ from irbgen.pipeline.runner import (
     run_one,
     shard_items,
     shard_results,
+    write_io_shard,
     write_shard,
 )
 from irbgen.pipeline.shards import Shard
@@ -500,12 +501,7 @@ class _IoActor:
     async def run_shard(self, shard: Shard) -> StageStats:
         """Run and write one shard of a stage spread by host (irbgen.pipeline.host_shards); its stats."""
         assert self.limit is not None, "setup() first"
-        items = shard_items(self.stage, shard)
-        results: list[list[Any]] = []
-        await run_async(
-            self.stage, iter(items), self.context, lambda _, made: results.append(made), self.share
-        )
-        return write_shard(self.stage, shard, items, results, line_counts=True)
+        return await write_io_shard(self.stage, shard, self.context, self.share)
 
     def pid(self) -> str:
         """This actor's process id (tests check where work ran)."""

@@ -451,7 +451,7 @@ def _run_sharded(
     encoded = isinstance(inputs, Encoded)
     ran: set[int] = set()  # the numbers of the shards this call runs
     joins: dict[int, Shard] = {}  # the shards whose worker joins its lines, for `_refuse_repeats`
-    shard_of: list[int] | None = None  # a stage spread by host: each input's shard, for the merge
+    shard_of: Sequence[int] | None = None  # a stage spread by host: each input's shard, for the merge
 
     def cut() -> Iterator[Shard]:
         nonlocal shard_of
@@ -735,14 +735,16 @@ def run_host_shard(job: bytes, offload_seconds: float, shard: Shard) -> StageSta
         close_host_worker()
         _host_worker = _HostWorker(job, offload_seconds)
     worker = _host_worker
-    items = shard_items(worker.stage, shard)
+    return asyncio.run(write_io_shard(worker.stage, shard, worker.context, worker.share))
+
+
+async def write_io_shard(stage: Stage, shard: Shard, context: StageContext, concurrency: int) -> StageStats:
+    """Run one shard of an I/O stage spread by host (CONCURRENCY calls at once) and write it with its line
+    counts (its inputs are not consecutive); its stats. On a group's process or a Ray I/O actor."""
+    items = shard_items(stage, shard)
     results: list[Iterable[BaseModel]] = []
-    asyncio.run(
-        run_async(
-            worker.stage, iter(items), worker.context, lambda _, made: results.append(made), worker.share
-        )
-    )
-    return write_shard(worker.stage, shard, items, results, line_counts=True)
+    await run_async(stage, iter(items), context, lambda _, made: results.append(made), concurrency)
+    return write_shard(stage, shard, items, results, line_counts=True)
 
 
 def close_host_worker() -> None:
