@@ -23,6 +23,7 @@ What runs on a group's process is `irbgen.pipeline.runner.run_host_shard`.
 from __future__ import annotations
 
 import pickle
+from array import array
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -70,7 +71,7 @@ def fetch_shares(stage: Stage, context: StageContext, processes: int) -> list[in
     return split(limit, min(processes, limit))
 
 
-def host_shards(root: Path, items: Sequence[Any], shares: Sequence[int]) -> tuple[list[Shard], list[int]]:
+def host_shards(root: Path, items: Sequence[Any], shares: Sequence[int]) -> tuple[list[Shard], array[int]]:
     """ITEMS (work items with URL keys) cut into shards by host group (one group per share of the
     concurrency), and the shard number of each item, by its index.
 
@@ -87,7 +88,7 @@ def host_shards(root: Path, items: Sequence[Any], shares: Sequence[int]) -> tupl
         size = max(1, share * SHARD_ITEMS_PER_SLOT)
         cuts.append([members[start : start + size] for start in range(0, len(members), size)])
     shards: list[Shard] = []
-    shard_of = [0] * len(items)
+    shard_of = array("q", bytes(8 * len(items)))  # 8 bytes an input, however many the run cites
     for turn in range(max((len(cut) for cut in cuts), default=0)):
         for cut in cuts:
             if turn < len(cut):

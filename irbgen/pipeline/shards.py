@@ -303,17 +303,24 @@ def _interleave(
     folders: list[Path], shard_of: Sequence[int], name: str, column: int, target: IO[bytes]
 ) -> None:
     """The NAME files of FOLDERS written to TARGET in input order: input i takes the next COLUMN count of
-    lines (see `LINE_COUNTS`) from the file of shard SHARD_OF[i]. A shard's file is open only while some
-    of its inputs are still to come."""
-    shards: dict[int, _ShardLines] = {}
+    lines (see `LINE_COUNTS`) from the file of shard SHARD_OF[i]. A shard's file and counts are held only
+    while some of its inputs are still to come."""
+    shards: dict[int, _ShardLines | None] = {}  # None: every input of the shard taken
     try:
         for shard in shard_of:
             if shard not in shards:
                 shards[shard] = _ShardLines(folders[shard], name)
-            shards[shard].copy_next(column, target)
+            lines = shards[shard]
+            if lines is None:
+                raise IrbgenError(f"{folders[shard] / LINE_COUNTS}: fewer inputs than the shard was given")
+            lines.copy_next(column, target)
+            if lines.taken == len(lines.counts):
+                lines.close()
+                shards[shard] = None
     finally:
         for lines in shards.values():
-            lines.close()
+            if lines is not None:
+                lines.close()
 
 
 class _ShardLines:
@@ -323,12 +330,10 @@ class _ShardLines:
         self.path = folder / name
         self.counts: list[list[int]] = json.loads((folder / LINE_COUNTS).read_bytes())
         self.taken = 0
-        self.handle: IO[bytes] | None = open(self.path, "rb") if self.path.exists() else None
+        self.handle: IO[bytes] | None = open(self.path, "rb")
 
     def copy_next(self, column: int, target: IO[bytes]) -> None:
         """Copy the lines of the shard's next input to TARGET."""
-        if self.taken == len(self.counts):
-            raise IrbgenError(f"{self.path.parent / LINE_COUNTS}: fewer inputs than the shard was given")
         wanted = self.counts[self.taken][column]
         self.taken += 1
         for _ in range(wanted):
@@ -336,8 +341,6 @@ class _ShardLines:
             if not line.endswith(b"\n"):
                 raise IrbgenError(f"{self.path}: fewer lines than {LINE_COUNTS} says")
             target.write(line)
-        if self.taken == len(self.counts):
-            self.close()
 
     def close(self) -> None:
         if self.handle is not None:
