@@ -38,7 +38,7 @@ def test_leading_fields_reads_only_as_far_as_it_needs_and_falls_back_on_other_sh
     compact = json.dumps({"z": [1, {"url": "inner"}], "url": "outer"}, separators=(",", ":")).encode()
     assert leading_fields(compact, ("url",)) == {"url": "outer"}
     assert leading_fields(json.dumps({"other": 1}).encode(), ("url",)) == {"url": None}
-    assert leading_fields("{\"id\": \"é\"}".encode(), ("id",)) == {"id": "é"}
+    assert leading_fields('{"id": "é"}'.encode(), ("id",)) == {"id": "é"}
 
 
 def test_leading_fields_jump_to_a_field_only_where_it_cannot_be_another_ones() -> None:
@@ -58,9 +58,9 @@ def test_leading_fields_jump_to_a_field_only_where_it_cannot_be_another_ones() -
 def test_record_lines_cut_the_checkpoint_line_and_name_a_corrupt_one(tmp_path) -> None:
     store = CheckpointStore(tmp_path, "stage")
     with store:
-        store.add("k\"1", [{"id": "a", "text": "quote \" and }\n"}, {"id": "b"}])
+        store.add('k"1', [{"id": "a", "text": 'quote " and }\n'}, {"id": "b"}])
     records = [json.loads(record) for record in store.record_lines()]
-    assert records == [{"id": "a", "text": "quote \" and }\n"}, {"id": "b"}]
+    assert records == [{"id": "a", "text": 'quote " and }\n'}, {"id": "b"}]
     assert unwrap(b'{"key": "k", "record": {"id": 1}}\n') == b'{"id": 1}'
     assert unwrap(b'{"record": {"id": 1}, "key": "k"}\n') is None
     path = store.outputs_path
@@ -184,12 +184,20 @@ def test_evidence_spans_leave_a_checkpoint_written_another_way_to_the_driver(tmp
     assert evidence_spans(*(encoded.path for encoded in inputs), 200) is None
 
 
+def inline_and_pooled(tmp_path, stage, model, join_lines, joined, inputs):
+    """STAGE over the driver's join (JOIN_LINES of INPUTS, inline) and over JOINED (a pool of 2 that joins
+    its shards itself), each in a run directory of its own: (inline result, pooled result)."""
+    inline_dir, pool_dir = tmp_path / "inline", tmp_path / "pool"
+    by_driver = joined_by_driver(model, join_lines, inputs(inline_dir))
+    inline = run_stage(stage, by_driver, StageContext(run_dir=inline_dir))
+    pooled = run_stage(stage, joined(*inputs(pool_dir)), StageContext(run_dir=pool_dir), processes=2)
+    return inline, pooled
+
+
 def test_a_pool_joins_segment_evidence_itself_and_makes_the_facts_the_driver_join_makes(tmp_path) -> None:
     inline_dir, pool_dir = tmp_path / "inline", tmp_path / "pool"
-    joined = joined_by_driver(SegmentEvidence, evidence_lines, evidence_inputs(inline_dir))
-    inline = run_stage(AssembleFacts(), joined, StageContext(run_dir=inline_dir))
-    made = evidence(*evidence_inputs(pool_dir))
-    pooled = run_stage(AssembleFacts(), made, StageContext(run_dir=pool_dir), processes=2)
+    made = (AssembleFacts(), SegmentEvidence, evidence_lines, evidence, evidence_inputs)
+    inline, pooled = inline_and_pooled(tmp_path, *made)
     assert list(pooled.rows()) == list(inline.rows()) and len(list(inline.rows())) == 10
     assert list(pooled.rejects()) == list(inline.rejects())
     assert pooled.totals.inputs == inline.totals.inputs == 40
@@ -252,11 +260,7 @@ class PairIds:
 
 
 def test_a_pool_joins_keypoint_documents_itself_as_the_driver_would(tmp_path) -> None:
-    inline_dir, pool_dir = tmp_path / "inline", tmp_path / "pool"
-    joined = joined_by_driver(KeypointDocument, pair_lines, pair_inputs(inline_dir))
-    inline = run_stage(PairIds(), joined, StageContext(run_dir=inline_dir))
-    made = pairs(*pair_inputs(pool_dir))
-    pooled = run_stage(PairIds(), made, StageContext(run_dir=pool_dir), processes=2)
+    inline, pooled = inline_and_pooled(tmp_path, PairIds(), KeypointDocument, pair_lines, pairs, pair_inputs)
     assert list(pooled.rows()) == list(inline.rows()) and len(list(inline.rows())) > 30
     assert pooled.totals.inputs == inline.totals.inputs
 
