@@ -8,6 +8,7 @@ import json
 import pytest
 from pydantic import BaseModel
 
+from irbgen.builds.wikipedia import cited_pages
 from irbgen.errors import IrbgenError
 from irbgen.irb.facts import AssembleFacts, SegmentEvidence, evidence, evidence_lines, evidence_spans
 from irbgen.irb.grounding import KeypointDocument
@@ -126,6 +127,25 @@ def test_keypoint_documents_pair_each_keypoint_with_its_fetched_cited_pages_in_u
         ("7:0:0", urls[0]),
     ]
     assert joined[0].document == documents[1]
+
+
+def test_cited_pages_are_each_url_once_in_first_use_order_from_keypoints_old_and_new() -> None:
+    def cited(number: int, *names: str) -> list[Citation]:
+        return [Citation(url=f"http://example.test/{name}", date=str(number)) for name in names]
+
+    segments = [segment(number) for number in range(4)]
+    for number, names in ((1, "ba"), (2, "ac"), (3, "ca")):
+        segments[number].citations = cited(number, *names)
+    kept = [segments[1], segments[3]]  # segments 0 and 2 made no keypoint
+    new = [keypoint(int(s.id.split(":")[1]), [c.url for c in s.citations]) for s in kept]
+    for made, source in zip(new, kept, strict=True):
+        made.citations = source.citations
+    older = [{k: v for k, v in json.loads(line(made)).items() if k != "citations"} for made in new]
+    segment_lines = Encoded(Segment, lambda: map(line, segments), "segments")
+    expected = [*cited(1, "b", "a"), *cited(3, "c")]  # a's date is its first use's; segment 2 is not used
+    assert cited_pages(Encoded(Keypoint, lambda: map(line, new), "kp"), segment_lines) == expected
+    written = Encoded(Keypoint, lambda: (json.dumps(record).encode() for record in older), "kp")
+    assert cited_pages(written, segment_lines) == expected  # keypoints an earlier irbgen wrote
 
 
 def checkpoint(run_dir, stage: str, records: list) -> Encoded:

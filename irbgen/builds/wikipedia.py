@@ -245,10 +245,25 @@ def dump_shards(config: WikipediaBuildConfig) -> list[DumpShard]:
 def cited_pages(keypoints: Encoded, segments: Encoded) -> list[Citation]:
     """One Citation per distinct cited URL of a kept keypoint, in first-use order, with its first date.
 
-    Reads the two checkpoints' record lines only as far as the ids, URLs and citations (see
-    `leading_fields`); the segments of the keypoints are found by searching their checkpoint for their ids
-    (the keypoints are in segment order), else every segment is read as far as its id.
+    Reads each keypoint's record line only as far as its citations (see `leading_fields`). Keypoints
+    written before they carried their citations (a run directory of an earlier irbgen) are matched with
+    their segments instead (`_segment_citations`).
     """
+    seen: dict[str, Citation] = {}
+    for keypoint in keypoints.lines():
+        citations = leading_fields(keypoint, ("citations",))["citations"]
+        if citations is None:
+            return _segment_citations(keypoints, segments)
+        for citation in citations:
+            if citation["url"] not in seen:
+                seen[citation["url"]] = Citation.model_validate(citation)
+    return list(seen.values())
+
+
+def _segment_citations(keypoints: Encoded, segments: Encoded) -> list[Citation]:
+    """`cited_pages` of keypoints that hold only their URLs: the citations read from their segments (the
+    checkpoints' record lines read only as far as the ids, URLs and citations; the segments of the
+    keypoints found by searching their checkpoint for their ids, the keypoints being in segment order)."""
     urls: dict[str, list[str]] = {}
     for keypoint in keypoints.lines():
         read = leading_fields(keypoint, ("id", "urls"))

@@ -201,6 +201,7 @@ class MakeKeypoints(LLMStage):
             text=text,
             segment=segment.text,
             urls=[citation.url for citation in segment.citations],
+            citations=segment.citations,
             method=self.backend,
         )
 

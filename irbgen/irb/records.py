@@ -24,6 +24,7 @@ class Keypoint(Record):
     text: str
     segment: str  # the segment's text, as written on the page
     urls: list[str]  # the cited URLs that should support it
+    citations: list[Citation] = Field(default_factory=list)  # the segment's citations of them (dates ...)
     method: str  # "rules" or "llm"
     prompt: PromptRef | None = None
     model: str | None = None
