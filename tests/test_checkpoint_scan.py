@@ -43,3 +43,29 @@ def test_the_block_scan_agrees_with_reading_line_by_line(
                 lines.append('{"stage": "read", "detail": "\u00e9' + "w" * rng.randint(0, 70) + '"}')
         path.write_text("\n".join(lines) + ("\n" if lines and rng.random() < 0.8 else ""), encoding="utf-8")
         assert checkpoint._only_others(path, OURS.encode()) == by_lines(path)
+
+
+def test_a_stage_after_a_finished_one_skips_the_scan_yet_a_stale_line_is_still_dropped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def reject(stage: str, key: str) -> dict:
+        return {"stage": stage, "reason": "x", "key": key, "detail": "", "extra": {}}
+
+    read = checkpoint.CheckpointStore(tmp_path, "read")
+    with read:
+        read.add("a", [], [reject("read", "a")])
+    read.finish(read.summary())
+    run_rejects = tmp_path / "rejects.jsonl"
+    written = run_rejects.read_bytes()
+    assert json.loads((tmp_path / checkpoint.SETTLED).read_text()) == {"size": len(written)}
+
+    later = checkpoint.CheckpointStore(tmp_path, "keypoints")
+    with monkeypatch.context() as patched:
+        patched.setattr(checkpoint, "_only_others", lambda *args: pytest.fail("scanned"))
+        later.clear_for_shards()  # nothing written since "read" finished: not even read
+    assert run_rejects.read_bytes() == written
+
+    with open(run_rejects, "a", encoding="utf-8") as lines:  # a merge of "keypoints" killed after this
+        lines.write(json.dumps(reject("keypoints", "k"), ensure_ascii=False) + "\n")
+    later.clear_for_shards()
+    assert run_rejects.read_bytes() == written

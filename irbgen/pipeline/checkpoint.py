@@ -53,6 +53,7 @@ _KEY_STAGE = '{"stage": '  # how a line of RUN_DIR/rejects.jsonl starts (a Rejec
 _DECODER = json.JSONDecoder()
 _BLOCK = 1 << 16
 _SCAN_BLOCK = 1 << 24
+SETTLED = "rejects.settled.json"  # RUN_DIR's: how long rejects.jsonl was when a stage last finished
 KEY_BUFFER_LINES = 256  # lines of one key held in memory before they stream to disk
 
 
@@ -92,6 +93,7 @@ class CheckpointStore:
         self.stats_path = self.folder / "stats.json"
         self.complete_path = self.folder / "complete"
         self.run_rejects_path = Path(run_rejects or self.run_dir / "rejects.jsonl")
+        self.settled_path = self.run_dir / SETTLED if run_rejects is None else None
         self._handles: dict[str, IO[str]] = {}
         self._dirty: set[str] = set()
         self._pending: list[str] = []
@@ -272,10 +274,14 @@ class CheckpointStore:
             self._handles.clear()
 
     def finish(self, stats: StageStats) -> None:
-        """Close, save the stage's totals, then write the completion marker (last)."""
+        """Close, save the stage's totals, then write the completion marker, then how long
+        RUN_DIR/rejects.jsonl is now that every line in it is a finished stage's (see `clear_for_shards`)."""
         self.close()
         write_json(self.stats_path, stats.to_dict(), durable=True)
         write_atomic(self.complete_path, b"", durable=True)
+        if self.settled_path is not None:
+            size = self.run_rejects_path.stat().st_size if self.run_rejects_path.exists() else 0
+            write_json(self.settled_path, {"size": size}, durable=True)
 
     def clear_for_shards(self) -> None:
         """Before a run in worker-written shards (irbgen.pipeline.shards): drop what a per-key run or an
@@ -285,11 +291,21 @@ class CheckpointStore:
         for path in (self.outputs_path, self.rejects_path, self.done_path):
             path.unlink(missing_ok=True)
         path = self.run_rejects_path
-        if not path.exists():
-            return
+        if not path.exists() or path.stat().st_size == self._settled_size():
+            return  # nothing written since a stage finished: no stage that is not complete has a line
         if _only_others(path, self._own_reject_lines().encode()):
             return  # the usual case: no line of this stage (each line starts with its stage)
         write_atomic(path, self._other_stages_rejects(), durable=True)
+
+    def _settled_size(self) -> int | None:
+        """The size of RUN_DIR/rejects.jsonl when a stage last finished, if recorded."""
+        if self.settled_path is None or not self.settled_path.exists():
+            return None
+        try:
+            size = json.loads(self.settled_path.read_text(encoding="utf-8"))["size"]
+        except (ValueError, KeyError, TypeError):
+            return None
+        return size if isinstance(size, int) else None
 
     def _other_stages_rejects(self) -> Iterator[str]:
         """The lines of RUN_DIR/rejects.jsonl that other stages wrote."""
