@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import functools
 import json
+import mmap
 import re
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -70,21 +72,15 @@ def evidence_spans(
     """
     cuts = list(spans(keypoints, largest))
     with mapped(keypoints) as keypoint_view, mapped(groundings) as grounding_view:
-        ordinal = {_field(found): number for number, found in enumerate(_KEYPOINT.finditer(keypoint_view))}
+        written = _KEYPOINT.findall(keypoint_view)  # each keypoint's id as written (JSON text), in order
+        ordinal = dict(zip(written, range(len(written)), strict=True))
         if len(ordinal) != sum(span.count for span in cuts):
             return None
-        firsts = list(_firsts(cuts))
-        grounding_starts, latest, lines = [0], 0, 0
-        for found in _GROUNDING.finditer(grounding_view):
-            number, lines = ordinal.get(_field(found)), lines + 1
-            if number is None or number < latest:
-                return None
-            latest = number
-            while len(grounding_starts) < len(cuts) and number >= firsts[len(grounding_starts)]:
-                grounding_starts.append(found.start())
-        if lines != line_count(grounding_view):
+        numbers = list(map(ordinal.get, _GROUNDING.findall(grounding_view)))  # each grounding's keypoint's
+        if len(numbers) != line_count(grounding_view) or None in numbers or numbers != sorted(numbers):
             return None
-        grounding_starts += [len(grounding_view)] * (len(cuts) + 1 - len(grounding_starts))
+        firsts = [bisect_left(numbers, first) for first in _firsts(cuts)]  # each shard's first grounding
+        grounding_starts = [*_line_starts(grounding_view, firsts), len(grounding_view)]
         first_ids = [_field(_KEYPOINT.match(keypoint_view, span.start)) for span in cuts]
     segment_starts = _segment_starts(segments, first_ids)
     if segment_starts is None:
@@ -105,6 +101,17 @@ def _firsts(cuts: list[Span]) -> Iterator[int]:
     for span in cuts:
         yield first
         first += span.count
+
+
+def _line_starts(view: mmap.mmap | bytes, numbers: list[int]) -> list[int]:
+    """Where the lines NUMBERS (ascending, from 0; the line count for the end) of VIEW start."""
+    starts, position, line = [], 0, 0
+    for number in numbers:
+        while line < number:
+            end = view.find(b"\n", position)
+            position, line = len(view) if end < 0 else end + 1, line + 1
+        starts.append(position)
+    return starts
 
 
 def _segment_starts(segments: Path, first_ids: list[str]) -> list[int] | None:
