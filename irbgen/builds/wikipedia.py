@@ -26,13 +26,12 @@ from irbgen.builds.empty import fail_empty, main_reasons
 from irbgen.builds.output import BuildOutput, Card, RunManifest, run_manifest, usage
 from irbgen.commandline import recorded_path, reproducing_command
 from irbgen.errors import BadInputError
-from irbgen.io import write_atomic
 from irbgen.irb.facts import AssembleFacts, evidence
 from irbgen.irb.graph import BuildGraphs
 from irbgen.irb.grounding import CheckGrounding
 from irbgen.irb.keypoints import MakeKeypoints
 from irbgen.irb.pairs import pairs
-from irbgen.irb.part1_files import Part1Files, part1_files
+from irbgen.irb.part1_files import write_part1_files
 from irbgen.irb.questions import WriteQuestions
 from irbgen.irb.records import Fact, KnowledgeGraph
 from irbgen.irb.samples import corpus_documents
@@ -344,12 +343,10 @@ def build_wikipedia(
             if given is None:
                 done = run_steps(part1_steps(config, backend), context, **options)
                 made, fetched = done["facts"].records(), done["fetch_cited"].records()
-                files = part1_files(made.lines(), fetched.lines(), made.source)
-                write_atomic(run_dir / FACTS, (line + b"\n" for line in files.facts))
-                write_atomic(run_dir / DOCUMENTS, (line + b"\n" for line in files.documents))
-                sizes = (len(files.facts) - files.lead_facts, files.lead_facts, len(files.documents))
-                facts, documents = ([], []) if config.facts_only else _parsed(files)  # part 2 reads them
-                del files
+                files = (run_dir / FACTS, run_dir / DOCUMENTS)
+                written = write_part1_files(made.lines(), fetched.lines(), *files, made.source)
+                sizes = (written.facts - written.lead_facts, written.lead_facts, written.documents)
+                facts, documents = ([], []) if config.facts_only else _parsed(*files)  # part 2 reads them
             else:
                 facts, documents = given
                 leads = sum(fact.source == "lead" for fact in facts)
@@ -389,11 +386,16 @@ def build_wikipedia(
     return BuildOutput(corpus_documents(documents), samples, manifest, card)
 
 
-def _parsed(files: Part1Files) -> tuple[list[Fact], list[WebDocument]]:
+def _parsed(facts_path: Path, documents_path: Path) -> tuple[list[Fact], list[WebDocument]]:
     """The facts and documents of facts.jsonl and documents.jsonl, parsed."""
-    facts = Encoded(Fact, lambda: iter(files.facts), FACTS)
-    documents = Encoded(WebDocument, lambda: iter(files.documents), DOCUMENTS)
+    facts = Encoded(Fact, lambda: _file_lines(facts_path), FACTS)
+    documents = Encoded(WebDocument, lambda: _file_lines(documents_path), DOCUMENTS)
     return list(facts), list(documents)  # type: ignore[return-value]
+
+
+def _file_lines(path: Path) -> Iterator[bytes]:
+    with open(path, "rb") as lines:
+        yield from lines
 
 
 def _counts(done: Done, facts: int, leads: int, documents: int, samples: list) -> dict[str, int]:

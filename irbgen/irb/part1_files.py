@@ -5,54 +5,89 @@ facts and their documents added (irb/leads.py). Built from the checkpoints' reco
 parses one fact a page (the one whose lead claims make the lead facts) instead of every fact and every
 fetched page (issue 29). A record line is the file's line as it is: the checkpoint writes a record as
 `write_jsonl` does (`json_line`).
+
+Neither file is held in memory: the lines are sorted `SORT_BUDGET` bytes at a time, and what does not fit
+goes to sorted runs on disk that are merged as the files are written (a full dump's fetched pages are
+hundreds of gigabytes).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import heapq
+import pickle
+import tempfile
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import groupby
+from operator import itemgetter
+from pathlib import Path
+from typing import Any
 
-from irbgen.io import json_line
+from irbgen.io import atomic_path, json_line
 from irbgen.irb.leads import lead_facts
 from irbgen.irb.records import Fact
 from irbgen.pipeline.encoded import decode, leading_fields
 
+SORT_BUDGET = 256 << 20  # bytes of lines sorted in memory at once
+
 # How a citation fact without lead claims ends: its last two fields, as JSON writes them. A line ending so
 # is not parsed; a line written another way is (and gives the same result, more slowly).
 _NO_LEAD_CLAIMS = b'"lead_claims": [], "source": "citation"}'
+_FETCHED, _LEAD = 0, 1  # a document's kind, in its sort key: a fetched page before a lead of the same id
 
 
 @dataclass(frozen=True)
-class Part1Files:
-    """The lines of facts.jsonl and documents.jsonl (no newlines), and how many facts are lead facts."""
+class Part1Counts:
+    """How many lines facts.jsonl and documents.jsonl got, and how many facts are lead facts."""
 
-    facts: list[bytes]
-    documents: list[bytes]
+    facts: int
+    documents: int
     lead_facts: int
 
 
-def part1_files(facts: Iterable[bytes], documents: Iterable[bytes], source: str = "facts") -> Part1Files:
-    """Facts in page-id order (a dump read in shards yields its pages shard by shard; the files must not
-    depend on --shards or on the executor), each page's lead facts after its own; documents, the fetched
-    ones and the lead ones, in id order (stable). The same lines as sorting the parsed records would give."""
-    by_page: dict[int, list[tuple[int, bytes]]] = {}  # page id -> (line number, line)
-    for number, line in enumerate(facts, start=1):
-        by_page.setdefault(leading_fields(line, ("page_id",))["page_id"], []).append((number, line))
-    pages = sorted(by_page)
-    made, lead_documents = lead_facts(
-        fact for page in pages if (fact := _with_lead_claims(by_page[page], source)) is not None
-    )
-    leads_of: dict[int, list[bytes]] = {}
-    for fact in made:
-        leads_of.setdefault(fact.page_id, []).append(json_line(fact).encode())
-    fact_lines: list[bytes] = []
-    for page in pages:
-        fact_lines += [line for _, line in by_page[page]]
-        fact_lines += leads_of.get(page, [])
-    keyed = [(leading_fields(line, ("id",))["id"], line) for line in documents]
-    keyed += [(document.id, json_line(document).encode()) for document in lead_documents]
-    keyed.sort(key=lambda pair: pair[0])
-    return Part1Files(fact_lines, [line for _, line in keyed], len(made))
+def write_part1_files(
+    facts: Iterable[bytes],
+    documents: Iterable[bytes],
+    facts_path: Path,
+    documents_path: Path,
+    source: str = "facts",
+    budget: int = SORT_BUDGET,
+) -> Part1Counts:
+    """Write facts in page-id order (a dump read in shards yields its pages shard by shard; the files must
+    not depend on --shards or on the executor), each page's lead facts after its own; documents, the
+    fetched ones and the lead ones, in id order (stable; a lead document once, as its first page made it).
+    The same lines as sorting the parsed records would give; each file replaces its path when complete."""
+    scratch = facts_path.parent
+    with tempfile.TemporaryDirectory(dir=scratch, prefix=f".{facts_path.name}.", suffix=".tmp") as folder:
+        by_page = _Sorter(Path(folder) / "facts", budget)
+        for number, line in enumerate(facts, start=1):
+            by_page.add((leading_fields(line, ("page_id",))["page_id"], number), line)
+        by_id = _Sorter(Path(folder) / "documents", budget)
+        for number, line in enumerate(documents):
+            by_id.add((leading_fields(line, ("id",))["id"], _FETCHED, number), line)
+        written, leads, lead_documents_given = 0, 0, 0
+        with atomic_path(facts_path) as temporary, open(temporary, "wb") as out:
+            for _, page in groupby(by_page.merged(), key=lambda item: item[0][0]):
+                lines = [(number, line) for (_, number), line in page]
+                out.writelines(line + b"\n" for _, line in lines)
+                fact = _with_lead_claims(lines, source)
+                made, lead_documents = lead_facts([] if fact is None else [fact])
+                out.writelines(json_line(lead).encode() + b"\n" for lead in made)
+                for document in lead_documents:
+                    by_id.add((document.id, _LEAD, lead_documents_given), json_line(document).encode())
+                    lead_documents_given += 1
+                written, leads = written + len(lines) + len(made), leads + len(made)
+        kept = 0
+        with atomic_path(documents_path) as temporary, open(temporary, "wb") as out:
+            last_lead = None
+            for (document_id, kind, _), line in by_id.merged():
+                if kind == _LEAD:
+                    if document_id == last_lead:
+                        continue  # another page's lead sentence of the same title and words
+                    last_lead = document_id
+                out.write(line + b"\n")
+                kept += 1
+    return Part1Counts(written, kept, leads)
 
 
 def _with_lead_claims(lines: list[tuple[int, bytes]], source: str) -> Fact | None:
@@ -65,3 +100,47 @@ def _with_lead_claims(lines: list[tuple[int, bytes]], source: str) -> Fact | Non
             return fact
     return None
 
+
+class _Sorter:
+    """(key, line) pairs given back in key order (keys unique), at most BUDGET bytes of lines held: each
+    time that much is held it is sorted and written to a run file in FOLDER, and the runs are merged."""
+
+    def __init__(self, folder: Path, budget: int) -> None:
+        self.folder, self.budget = folder, budget
+        self.held: list[tuple[Any, bytes]] = []
+        self.size = 0
+        self.runs: list[Path] = []
+
+    def add(self, key: Any, line: bytes) -> None:
+        self.held.append((key, line))
+        self.size += len(line)
+        if self.size >= self.budget:
+            self._spill()
+
+    def merged(self) -> Iterator[tuple[Any, bytes]]:
+        """Every pair given, in key order (once)."""
+        self.held.sort(key=itemgetter(0))
+        if not self.runs:
+            yield from self.held
+            return
+        yield from heapq.merge(*map(_run, self.runs), self.held, key=itemgetter(0))
+
+    def _spill(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        path = self.folder / f"{len(self.runs):06d}.pickle"
+        self.held.sort(key=itemgetter(0))
+        with open(path, "wb") as run:
+            for pair in self.held:
+                pickle.dump(pair, run, protocol=pickle.HIGHEST_PROTOCOL)
+        self.runs.append(path)
+        self.held, self.size = [], 0
+
+
+def _run(path: Path) -> Iterator[tuple[Any, bytes]]:
+    """The pairs of one sorted run file, in order."""
+    with open(path, "rb") as run:
+        while True:
+            try:
+                yield pickle.load(run)
+            except EOFError:
+                return
