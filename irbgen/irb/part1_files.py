@@ -60,11 +60,15 @@ def write_part1_files(
     scratch = facts_path.parent
     with tempfile.TemporaryDirectory(dir=scratch, prefix=f".{facts_path.name}.", suffix=".tmp") as folder:
         by_page = _Sorter(Path(folder) / "facts", budget)
-        for number, line in enumerate(facts, start=1):
-            by_page.add((leading_fields(line, ("page_id",))["page_id"], number), line)
+        by_page.extend(
+            ((leading_fields(line, ("page_id",))["page_id"], number), line)
+            for number, line in enumerate(facts, start=1)
+        )
         by_id = _Sorter(Path(folder) / "documents", budget)
-        for number, line in enumerate(documents):
-            by_id.add((leading_fields(line, ("id",))["id"], _FETCHED, number), line)
+        by_id.extend(
+            ((leading_fields(line, ("id",))["id"], _FETCHED, number), line)
+            for number, line in enumerate(documents)
+        )
         written, leads, lead_documents_given = 0, 0, 0
         with atomic_path(facts_path) as temporary, open(temporary, "wb") as out:
             for _, page in groupby(by_page.merged(), key=lambda item: item[0][0]):
@@ -73,21 +77,30 @@ def write_part1_files(
                 fact = _with_lead_claims(lines, source)
                 made, lead_documents = lead_facts([] if fact is None else [fact])
                 out.writelines(json_line(lead).encode() + b"\n" for lead in made)
-                for document in lead_documents:
-                    by_id.add((document.id, _LEAD, lead_documents_given), json_line(document).encode())
-                    lead_documents_given += 1
+                by_id.extend(
+                    ((document.id, _LEAD, lead_documents_given + number), json_line(document).encode())
+                    for number, document in enumerate(lead_documents)
+                )
+                lead_documents_given += len(lead_documents)
                 written, leads = written + len(lines) + len(made), leads + len(made)
         kept = 0
         with atomic_path(documents_path) as temporary, open(temporary, "wb") as out:
-            last_lead = None
-            for (document_id, kind, _), line in by_id.merged():
-                if kind == _LEAD:
-                    if document_id == last_lead:
-                        continue  # another page's lead sentence of the same title and words
-                    last_lead = document_id
-                out.write(line + b"\n")
+            write = out.write
+            for line in _first_leads(by_id.merged()):
+                write(line)
                 kept += 1
     return Part1Counts(written, kept, leads)
+
+
+def _first_leads(documents: Iterable[tuple[tuple[str, int, int], bytes]]) -> Iterator[bytes]:
+    """The lines (newline-ended) of DOCUMENTS in id order, a lead document only where its id is first."""
+    last_lead = None
+    for (document_id, kind, _), line in documents:
+        if kind == _LEAD:
+            if document_id == last_lead:
+                continue  # another page's lead sentence of the same title and words
+            last_lead = document_id
+        yield line + b"\n"
 
 
 def _with_lead_claims(lines: list[tuple[int, bytes]], source: str) -> Fact | None:
@@ -111,11 +124,15 @@ class _Sorter:
         self.size = 0
         self.runs: list[Path] = []
 
-    def add(self, key: Any, line: bytes) -> None:
-        self.held.append((key, line))
-        self.size += len(line)
-        if self.size >= self.budget:
-            self._spill()
+    def extend(self, pairs: Iterable[tuple[Any, bytes]]) -> None:
+        held, size, budget = self.held, self.size, self.budget
+        for pair in pairs:
+            held.append(pair)
+            size += len(pair[1])
+            if size >= budget:
+                self._spill()
+                held, size = self.held, 0
+        self.size = size
 
     def merged(self) -> Iterator[tuple[Any, bytes]]:
         """Every pair given, in key order (once)."""
