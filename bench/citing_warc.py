@@ -20,7 +20,8 @@ from pathlib import Path
 
 import httpx
 
-from irbgen.web.fetch import USER_AGENT, normalize_url
+from irbgen.web.fetch import normalize_url
+from irbgen.web.fetch_config import USER_AGENT
 from irbgen.web.warc import WarcWriter, format_warc_date, new_record_id
 from irbgen.wikipedia.dumps import read_dump
 from irbgen.wikipedia.records import Page, Segment

@@ -231,3 +231,27 @@ def test_a_stage_spread_by_host_without_a_fetcher_is_a_clear_error(tmp_path: Pat
         pytest.raises(IrbgenError, match="fetch_cited .*needs a fetcher"),
     ):
         run_stage(FetchCited(), citations(), StageContext(run_dir=tmp_path), executor=executor)
+
+
+_LOADS_THE_FETCHER = """
+import sys
+from irbgen.cli import main
+main(sys.argv[1:], standalone_mode=False)
+print("fetcher loaded:", "irbgen.web.fetch" in sys.modules)
+"""
+
+
+@pytest.mark.parametrize(("processes", "loaded"), [(2, False), (1, True)])
+def test_the_main_process_loads_the_http_stack_only_when_it_fetches(
+    tmp_path: Path, processes, loaded
+) -> None:
+    import subprocess
+    import sys
+
+    dump = REPO / "data" / "samples" / "wiki" / "sample-pages-articles.xml.bz2"
+    args = ["build", "--source", "wikipedia-dump", "--offline", "--facts-only", "--dump", str(dump)]
+    args += ["--warc", str(SAMPLE_WARC), "--processes", str(processes), "--out", str(tmp_path / "run")]
+    done = subprocess.run([sys.executable, "-c", _LOADS_THE_FETCHER, *args], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert f"fetcher loaded: {loaded}" in done.stdout
+    assert (tmp_path / "run" / "documents.jsonl").read_text().count("\n") > 5  # the pages were fetched

@@ -46,6 +46,8 @@ from irbgen.pipeline.stage import Batch, StageContext
 from irbgen.pipeline.steps import Done, Step, run_steps
 from irbgen.progress import Progress
 from irbgen.schema import PromptRef
+from irbgen.web.deferred import DeferredFetcher
+from irbgen.web.fetch_config import FetchConfig
 from irbgen.web.records import WebDocument
 from irbgen.web.stages import FetchCited
 from irbgen.wikipedia.records import Citation
@@ -474,18 +476,20 @@ def _check_inputs(config: WikipediaBuildConfig) -> None:
             raise BadInputError(f"{path}: WARC file not found")
 
 
-def _make_fetcher(config: WikipediaBuildConfig, run_dir: Path) -> Any:
-    from irbgen.web.fetch import Fetcher
-
-    return Fetcher(
-        run_dir=run_dir,
-        concurrency=config.fetch_concurrency,
-        per_host=config.per_host,
-        timeout=config.fetch_timeout,
-        allow_private_hosts=config.allow_private_hosts,
-        wayback=config.wayback,
-        offline=config.offline,
-        warc_files=tuple(config.warc),
+def _make_fetcher(config: WikipediaBuildConfig, run_dir: Path) -> DeferredFetcher:
+    """The build's fetcher, made (with the HTTP stack) only if this process fetches: with `--processes`
+    over 1 or Ray's I/O actors, the fetches run elsewhere and it is only a recipe here."""
+    return DeferredFetcher(
+        FetchConfig(
+            run_dir=run_dir,
+            concurrency=config.fetch_concurrency,
+            per_host=config.per_host,
+            timeout=config.fetch_timeout,
+            allow_private_hosts=config.allow_private_hosts,
+            wayback=config.wayback,
+            offline=config.offline,
+            warc_files=tuple(config.warc),
+        )
     )
 
 
