@@ -57,8 +57,9 @@ def write_part1_files(
     not depend on --shards or on the executor), each page's lead facts after its own; documents, the
     fetched ones and the lead ones, in id order (stable; a lead document once, as its first page made it).
     The same lines as sorting the parsed records would give; each file replaces its path when complete."""
-    scratch = facts_path.parent
-    with tempfile.TemporaryDirectory(dir=scratch, prefix=f".{facts_path.name}.", suffix=".tmp") as folder:
+    with tempfile.TemporaryDirectory(
+        dir=facts_path.parent, prefix=f".{facts_path.name}.", suffix=".tmp"
+    ) as folder:
         by_page = _Sorter(Path(folder) / "facts", budget)
         by_page.extend(
             ((leading_fields(line, ("page_id",))["page_id"], number), line)
@@ -74,15 +75,18 @@ def write_part1_files(
             for _, page in groupby(by_page.merged(), key=lambda item: item[0][0]):
                 lines = [(number, line) for (_, number), line in page]
                 out.writelines(line + b"\n" for _, line in lines)
+                written += len(lines)
                 fact = _with_lead_claims(lines, source)
-                made, lead_documents = lead_facts([] if fact is None else [fact])
+                if fact is None:
+                    continue
+                made, lead_documents = lead_facts([fact])
                 out.writelines(json_line(lead).encode() + b"\n" for lead in made)
                 by_id.extend(
                     ((document.id, _LEAD, lead_documents_given + number), json_line(document).encode())
                     for number, document in enumerate(lead_documents)
                 )
                 lead_documents_given += len(lead_documents)
-                written, leads = written + len(lines) + len(made), leads + len(made)
+                written, leads = written + len(made), leads + len(made)
         kept = 0
         with atomic_path(documents_path) as temporary, open(temporary, "wb") as out:
             write = out.write
