@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 _SPACES = re.compile(r"\s+")
 _CITATION_MARK = re.compile(r"\[(?:\d+|[a-z]|note \d+|citation needed|clarification needed)\]", re.I)
@@ -40,7 +41,6 @@ _ARTICLES = frozenset(("a", "an", "the"))
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
-
 def clean(text: str) -> str:
     """The text without citation marks, with single spaces, stripped."""
     return _SPACES.sub(" ", _CITATION_MARK.sub("", text)).strip()
@@ -60,6 +60,7 @@ def _undouble(base: str) -> str:
     return base
 
 
+@lru_cache(maxsize=1 << 16)  # the grounding rules stem every word of every cited page
 def stem(word: str) -> str:
     """A light suffix stemmer (plural, -ed, -ing, final e) for matching inflected forms; not linguistics."""
     word = IRREGULAR.get(word, word)
