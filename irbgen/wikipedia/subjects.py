@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 VAGUE_HEADS = frozenset(
@@ -59,10 +60,16 @@ def links_in(text: str, links: Mapping[str, str], own_name: str = "") -> dict[st
     found: dict[str, str] = {}
     present = [anchor for anchor in links if anchor in text and anchor != own_name]  # few of hundreds
     for anchor in sorted(present, key=lambda anchor: (-len(anchor), anchor)):
-        # a name goes on in a capitalised word: "[[Fred Perry|Perry]]" is not the Perry of "Perry Rogers"
-        named = anchor.split()[-1][:1].isupper()
-        pattern = re.compile(rf"(?<!\w){re.escape(anchor)}(?!\w)" + (r"(?! [A-Z][a-z])" if named else ""))
+        pattern = _anchor_pattern(anchor)
         if pattern.search(text):
             found[anchor] = links[anchor]
             text = pattern.sub(" ", text)
     return dict(sorted(found.items()))
+
+
+@lru_cache(maxsize=4096)  # a page's links are looked for in each of its segments
+def _anchor_pattern(anchor: str) -> re.Pattern[str]:
+    """The link text as whole words; a name goes on in a capitalised word: "[[Fred Perry|Perry]]" is not
+    the Perry of "Perry Rogers"."""
+    named = anchor.split()[-1][:1].isupper()
+    return re.compile(rf"(?<!\w){re.escape(anchor)}(?!\w)" + (r"(?! [A-Z][a-z])" if named else ""))
