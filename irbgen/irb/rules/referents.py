@@ -15,6 +15,7 @@ import calendar
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from irbgen.irb.places import known_place
@@ -715,12 +716,18 @@ def _full_name(token: Any, page: Page, context: Sequence[str]) -> str | None:
     surname and the page is someone else's; None otherwise (and for "Aliyev" beside Heydar and Ilham)."""
     if not lone_name(token) or token.lower_ in words(page.name):
         return None
-    pattern = re.compile(rf"((?:\b[A-Z][a-z]+\s+){{1,2}}){re.escape(token.text)}\b")
-    names = {name for text in context for match in pattern.finditer(clean(text)) if (name := _person(match))}
+    pattern = _full_name_pattern(token.text)
+    texts = (clean(text) for text in context if token.text in text or "[" in text)  # clean drops "[1]"
+    names = {name for text in texts for match in pattern.finditer(text) if (name := _person(match))}
     names = {name for name in names if not any(other.endswith(" " + name) for other in names)}
     own = set(words(page.name))
     names = {name for name in names if not own & set(words(name.rsplit(" ", 1)[0]))}  # "Agassi Graf"
     return names.pop() if len(names) == 1 else None
+
+
+@lru_cache(maxsize=1024)
+def _full_name_pattern(surname: str) -> re.Pattern[str]:
+    return re.compile(rf"((?:\b[A-Z][a-z]+\s+){{1,2}}){re.escape(surname)}\b")
 
 
 _SUFFIXES = frozenset("sr sr. jr jr. ii iii iv".split())
