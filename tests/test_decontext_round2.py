@@ -150,6 +150,18 @@ def test_lone_surname_gets_the_full_name_the_context_gives() -> None:
     assert result.text == expected
 
 
+def test_lone_surname_gets_a_full_name_a_citation_mark_splits_in_context() -> None:
+    # the context is cleaned before it is searched, so "Bouteflika" is found in "Bouteflika[3]" and in a
+    # name "Boute[3]flika" that only the cleaning joins (the lookup skips sentences without the surname)
+    text = "In April 2011, Bouteflika promised further constitutional and political reform."
+    expected = "In April 2011, Abdelaziz Bouteflika promised further constitutional and political reform."
+    for before in (
+        "Abdelaziz Bouteflika[3] has been President since 1999.",
+        "Abdelaziz Boute[3]flika ruled.",
+    ):
+        assert run("Algeria", ALGERIA, text, (before,)).text == expected, before
+
+
 def test_lone_surname_without_a_full_name_in_context_stays() -> None:
     # 738:43:0's people are named once, in one word, on the page
     assert run("Albania", ALBANIA, "Teuta was succeeded by Gentius in 181 BC.").text == (
