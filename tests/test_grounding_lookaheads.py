@@ -11,7 +11,7 @@ from irbgen.irb.rules import grounding
 _PIECES = [
     "12", "3", "31st", "1998", "2004", "2016-05-01", "1,200", "3.5", "0", "١٢", "٢٠٠٤",
     "March", "mar", "May", "Sept.", "sept", "DEC", "ſeptember", "december", "of", "the", "market",
-    "two", "ſix", "TEN", "twelve", "eighty", "nine", "Kelvin", "İstanbul", "million", "thousand",
+    "two", "ſix", "TEN", "twelve", "eighty", "nine", "\u212aelvin", "İstanbul", "million", "thousand",
     " ", " ", " ", ", ", ".", "-", "(", ")", "'", "\n",
 ]  # fmt: skip
 
