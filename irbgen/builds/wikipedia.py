@@ -388,18 +388,6 @@ def build_wikipedia(
     return BuildOutput(corpus_documents(documents), samples, manifest, card)
 
 
-def _parsed(facts_path: Path, documents_path: Path) -> tuple[list[Fact], list[WebDocument]]:
-    """The facts and documents of facts.jsonl and documents.jsonl, parsed."""
-    facts = Encoded(Fact, lambda: _file_lines(facts_path), FACTS)
-    documents = Encoded(WebDocument, lambda: _file_lines(documents_path), DOCUMENTS)
-    return list(facts), list(documents)  # type: ignore[return-value]
-
-
-def _file_lines(path: Path) -> Iterator[bytes]:
-    with open(path, "rb") as lines:
-        yield from lines
-
-
 def _counts(done: Done, facts: int, leads: int, documents: int, samples: list) -> dict[str, int]:
     counts: dict[str, int] = {}
     if "read" in done:
@@ -507,6 +495,11 @@ def read_facts(run_dir: Path) -> tuple[list[Fact], list[WebDocument]]:
                     f"which is not in {DOCUMENTS}"
                 )
     return facts, documents
+
+
+def _parsed(facts_path: Path, documents_path: Path) -> tuple[list[Fact], list[WebDocument]]:
+    """The facts and documents of facts.jsonl and documents.jsonl, parsed."""
+    return list(_read_jsonl(facts_path, Fact)), list(_read_jsonl(documents_path, WebDocument))
 
 
 def _read_jsonl(path: Path, model: type[BaseModel]) -> Iterator[Any]:
