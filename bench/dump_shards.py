@@ -17,8 +17,8 @@ import sys
 from multiprocessing import get_context
 from pathlib import Path
 
+from irbgen.seekable import build_index, seekable_opener
 from irbgen.wikidata.dumps import _range_lines, read_wikidata_dump
-from irbgen.wikidata.seekable import build_index, seekable_opener
 
 
 def lines(dump: str, index: str, size: int, shard: int, shards: int) -> int:

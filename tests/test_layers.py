@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "irbgen"
 # Lowest first. A unit may import its own layer or any layer below; within a layer, no cycles.
 LAYERS = [
     {"irbgen", "errors", "io", "records", "progress", "text", "schema", "commandline", "listfile", "extras",
-     "spacy_models", "resources", "configfile", "outputs", "language"},  # fmt: skip
+     "spacy_models", "resources", "configfile", "outputs", "language", "seekable"},  # fmt: skip
     {"pipeline"},
     {"llm"},
     {"card", "benchmark", "validation", "export", "spread"},

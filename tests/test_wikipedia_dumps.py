@@ -146,8 +146,10 @@ def test_plan_shards_balances_bytes() -> None:
     assert plan_shards([100], 500, 4) == [[100], [], [], []]
 
 
-@pytest.mark.parametrize("path", [XML, CIRRUS], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [XML_BZ2, CIRRUS], ids=lambda p: p.name)
 def test_round_robin_shards_for_other_files(path: Path) -> None:
+    """A compressed XML dump without a block index, and a Cirrus dump (a plain XML file: byte ranges,
+    tests/test_xml_byte_ranges.py)."""
     parts = [[p.page_id for p in pages(read_dump(path, k, 2))] for k in range(2)]
     assert sorted(parts[0] + parts[1]) == ARTICLE_IDS
     assert not set(parts[0]) & set(parts[1])

@@ -34,6 +34,7 @@ from irbgen.pipeline.executors import EXECUTOR_FIELDS, ExecutorOptions, executor
 from irbgen.pipeline.stage import Batch, StageContext
 from irbgen.pipeline.steps import Done, Step, run_steps
 from irbgen.progress import Progress
+from irbgen.seekable import INDEX_FOLDER
 from irbgen.wikidata.chains import PropertyCaps
 from irbgen.wikidata.corpus import evidence_passages, id_order
 from irbgen.wikidata.dumps import ReadEntities, wikidata_shards
@@ -55,7 +56,7 @@ from irbgen.wikidata.stages import (
 )
 
 KEPT_ENTITIES = "kept-entities.txt"
-DUMP_INDEXES = "dump-index"  # block indexes of compressed dumps read in shards
+DUMP_INDEXES = INDEX_FOLDER  # block indexes of compressed dumps read in shards
 KB_DIR, OLD_KB_DIR = "kb", "old_kb"  # the saved knowledge bases, memory-mapped on a rerun
 COMMAND = "irbgen build --source wikidata-dump"
 DESCRIPTION = (

@@ -46,10 +46,12 @@ from irbgen.pipeline.stage import Batch, StageContext
 from irbgen.pipeline.steps import Done, Step, run_steps
 from irbgen.progress import Progress
 from irbgen.schema import PromptRef
+from irbgen.seekable import INDEX_FOLDER, build_index, is_seekable_format
 from irbgen.web.deferred import DeferredFetcher
 from irbgen.web.fetch_config import FetchConfig
 from irbgen.web.records import WebDocument
 from irbgen.web.stages import FetchCited
+from irbgen.wikipedia.dumps import dump_format, find_multistream_index
 from irbgen.wikipedia.records import Citation
 from irbgen.wikipedia.stages import CitingSegments, DumpShard, ReadPages
 
@@ -109,10 +111,10 @@ class WikipediaBuildConfig(LLMOptions, ExecutorOptions):
 # -- the steps ---------------------------------------------------------------------------------------
 
 
-def part1_steps(config: WikipediaBuildConfig, backend: str) -> list[Step]:
-    """Dump -> grounded facts, with every fetched page kept as a document."""
+def part1_steps(config: WikipediaBuildConfig, backend: str, index_dir: Path | None = None) -> list[Step]:
+    """Dump -> grounded facts, with every fetched page kept as a document (INDEX_DIR: see dump_shards)."""
     return [
-        Step("read", ReadPages(), lambda done: dump_shards(config)),
+        Step("read", ReadPages(), lambda done: dump_shards(config, index_dir)),
         Step("citing_segments", CitingSegments(), lambda done: done["read"].records()),
         Step(
             "keypoints",
@@ -222,8 +224,13 @@ def part2_steps(
 # -- what the steps read -----------------------------------------------------------------------------
 
 
-def dump_shards(config: WikipediaBuildConfig) -> list[DumpShard]:
-    """The dump's shards, each carrying the page filters."""
+def dump_shards(config: WikipediaBuildConfig, index_dir: Path | None = None) -> list[DumpShard]:
+    """The dump's shards, each carrying the page filters.
+
+    An XML dump without a multistream index is read in byte ranges when it has several shards; a
+    compressed one through a block index that is built once (with every core) and saved in INDEX_DIR, so
+    that each shard decompresses only its own part. Without INDEX_DIR a compressed dump's shards are
+    round-robin: each reads the whole file."""
     filters = {
         "created_after": config.created_after,
         "created_before": config.created_before,
@@ -231,6 +238,13 @@ def dump_shards(config: WikipediaBuildConfig) -> list[DumpShard]:
         "titles": str(config.titles) if config.titles else None,
         "limit": config.limit,
     }
+    ranges: dict[str, Any] = {}
+    if config.shards > 1 and config.index is None and _by_range(config.dump):
+        if not is_seekable_format(config.dump):
+            ranges = {"size": config.dump.stat().st_size}
+        elif index_dir is not None:
+            seek_index, size = build_index(config.dump, index_dir)
+            ranges = {"size": size, "seek_index": str(seek_index)}
     return [
         DumpShard(
             path=str(config.dump),
@@ -238,9 +252,15 @@ def dump_shards(config: WikipediaBuildConfig) -> list[DumpShard]:
             shard=number,
             shards=config.shards,
             filters=filters,
+            **ranges,
         )
         for number in range(config.shards)
     ]
+
+
+def _by_range(dump: Path) -> bool:
+    """Whether an XML dump's shards may be byte ranges: not a multistream file with its index beside it."""
+    return dump_format(dump) == "xml" and find_multistream_index(dump) is None
 
 
 def cited_pages(keypoints: Encoded, segments: Encoded) -> list[Citation]:
@@ -343,7 +363,8 @@ def build_wikipedia(
         with executor_for(config, executor) as running:
             options = {"executor": running, "processes": config.processes, "progress": progress}
             if given is None:
-                done = run_steps(part1_steps(config, backend), context, **options)
+                steps = part1_steps(config, backend, shard_dir / INDEX_FOLDER)
+                done = run_steps(steps, context, **options)
                 made, fetched = done["facts"].records(), done["fetch_cited"].records()
                 files = (run_dir / FACTS, run_dir / DOCUMENTS)
                 written = write_part1_files(made.lines(), fetched.lines(), *files, made.source)

@@ -57,9 +57,9 @@ from qwikidata.snak import WikidataSnak
 from irbgen.errors import BadInputError
 from irbgen.pipeline.stage import StageContext
 from irbgen.records import Reject
+from irbgen.seekable import build_index, is_seekable_format, seekable_opener
 from irbgen.wikidata.answerable import never_asked, never_qualifies
 from irbgen.wikidata.records import Statement, Value, WikidataEntity
-from irbgen.wikidata.seekable import build_index, is_seekable_format, seekable_opener
 from irbgen.wikidata.selection import EntityFilter, load_entity_ids
 
 STAGE = "read"

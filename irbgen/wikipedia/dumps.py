@@ -26,6 +26,7 @@ from xml.etree.ElementTree import ParseError
 from irbgen.errors import BadInputError
 from irbgen.listfile import read_list_file
 from irbgen.records import Reject
+from irbgen.seekable import is_seekable_format, seekable_opener
 from irbgen.wikipedia.records import Page
 
 STAGE = "read_dump"
@@ -180,12 +181,17 @@ def read_xml_dump(
     filters: PageFilter | None = None,
     stats: ReadStats | None = None,
     emit_skipped: bool = False,
+    seek_index: str | Path | None = None,
+    size: int | None = None,
 ) -> Iterator[Page | Reject]:
-    """Pages of a MediaWiki XML export (plain or .bz2), the latest revision of each.
+    """Pages of a MediaWiki XML export (plain, .bz2 or .gz), the latest revision of each.
 
     A multistream .bz2 with its index (given, or found next to it) is sharded by byte ranges of its
-    streams and a shard decompresses only its own streams. Any other file is sharded round-robin by
-    page order, which still reads the whole file.
+    streams and a shard decompresses only its own streams. A plain .xml is sharded by byte ranges, and
+    so is a .bz2 or .gz given its uncompressed `size` and `seek_index`, its saved block index
+    (irbgen.seekable.build_index): a shard reads the pages that start in its range. Either way the
+    shards, taken in order, hold the pages in the file's order. A .bz2 or .gz without an index is sharded
+    round-robin by page order, which still reads the whole file in every shard.
     """
     path = Path(path)
     _check_shard(shard, shards)
@@ -198,6 +204,8 @@ def read_xml_dump(
     index_path = Path(index) if index is not None else find_multistream_index(path)
     if index_path is not None:
         raws = _multistream_pages(path, index_path, shard, shards)
+    elif shards > 1 and (size is not None or not is_seekable_format(path)):
+        raws = _range_pages(path, shard, shards, seek_index, size)
     else:
         raws = _round_robin(_xml_pages(path, _open_binary(path), path.name), shard, shards)
     return _select(raws, path, filters, stats if stats is not None else ReadStats(), emit_skipped)
@@ -382,6 +390,94 @@ class _ChunkReader(io.RawIOBase):
         b[:n] = self._buf[:n]
         self._buf = self._buf[n:]
         return n
+
+
+# --- XML in byte ranges -------------------------------------------------------------------------------
+
+_PAGE_TAG = b"<page>"  # text inside a page is escaped, so these two only ever open or close elements
+_END_TAG = b"</mediawiki>"
+
+
+def _range_pages(
+    path: Path, shard: int, shards: int, seek_index: str | Path | None, size: int | None
+) -> Iterator[_RawPage | Reject]:
+    """The pages whose <page> tag starts in this shard's part of the uncompressed XML, read by seeking."""
+    if size is None:
+        size = path.stat().st_size if path.exists() else 0
+    opener = _range_opener(path, seek_index)
+    start, end = size * shard // shards, size * (shard + 1) // shards
+    where = f"uncompressed bytes {start}..{end} (shard {shard} of {shards})"
+    document = io.BufferedReader(_ChunkReader(_range_xml(path, opener, start, end)), CHUNK)
+    return _xml_pages(path, document, where)
+
+
+def _range_opener(path: Path, seek_index: str | Path | None) -> Any:
+    if not is_seekable_format(path):
+        return lambda: _open_binary(path)
+    return seekable_opener(path, Path(seek_index) if seek_index is not None else None)
+
+
+def _range_xml(path: Path, opener: Any, start: int, end: int) -> Iterator[bytes]:
+    """The file's header (everything before its first <page>), the pages starting in [start, end), and
+    a closing tag: an XML document of this shard's pages."""
+    try:
+        with opener() as f:
+            header = _xml_header(path, f)
+            yield header
+            yield from _pages_from(f, max(start, len(header)), end)
+    except (OSError, ValueError, RuntimeError, EOFError, zlib.error) as exc:
+        raise BadInputError(f"{path}: cannot read uncompressed bytes {start}..{end}: {exc}") from exc
+    yield b"\n</mediawiki>\n"
+
+
+def _xml_header(path: Path, f: IO[bytes]) -> bytes:
+    """The bytes before the file's first <page> (the <mediawiki> tag and <siteinfo>)."""
+    f.seek(0)
+    buf = b""
+    while len(buf) <= MAX_HEADER_BYTES and (chunk := f.read(CHUNK)):
+        buf += chunk
+        at = buf.find(_PAGE_TAG)
+        if at >= 0:
+            return buf[:at]
+    at = buf.find(_END_TAG)
+    if at >= 0:  # no page at all
+        return buf[:at]
+    raise BadInputError(f"{path}: no <page> in its first {len(buf):,} bytes (not a MediaWiki export?)")
+
+
+def _pages_from(f: IO[bytes], start: int, end: int) -> Iterator[bytes]:
+    """The bytes from the first <page> at or after `start` up to the first <page> at or after `end`, or
+    to </mediawiki>: every page that starts in [start, end), whole."""
+    f.seek(start)
+    pending, offset = b"", start  # offset: where pending[0] is in the file
+    while True:  # find the first page of the range
+        chunk = f.read(CHUNK)
+        pending += chunk
+        at = pending.find(_PAGE_TAG)
+        if at >= 0:
+            if offset + at >= end:
+                return
+            pending, offset = pending[at:], offset + at
+            break
+        if not chunk:
+            return
+        cut = max(0, len(pending) - len(_PAGE_TAG) + 1)
+        pending, offset = pending[cut:], offset + cut
+    keep = max(len(_PAGE_TAG), len(_END_TAG)) - 1
+    while True:  # up to the first page past the range, or the end of the file's pages
+        stops = [pending.find(_PAGE_TAG, max(1, end - offset)), pending.find(_END_TAG)]
+        found = [stop for stop in stops if stop >= 0]
+        if found:
+            yield pending[: min(found)]
+            return
+        chunk = f.read(CHUNK)
+        if not chunk:
+            yield pending  # no closing tag: the XML parser says the document ends early
+            return
+        if len(pending) > keep:
+            yield pending[:-keep]
+            pending, offset = pending[-keep:], offset + len(pending) - keep
+        pending += chunk
 
 
 # --- CirrusSearch ------------------------------------------------------------------------------------

@@ -180,14 +180,18 @@ class DumpShard(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     path: str
-    index: str | None = None
+    index: str | None = None  # a multistream dump's index
     shard: int
     shards: int
     filters: dict[str, Any] = Field(default_factory=dict)
+    size: int | None = None  # read by byte ranges: the XML's uncompressed size
+    seek_index: str | None = None  # ... and, compressed, its saved block index (irbgen.seekable)
 
     @property
     def key(self) -> str:
-        return f"{Path(self.path).name}#{self.shard}/{self.shards}"
+        """The file's name, "#<shard>/<shards>", and "@<size>" when the shard is a byte range."""
+        key = f"{Path(self.path).name}#{self.shard}/{self.shards}"
+        return key if self.size is None else f"{key}@{self.size}"
 
 
 class ReadPages:
@@ -209,4 +213,6 @@ class ReadPages:
         options: dict[str, Any] = {"filters": PageFilter(**filters), "emit_skipped": True}
         if record.index is not None:
             options["index"] = record.index
+        if record.size is not None:
+            options |= {"size": record.size, "seek_index": record.seek_index}
         yield from read_dump(record.path, record.shard, record.shards, **options)

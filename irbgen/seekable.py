@@ -1,6 +1,7 @@
 """Seekable reading of compressed dumps, so that k shards each decompress only their own part.
 
-`.json.gz` is read through rapidgzip and `.json.bz2` through indexed_bzip2 (the `wikidata` extra).
+`.gz` is read through rapidgzip and `.bz2` through indexed_bzip2 (the `wikidata` and `wikipedia`
+extras): Wikidata's JSON dumps and Wikipedia's XML exports.
 Both need an index of the file (deflate windows, bzip2 block offsets) to seek to an uncompressed byte
 offset; `build_index` makes it once, with every core, and saves it in a folder beside the run
 (`<dump name>.gzindex` / `<dump name>.bz2index.npz`), so a rerun and every shard reuse it.
@@ -19,13 +20,14 @@ import numpy as np
 
 from irbgen.errors import BadInputError
 
+INDEX_FOLDER = "dump-index"  # where a build saves them, in the folder its workers read (worker_files)
 BUFFER = 1 << 22  # bytes read from rapidgzip at a time: its readline costs about 40 ms a line
 
 
 def is_seekable_format(path: Path | str) -> bool:
     """Whether the dump is compressed in a format with a seekable reader (gzip or bzip2)."""
     name = Path(path).name.lower()
-    return name.endswith(".json.gz") or name.endswith(".json.bz2")
+    return name.endswith(".gz") or name.endswith(".bz2")
 
 
 def index_path(path: Path | str, index_dir: Path | str) -> Path:
@@ -42,7 +44,7 @@ def _modules():
     except ImportError as exc:  # pragma: no cover - the extra is installed in CI
         raise BadInputError(
             "sharded reading of a compressed dump needs rapidgzip and indexed_bzip2: "
-            "pip install 'irbgen[wikidata]'"
+            "pip install 'irbgen[wikipedia]' (or 'irbgen[wikidata]')"
         ) from exc
     return rapidgzip, indexed_bzip2
 
