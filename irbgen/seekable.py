@@ -76,18 +76,22 @@ def build_index(
         return target, int(size_file.read_text())
     target.parent.mkdir(parents=True, exist_ok=True)
     cores = parallelization or os.cpu_count() or 1
-    with open_seekable(path, None, cores) as handle:
-        size = handle.seek(0, os.SEEK_END)
-        partial = target.with_name(target.name + ".partial")
-        if target.name.endswith(".gzindex"):
-            handle.export_index(str(partial))
-        else:
-            offsets = handle.block_offsets()
-            with partial.open("wb") as out:
-                np.savez(
-                    out, bits=np.fromiter(offsets, np.int64), bytes=np.fromiter(offsets.values(), np.int64)
-                )
-        partial.replace(target)
+    partial = target.with_name(target.name + ".partial")
+    try:
+        with open_seekable(path, None, cores) as handle:
+            size = handle.seek(0, os.SEEK_END)  # decompresses the whole file once, with every core
+            if target.name.endswith(".gzindex"):
+                handle.export_index(str(partial))
+            else:
+                offsets = handle.block_offsets()
+                bits, starts = np.fromiter(offsets, np.int64), np.fromiter(offsets.values(), np.int64)
+                with partial.open("wb") as out:
+                    np.savez(out, bits=bits, bytes=starts)
+    except (ValueError, RuntimeError, EOFError) as exc:  # the decompressors' errors on a broken file
+        raise BadInputError(f"{path}: cannot decompress it to index it (corrupt or cut?): {exc}") from exc
+    except OSError as exc:
+        raise BadInputError(f"{path}: cannot read it to index it: {exc}") from exc
+    partial.replace(target)
     size_file.write_text(str(size))
     return target, size
 

@@ -150,3 +150,20 @@ def test_the_build_indexes_a_compressed_dump_once_and_shards_by_range(tmp_path: 
     assert [s.key for s in dump_shards(config)] == [f"pages-articles.xml.bz2#{k}/3" for k in range(3)]
     one = WikipediaBuildConfig(dump=path, shards=1, offline=True)
     assert dump_shards(one, tmp_path / "dump-index")[0].size is None
+
+
+@pytest.mark.parametrize("suffix", [".xml.bz2", ".xml.gz"])
+def test_a_broken_dump_stops_the_index_with_its_name(tmp_path: Path, suffix: str) -> None:
+    """Indexing decompresses the whole file in the driver: a corrupt or cut file is a clear error there."""
+    data = export(300) * 20
+    packed = bytearray(bz2.compress(data, 1) if suffix.endswith("bz2") else gzip.compress(data))
+    packed[len(packed) // 2 : len(packed) // 2 + 200] = bytes(range(200))
+    broken = tmp_path / f"broken{suffix}"
+    broken.write_bytes(bytes(packed))
+    with pytest.raises(BadInputError, match=r"broken\.xml\.(bz2|gz): cannot decompress it to index it"):
+        build_index(broken, tmp_path / "index")
+    cut = tmp_path / f"cut{suffix}"
+    cut.write_bytes(bytes(packed[: len(packed) // 3]))
+    with pytest.raises(BadInputError, match=r"cut\.xml\.(bz2|gz): cannot decompress it to index it"):
+        build_index(cut, tmp_path / "index")
+    assert not list((tmp_path / "index").glob("*.size"))  # nothing a rerun would take for an index
