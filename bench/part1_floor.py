@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import bz2
 import json
-import resource
 import shutil
 import sys
 import tempfile
@@ -34,14 +33,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from ray_speed import repeat_dump  # noqa: E402
-
-
-def cpu_seconds() -> float:
-    """User and system CPU of this process and its finished children."""
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
-
+from ray_speed import cpu_seconds, repeat_dump  # noqa: E402
 
 SpacyCall = tuple[Any, list[str], dict[str, Any]]
 

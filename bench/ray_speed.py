@@ -77,10 +77,10 @@ def part1(args: argparse.Namespace) -> dict:
             executor = RayExecutor(io_actors=args.io_actors)
             executor.start()
         driver_cpu_by_stage = _count_driver_cpu()
-        started, driver_started, cpu_started = time.perf_counter(), time.process_time(), _cpu_seconds()
+        started, driver_started, cpu_started = time.perf_counter(), time.process_time(), cpu_seconds()
         output = build_wikipedia(config, work / "run", executor=executor)
         seconds, driver_cpu = time.perf_counter() - started, time.process_time() - driver_started
-        cpu = _cpu_seconds() - cpu_started
+        cpu = cpu_seconds() - cpu_started
         if executor is not None:
             executor.shutdown()
         stages = {
@@ -101,7 +101,7 @@ def part1(args: argparse.Namespace) -> dict:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _cpu_seconds() -> float:
+def cpu_seconds() -> float:
     """User and system CPU seconds of this process and its finished children (the local pool's
     processes are counted once they exit, at the end of the build)."""
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
